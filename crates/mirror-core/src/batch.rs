@@ -1,0 +1,212 @@
+//! Aggregation of games into edge rows before they are written: one row per edge key per
+//! batch, so every backend writes each edge once per batch.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use shakmaty::{Chess, Color, Position};
+
+use crate::{
+    GameId, GameRecord, MoveCode, MoveStats, PositionKey, moves::IllegalMoveCode, stats::EdgeDims,
+};
+
+/// The key of one edge row: player's position, move, and the split dimensions.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeKey {
+    /// Position the move was played from.
+    pub pos: PositionKey,
+    /// The move.
+    pub mv: MoveCode,
+    /// Colour of the player, time class, rated, month.
+    pub dims: EdgeDims,
+}
+
+/// What a batch adds to one edge.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EdgeDelta {
+    /// Statistics of the batch's games through this edge.
+    pub stats: MoveStats,
+    /// The position the move leads to.
+    pub child: PositionKey,
+}
+
+/// Games of one player, aggregated into edge rows, ready for one write transaction.
+#[derive(Debug)]
+pub struct Batch {
+    games: Vec<(GameRecord, Color)>,
+    ids: FxHashSet<GameId>,
+    edges: FxHashMap<EdgeKey, EdgeDelta>,
+    positions: FxHashMap<PositionKey, Chess>,
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch::new()
+    }
+}
+
+impl Batch {
+    /// An empty batch.
+    pub fn new() -> Batch {
+        Batch {
+            games: Vec::new(),
+            ids: FxHashSet::default(),
+            edges: FxHashMap::default(),
+            positions: FxHashMap::default(),
+        }
+    }
+
+    /// Adds a game the player played with `color`. A game whose id is already in the
+    /// batch is ignored (returns `Ok(false)`). Both sides' moves become edges; a game that
+    /// plays the same move from the same position twice counts once for that edge.
+    pub fn add_game(&mut self, game: GameRecord, color: Color) -> Result<bool, IllegalMoveCode> {
+        if self.ids.contains(&game.id) {
+            return Ok(false);
+        }
+        let dims = EdgeDims {
+            color,
+            time_class: game.time_class,
+            rated: game.rated,
+            month: game.date.and_then(|d| d.month()),
+        };
+        let stats = MoveStats::from_game(
+            game.result.outcome_for(color),
+            game.side(!color).rating,
+            game.date,
+        );
+        // Replay first so that an illegal record leaves the batch untouched.
+        let mut pos = Chess::default();
+        let mut key = PositionKey::from_position(&pos);
+        let mut plies: Vec<(PositionKey, MoveCode, PositionKey)> =
+            Vec::with_capacity(game.moves.len());
+        let mut seen: Vec<(PositionKey, Chess)> = Vec::with_capacity(game.moves.len() + 1);
+        seen.push((key, pos.clone()));
+        for &code in &game.moves {
+            let m = code.to_move(&pos)?;
+            pos.play_unchecked(m);
+            let child = PositionKey::from_position(&pos);
+            plies.push((key, code, child));
+            seen.push((child, pos.clone()));
+            key = child;
+        }
+        plies.sort_unstable_by_key(|&(k, m, _)| (k, m));
+        plies.dedup_by_key(|&mut (k, m, _)| (k, m));
+        for (pos, mv, child) in plies {
+            self.edges
+                .entry(EdgeKey { pos, mv, dims })
+                .and_modify(|d| d.stats.merge(&stats))
+                .or_insert(EdgeDelta { stats, child });
+        }
+        for (k, p) in seen {
+            self.positions.entry(k).or_insert(p);
+        }
+        self.ids.insert(game.id.clone());
+        self.games.push((game, color));
+        Ok(true)
+    }
+
+    /// Number of games.
+    pub fn len(&self) -> usize {
+        self.games.len()
+    }
+
+    /// No games.
+    pub fn is_empty(&self) -> bool {
+        self.games.is_empty()
+    }
+
+    /// Whether a game with this id is in the batch.
+    pub fn contains(&self, id: &GameId) -> bool {
+        self.ids.contains(id)
+    }
+
+    /// The games with the player's colour.
+    pub fn games(&self) -> &[(GameRecord, Color)] {
+        &self.games
+    }
+
+    /// The aggregated edge rows.
+    pub fn edges(&self) -> &FxHashMap<EdgeKey, EdgeDelta> {
+        &self.edges
+    }
+
+    /// Every position the batch's games reached (for EPD text of new positions).
+    pub fn positions(&self) -> &FxHashMap<PositionKey, Chess> {
+        &self.positions
+    }
+
+    /// A batch of the same games without those in `drop` (re-aggregated).
+    pub fn without(self, drop: &[GameId]) -> Batch {
+        let mut out = Batch::new();
+        for (g, c) in self.games {
+            if !drop.contains(&g.id) {
+                // Already replayed once, so it is legal.
+                let _ = out.add_game(g, c);
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pgn::{Decoded, read_games};
+
+    fn games(pgn: &[u8]) -> Vec<GameRecord> {
+        read_games(pgn)
+            .filter_map(|r| match r.expect("io").1 {
+                Decoded::Game(g) => Some(g),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn repeated_position_and_move_counts_once_per_game() {
+        // Knights out and back twice: (start, Nf3) is played twice in one game.
+        let pgn = b"[White \"me\"]\n[Black \"you\"]\n[Result \"1/2-1/2\"]\n\n\
+            1. Nf3 Nf6 2. Ng1 Ng8 3. Nf3 Nf6 4. Ng1 Ng8 1/2-1/2\n";
+        let g = games(pgn).remove(0);
+        let mut b = Batch::new();
+        assert!(b.add_game(g.clone(), Color::White).expect("legal"));
+        assert!(
+            !b.add_game(g, Color::White).expect("legal"),
+            "same id ignored"
+        );
+        assert_eq!(b.len(), 1);
+        // 4 distinct (position, move) pairs, each counted once.
+        assert_eq!(b.edges().len(), 4);
+        assert!(
+            b.edges()
+                .values()
+                .all(|d| d.stats.draws == 1 && d.stats.games() == 1)
+        );
+        assert_eq!(b.positions().len(), 4);
+    }
+
+    #[test]
+    fn both_sides_are_edges_with_players_outcome() {
+        let pgn = b"[White \"me\"]\n[Black \"you\"]\n[BlackElo \"1500\"]\n[Result \"1-0\"]\n\n1. e4 e5 1-0\n\n\
+            [White \"them\"]\n[Black \"me\"]\n[WhiteElo \"1700\"]\n[Result \"1-0\"]\n\n1. e4 c5 1-0\n";
+        let gs = games(pgn);
+        let mut b = Batch::new();
+        b.add_game(gs[0].clone(), Color::White).expect("legal");
+        b.add_game(gs[1].clone(), Color::Black).expect("legal");
+        let start = PositionKey::from_position(&Chess::default());
+        let e4: Vec<&EdgeDelta> = b
+            .edges()
+            .iter()
+            .filter(|(k, _)| k.pos == start && k.mv.to_string() == "e2e4")
+            .map(|(_, d)| d)
+            .collect();
+        // Same position and move, different player colour: two rows.
+        assert_eq!(e4.len(), 2);
+        let total = e4.iter().fold(MoveStats::default(), |mut acc, d| {
+            acc.merge(&d.stats);
+            acc
+        });
+        assert_eq!((total.wins, total.losses, total.rating_sum), (1, 1, 3200));
+        let dropped = b.without(&[gs[0].id.clone()]);
+        assert_eq!(dropped.len(), 1);
+        assert_eq!(dropped.edges().len(), 2);
+    }
+}

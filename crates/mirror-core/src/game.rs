@@ -1,0 +1,361 @@
+//! Game records: who played, how it ended, and the moves, with a compact binary form.
+
+use std::fmt;
+
+use shakmaty::{Chess, Color, Position};
+
+use crate::{
+    MoveCode, PositionKey,
+    moves::IllegalMoveCode,
+    time::{Date, TimeClass},
+};
+
+/// Identity of a game in its source: a Chess.com/lichess game URL, or `pgn:` and a hash of
+/// the date, result and moves (see [`crate::pgn`]). Re-ingesting a game with the same id
+/// never counts it twice.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct GameId(pub String);
+
+impl fmt::Display for GameId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// One side of a game.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct PlayerSide {
+    /// The name as written in the source.
+    pub name: String,
+    /// Rating at the time of the game, when known.
+    pub rating: Option<u16>,
+}
+
+/// How a game ended, from White's side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum GameResult {
+    /// 1-0.
+    WhiteWins,
+    /// 0-1.
+    BlackWins,
+    /// 1/2-1/2.
+    Draw,
+}
+
+/// How a game ended for one player.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    /// The player won.
+    Win,
+    /// Drawn.
+    Draw,
+    /// The player lost.
+    Loss,
+}
+
+impl GameResult {
+    /// The outcome for the player who had `color`.
+    pub fn outcome_for(self, color: Color) -> Outcome {
+        match (self, color) {
+            (GameResult::Draw, _) => Outcome::Draw,
+            (GameResult::WhiteWins, Color::White) | (GameResult::BlackWins, Color::Black) => {
+                Outcome::Win
+            }
+            _ => Outcome::Loss,
+        }
+    }
+
+    /// PGN result text.
+    pub fn as_pgn(self) -> &'static str {
+        match self {
+            GameResult::WhiteWins => "1-0",
+            GameResult::BlackWins => "0-1",
+            GameResult::Draw => "1/2-1/2",
+        }
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            GameResult::WhiteWins => 1,
+            GameResult::BlackWins => 2,
+            GameResult::Draw => 3,
+        }
+    }
+
+    fn from_code(code: u8) -> Option<GameResult> {
+        match code {
+            1 => Some(GameResult::WhiteWins),
+            2 => Some(GameResult::BlackWins),
+            3 => Some(GameResult::Draw),
+            _ => None,
+        }
+    }
+}
+
+/// A finished game of standard chess from the standard start position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRecord {
+    /// Identity in its source.
+    pub id: GameId,
+    /// White.
+    pub white: PlayerSide,
+    /// Black.
+    pub black: PlayerSide,
+    /// The result.
+    pub result: GameResult,
+    /// Time class.
+    pub time_class: TimeClass,
+    /// Rated (true) or casual.
+    pub rated: bool,
+    /// When the game was played (end date where the source gives one).
+    pub date: Option<Date>,
+    /// The mainline, from the standard start position.
+    pub moves: Vec<MoveCode>,
+}
+
+/// A stored record that could not be decoded.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("corrupt game record: {0}")]
+pub struct CorruptRecord(pub &'static str);
+
+const RECORD_VERSION: u8 = 1;
+
+impl GameRecord {
+    /// The colour `name` played in this game (case-insensitive, also matching `aliases`),
+    /// or `None` when neither side matches.
+    pub fn color_of(&self, name: &str, aliases: &[String]) -> Option<Color> {
+        let is = |side: &PlayerSide| {
+            side.name.eq_ignore_ascii_case(name)
+                || aliases.iter().any(|a| side.name.eq_ignore_ascii_case(a))
+        };
+        match (is(&self.white), is(&self.black)) {
+            (true, false) => Some(Color::White),
+            (false, true) => Some(Color::Black),
+            _ => None,
+        }
+    }
+
+    /// The side that played `color`.
+    pub fn side(&self, color: Color) -> &PlayerSide {
+        match color {
+            Color::White => &self.white,
+            Color::Black => &self.black,
+        }
+    }
+
+    /// Replays the game: each item is the position before a move, its key, and the move.
+    pub fn replay(&self) -> Replay<'_> {
+        Replay {
+            pos: Chess::default(),
+            moves: self.moves.iter(),
+        }
+    }
+
+    /// Compact binary form (the store keeps every game this way).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(48 + self.id.0.len() + 2 * self.moves.len());
+        out.push(RECORD_VERSION);
+        put_str(&mut out, &self.id.0);
+        for side in [&self.white, &self.black] {
+            put_str(&mut out, &side.name);
+            out.extend_from_slice(&side.rating.unwrap_or(0).to_le_bytes());
+        }
+        out.push(self.result.code());
+        out.push(self.time_class as u8);
+        out.push(u8::from(self.rated));
+        out.extend_from_slice(&self.date.map_or(0, Date::to_u32).to_le_bytes());
+        let n = u32::try_from(self.moves.len()).unwrap_or(u32::MAX);
+        out.extend_from_slice(&n.to_le_bytes());
+        for m in &self.moves {
+            out.extend_from_slice(&m.0.to_le_bytes());
+        }
+        out
+    }
+
+    /// Inverse of [`GameRecord::encode`].
+    pub fn decode(bytes: &[u8]) -> Result<GameRecord, CorruptRecord> {
+        let mut r = ByteReader(bytes);
+        if r.u8()? != RECORD_VERSION {
+            return Err(CorruptRecord("unknown record version"));
+        }
+        let id = GameId(r.string()?);
+        let mut sides = [PlayerSide::default(), PlayerSide::default()];
+        for side in &mut sides {
+            side.name = r.string()?;
+            side.rating = Some(r.u16()?).filter(|v| *v != 0);
+        }
+        let [white, black] = sides;
+        let result = GameResult::from_code(r.u8()?).ok_or(CorruptRecord("bad result"))?;
+        let time_class = TimeClass::from_code(r.u8()?);
+        let rated = r.u8()? != 0;
+        let date = Date::from_u32(r.u32()?);
+        let n = r.u32()? as usize;
+        if r.0.len() != 2 * n {
+            return Err(CorruptRecord("move list length"));
+        }
+        let moves =
+            r.0.chunks_exact(2)
+                .map(|c| MoveCode(u16::from_le_bytes([c[0], c[1]])))
+                .collect();
+        Ok(GameRecord {
+            id,
+            white,
+            black,
+            result,
+            time_class,
+            rated,
+            date,
+            moves,
+        })
+    }
+}
+
+/// Iterator over a game's plies; see [`GameRecord::replay`].
+#[derive(Debug)]
+pub struct Replay<'a> {
+    pos: Chess,
+    moves: std::slice::Iter<'a, MoveCode>,
+}
+
+/// One ply of a replayed game.
+#[derive(Debug, Clone)]
+pub struct Ply {
+    /// The position before the move.
+    pub pos: Chess,
+    /// Its key.
+    pub key: PositionKey,
+    /// The move played.
+    pub code: MoveCode,
+    /// The legal move in `pos`.
+    pub mv: shakmaty::Move,
+}
+
+impl Iterator for Replay<'_> {
+    type Item = Result<Ply, IllegalMoveCode>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let code = *self.moves.next()?;
+        let pos = self.pos.clone();
+        match code.to_move(&pos) {
+            Ok(mv) => {
+                self.pos.play_unchecked(mv);
+                Some(Ok(Ply {
+                    key: PositionKey::from_position(&pos),
+                    pos,
+                    code,
+                    mv,
+                }))
+            }
+            Err(e) => {
+                self.moves = [].iter();
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+fn put_str(out: &mut Vec<u8>, s: &str) {
+    let len = u16::try_from(s.len()).unwrap_or(u16::MAX);
+    out.extend_from_slice(&len.to_le_bytes());
+    out.extend_from_slice(&s.as_bytes()[..usize::from(len)]);
+}
+
+struct ByteReader<'a>(&'a [u8]);
+
+impl ByteReader<'_> {
+    fn take(&mut self, n: usize) -> Result<&[u8], CorruptRecord> {
+        if self.0.len() < n {
+            return Err(CorruptRecord("truncated"));
+        }
+        let (head, tail) = self.0.split_at(n);
+        self.0 = tail;
+        Ok(head)
+    }
+    fn u8(&mut self) -> Result<u8, CorruptRecord> {
+        Ok(self.take(1)?[0])
+    }
+    fn u16(&mut self) -> Result<u16, CorruptRecord> {
+        let b = self.take(2)?;
+        Ok(u16::from_le_bytes([b[0], b[1]]))
+    }
+    fn u32(&mut self) -> Result<u32, CorruptRecord> {
+        let b = self.take(4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn string(&mut self) -> Result<String, CorruptRecord> {
+        let n = usize::from(self.u16()?);
+        let b = self.take(n)?;
+        String::from_utf8(b.to_vec()).map_err(|_| CorruptRecord("not utf-8"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> GameRecord {
+        GameRecord {
+            id: GameId("https://www.chess.com/game/live/1960894102".into()),
+            white: PlayerSide {
+                name: "Biskupstunga".into(),
+                rating: Some(929),
+            },
+            black: PlayerSide {
+                name: "DARTH-ZANE".into(),
+                rating: None,
+            },
+            result: GameResult::WhiteWins,
+            time_class: TimeClass::Rapid,
+            rated: true,
+            date: Date::from_pgn("2017.02.20"),
+            moves: ["e2e4", "d7d5", "e4d5"]
+                .iter()
+                .map(|u| MoveCode::from_uci(&u.parse().expect("uci")).expect("normal move"))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn record_round_trips() {
+        let g = sample();
+        let bytes = g.encode();
+        assert_eq!(GameRecord::decode(&bytes), Ok(g));
+        assert!(GameRecord::decode(&bytes[..bytes.len() - 1]).is_err());
+        assert!(GameRecord::decode(&[]).is_err());
+    }
+
+    #[test]
+    fn outcome_from_each_side() {
+        assert_eq!(
+            GameResult::WhiteWins.outcome_for(Color::White),
+            Outcome::Win
+        );
+        assert_eq!(
+            GameResult::WhiteWins.outcome_for(Color::Black),
+            Outcome::Loss
+        );
+        assert_eq!(
+            GameResult::BlackWins.outcome_for(Color::Black),
+            Outcome::Win
+        );
+        assert_eq!(GameResult::Draw.outcome_for(Color::Black), Outcome::Draw);
+    }
+
+    #[test]
+    fn player_matching_is_case_insensitive_with_aliases() {
+        let g = sample();
+        assert_eq!(g.color_of("biskupstunga", &[]), Some(Color::White));
+        assert_eq!(g.color_of("darth-zane", &[]), Some(Color::Black));
+        assert_eq!(g.color_of("x", &["Darth-Zane".into()]), Some(Color::Black));
+        assert_eq!(g.color_of("nobody", &[]), None);
+    }
+
+    #[test]
+    fn replay_yields_positions_before_moves() {
+        let g = sample();
+        let plies: Vec<Ply> = g.replay().collect::<Result<_, _>>().expect("legal");
+        assert_eq!(plies.len(), 3);
+        assert_eq!(plies[0].key, PositionKey::from_position(&Chess::default()));
+        assert_eq!(plies[2].code.to_string(), "e4d5");
+    }
+}

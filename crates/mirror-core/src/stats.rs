@@ -1,0 +1,225 @@
+//! Per-edge statistics and the dimensions they are split by.
+
+use shakmaty::Color;
+
+use crate::{
+    game::Outcome,
+    time::{Date, Month, TimeClass},
+};
+
+/// The dimensions every edge is split by, so that each filter is a query, not a re-ingest:
+/// the player's colour in the game, time class, rated/casual and month.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
+pub struct EdgeDims {
+    /// The colour the *player* had in the game (not necessarily the side to move).
+    pub color: Color,
+    /// Time class of the game.
+    pub time_class: TimeClass,
+    /// Rated game.
+    pub rated: bool,
+    /// Month of the game, when known.
+    pub month: Option<Month>,
+}
+
+impl EdgeDims {
+    /// One byte for colour, rated and time class: bit 0 colour (1 = black), bit 1 rated,
+    /// bits 2-4 time class.
+    pub fn flags(self) -> u8 {
+        u8::from(self.color == Color::Black)
+            | (u8::from(self.rated) << 1)
+            | ((self.time_class as u8) << 2)
+    }
+
+    /// Inverse of [`EdgeDims::flags`] with the month.
+    pub fn from_parts(flags: u8, month: u16) -> EdgeDims {
+        EdgeDims {
+            color: if flags & 1 == 1 {
+                Color::Black
+            } else {
+                Color::White
+            },
+            rated: flags & 2 == 2,
+            time_class: TimeClass::from_code((flags >> 2) & 7),
+            month: Month::from_u16(month),
+        }
+    }
+}
+
+/// Statistics of one edge (or a sum of edges), seen from the player's side.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct MoveStats {
+    /// Games the player won.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the player lost.
+    pub losses: u32,
+    /// Sum of the opponents' ratings over the games where it is known.
+    pub rating_sum: u64,
+    /// Number of games whose opponent rating is known.
+    pub rated_games: u32,
+    /// First date played (`YYYYMMDD`, 0 = unknown).
+    pub first: u32,
+    /// Last date played (`YYYYMMDD`, 0 = unknown).
+    pub last: u32,
+}
+
+/// Size of [`MoveStats::encode`].
+pub const STATS_LEN: usize = 32;
+
+impl MoveStats {
+    /// Statistics of a single game.
+    pub fn from_game(outcome: Outcome, opponent_rating: Option<u16>, date: Option<Date>) -> Self {
+        let d = date.map_or(0, Date::to_u32);
+        MoveStats {
+            wins: u32::from(outcome == Outcome::Win),
+            draws: u32::from(outcome == Outcome::Draw),
+            losses: u32::from(outcome == Outcome::Loss),
+            rating_sum: opponent_rating.map_or(0, u64::from),
+            rated_games: u32::from(opponent_rating.is_some()),
+            first: d,
+            last: d,
+        }
+    }
+
+    /// Adds `other` into `self`.
+    pub fn merge(&mut self, other: &MoveStats) {
+        self.wins += other.wins;
+        self.draws += other.draws;
+        self.losses += other.losses;
+        self.rating_sum += other.rating_sum;
+        self.rated_games += other.rated_games;
+        self.first = match (self.first, other.first) {
+            (0, o) => o,
+            (s, 0) => s,
+            (s, o) => s.min(o),
+        };
+        self.last = self.last.max(other.last);
+    }
+
+    /// Games counted.
+    pub fn games(&self) -> u32 {
+        self.wins + self.draws + self.losses
+    }
+
+    /// Share of wins, 0 when there are no games.
+    pub fn win_rate(&self) -> f64 {
+        ratio(self.wins, self.games())
+    }
+
+    /// Share of draws.
+    pub fn draw_rate(&self) -> f64 {
+        ratio(self.draws, self.games())
+    }
+
+    /// Share of losses.
+    pub fn loss_rate(&self) -> f64 {
+        ratio(self.losses, self.games())
+    }
+
+    /// Average opponent rating, when any is known.
+    pub fn average_opponent_rating(&self) -> Option<u32> {
+        (self.rated_games > 0).then(|| {
+            u32::try_from(self.rating_sum / u64::from(self.rated_games)).unwrap_or(u32::MAX)
+        })
+    }
+
+    /// Performance rating by the "algorithm of 400" that lichess's explorer uses: average
+    /// opponent rating plus 400 x (wins - losses) / games. `None` without opponent ratings.
+    pub fn performance(&self) -> Option<i32> {
+        let avg = i64::from(self.average_opponent_rating()?);
+        let n = i64::from(self.games().max(1));
+        let perf = avg + 400 * (i64::from(self.wins) - i64::from(self.losses)) / n;
+        i32::try_from(perf).ok()
+    }
+
+    /// Fixed-size little-endian form (the store's value format).
+    pub fn encode(&self) -> [u8; STATS_LEN] {
+        let mut out = [0u8; STATS_LEN];
+        out[0..4].copy_from_slice(&self.wins.to_le_bytes());
+        out[4..8].copy_from_slice(&self.draws.to_le_bytes());
+        out[8..12].copy_from_slice(&self.losses.to_le_bytes());
+        out[12..20].copy_from_slice(&self.rating_sum.to_le_bytes());
+        out[20..24].copy_from_slice(&self.rated_games.to_le_bytes());
+        out[24..28].copy_from_slice(&self.first.to_le_bytes());
+        out[28..32].copy_from_slice(&self.last.to_le_bytes());
+        out
+    }
+
+    /// Inverse of [`MoveStats::encode`]; `None` when `bytes` is too short.
+    pub fn decode(bytes: &[u8]) -> Option<MoveStats> {
+        let b: &[u8; STATS_LEN] = bytes.get(..STATS_LEN)?.try_into().ok()?;
+        let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+        let mut sum = [0u8; 8];
+        sum.copy_from_slice(&b[12..20]);
+        Some(MoveStats {
+            wins: u32_at(0),
+            draws: u32_at(4),
+            losses: u32_at(8),
+            rating_sum: u64::from_le_bytes(sum),
+            rated_games: u32_at(20),
+            first: u32_at(24),
+            last: u32_at(28),
+        })
+    }
+}
+
+fn ratio(a: u32, b: u32) -> f64 {
+    if b == 0 {
+        0.0
+    } else {
+        f64::from(a) / f64::from(b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn merge_and_rates() {
+        let d1 = Date::from_pgn("2020.01.05");
+        let d2 = Date::from_pgn("2019.03.01");
+        let mut s = MoveStats::from_game(Outcome::Win, Some(1500), d1);
+        s.merge(&MoveStats::from_game(Outcome::Loss, None, d2));
+        s.merge(&MoveStats::from_game(Outcome::Draw, Some(1700), None));
+        assert_eq!((s.wins, s.draws, s.losses, s.games()), (1, 1, 1, 3));
+        assert_eq!(s.average_opponent_rating(), Some(1600));
+        assert_eq!(s.performance(), Some(1600));
+        assert_eq!(s.first, 20_190_301);
+        assert_eq!(s.last, 20_200_105);
+        assert!((s.win_rate() - 1.0 / 3.0).abs() < 1e-12);
+        assert_eq!(MoveStats::decode(&s.encode()), Some(s));
+        assert_eq!(MoveStats::decode(&[0; 31]), None);
+    }
+
+    #[test]
+    fn performance_by_algorithm_of_400() {
+        let mut s = MoveStats::default();
+        for _ in 0..3 {
+            s.merge(&MoveStats::from_game(Outcome::Win, Some(2000), None));
+        }
+        s.merge(&MoveStats::from_game(Outcome::Loss, Some(2000), None));
+        // 2000 + 400 * (3 - 1) / 4
+        assert_eq!(s.performance(), Some(2200));
+        assert_eq!(MoveStats::default().performance(), None);
+    }
+
+    #[test]
+    fn dims_round_trip() {
+        for color in [Color::White, Color::Black] {
+            for tc in TimeClass::ALL {
+                for rated in [false, true] {
+                    let d = EdgeDims {
+                        color,
+                        time_class: tc,
+                        rated,
+                        month: Month::new(2021, 7),
+                    };
+                    let m = d.month.map_or(0, Month::to_u16);
+                    assert_eq!(EdgeDims::from_parts(d.flags(), m), d);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,340 @@
+//! Dates, months and time classes.
+
+use std::{fmt, str::FromStr};
+
+/// A calendar date as found in PGN tags; unknown parts are zero (`1984.??.??`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Date {
+    /// Year, 0 when unknown.
+    pub year: u16,
+    /// Month 1-12, 0 when unknown.
+    pub month: u8,
+    /// Day 1-31, 0 when unknown.
+    pub day: u8,
+}
+
+impl Date {
+    /// Parses a PGN date (`YYYY.MM.DD`, with `??` for unknown parts; `-` also accepted as
+    /// separator). Returns `None` when not even the year is known.
+    pub fn from_pgn(text: &str) -> Option<Date> {
+        let mut parts = text.trim().split(['.', '-', '/']);
+        let year = parts.next()?.parse::<u16>().ok().filter(|y| *y > 0)?;
+        let month = parts
+            .next()
+            .and_then(|m| m.parse::<u8>().ok())
+            .filter(|m| (1..=12).contains(m))
+            .unwrap_or(0);
+        let day = parts
+            .next()
+            .and_then(|d| d.parse::<u8>().ok())
+            .filter(|d| (1..=31).contains(d) && month != 0)
+            .unwrap_or(0);
+        Some(Date { year, month, day })
+    }
+
+    /// `YYYYMMDD` as a number (unknown parts zero); 0 for no date. Orders like the date.
+    pub fn to_u32(self) -> u32 {
+        u32::from(self.year) * 10_000 + u32::from(self.month) * 100 + u32::from(self.day)
+    }
+
+    /// Inverse of [`Date::to_u32`]; `None` for 0.
+    pub fn from_u32(v: u32) -> Option<Date> {
+        if v == 0 {
+            return None;
+        }
+        Some(Date {
+            year: u16::try_from(v / 10_000).unwrap_or(u16::MAX),
+            month: ((v / 100) % 100) as u8,
+            day: (v % 100) as u8,
+        })
+    }
+
+    /// The month of this date, when the month is known.
+    pub fn month(self) -> Option<Month> {
+        Month::new(self.year, self.month)
+    }
+}
+
+impl fmt::Display for Date {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}", self.year)?;
+        if self.month != 0 {
+            write!(f, "-{:02}", self.month)?;
+            if self.day != 0 {
+                write!(f, "-{:02}", self.day)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A calendar month, stored as `year * 12 + (month - 1)` so months order and subtract.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Month(u16);
+
+/// A month that could not be parsed from `YYYY-MM`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("invalid month {0:?}: expected YYYY-MM, e.g. 2024-03")]
+pub struct ParseMonthError(pub String);
+
+impl Month {
+    /// The month `month` (1-12) of `year` (1-5000).
+    pub fn new(year: u16, month: u8) -> Option<Month> {
+        if !(1..=12).contains(&month) || year == 0 || year > 5000 {
+            return None;
+        }
+        Some(Month(year * 12 + u16::from(month) - 1))
+    }
+
+    /// The compact form used in store keys; 0 means "unknown month".
+    pub fn to_u16(self) -> u16 {
+        self.0
+    }
+
+    /// Inverse of [`Month::to_u16`]; `None` for the unknown month 0.
+    pub fn from_u16(v: u16) -> Option<Month> {
+        (v >= 12).then_some(Month(v))
+    }
+
+    /// The year.
+    pub fn year(self) -> u16 {
+        self.0 / 12
+    }
+
+    /// The month number, 1-12.
+    pub fn month(self) -> u8 {
+        (self.0 % 12) as u8 + 1
+    }
+}
+
+impl fmt::Display for Month {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:04}-{:02}", self.year(), self.month())
+    }
+}
+
+impl FromStr for Month {
+    type Err = ParseMonthError;
+
+    fn from_str(s: &str) -> Result<Month, ParseMonthError> {
+        let err = || ParseMonthError(s.to_string());
+        let (y, m) = s.trim().split_once(['-', '.', '/']).ok_or_else(err)?;
+        if y.len() != 4 || m.is_empty() || m.len() > 2 {
+            return Err(err());
+        }
+        let year = y.parse::<u16>().map_err(|_| err())?;
+        let month = m.parse::<u8>().map_err(|_| err())?;
+        Month::new(year, month).ok_or_else(err)
+    }
+}
+
+/// How fast a game was played, in the categories of Chess.com and lichess.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum TimeClass {
+    /// Time control unknown (typical for over-the-board collections).
+    Unknown = 0,
+    /// Under 3 minutes estimated (lichess ultrabullet included).
+    Bullet = 1,
+    /// Blitz.
+    Blitz = 2,
+    /// Rapid.
+    Rapid = 3,
+    /// Classical (lichess convention; Chess.com calls these rapid).
+    Classical = 4,
+    /// Correspondence / daily games (days per move).
+    Daily = 5,
+}
+
+/// Whose definitions of time classes apply when reading a `TimeControl` tag.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Convention {
+    /// Chess.com: estimated time (base + 40 x increment) < 180 s bullet, < 600 s blitz,
+    /// otherwise rapid; `1/SECONDS` is daily.
+    ChessCom,
+    /// lichess (also used for other sources): < 180 s bullet, < 480 s blitz, < 1500 s rapid,
+    /// otherwise classical; `-` is correspondence.
+    Lichess,
+}
+
+/// A time class name that is not one of ours.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown time class {0:?}: expected bullet, blitz, rapid, classical or daily")]
+pub struct ParseTimeClassError(pub String);
+
+impl TimeClass {
+    /// All time classes, in code order.
+    pub const ALL: [TimeClass; 6] = [
+        TimeClass::Unknown,
+        TimeClass::Bullet,
+        TimeClass::Blitz,
+        TimeClass::Rapid,
+        TimeClass::Classical,
+        TimeClass::Daily,
+    ];
+
+    /// Lower-case name (`"blitz"`), as Chess.com's `time_class` field spells it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimeClass::Unknown => "unknown",
+            TimeClass::Bullet => "bullet",
+            TimeClass::Blitz => "blitz",
+            TimeClass::Rapid => "rapid",
+            TimeClass::Classical => "classical",
+            TimeClass::Daily => "daily",
+        }
+    }
+
+    /// From the code used in store keys.
+    pub fn from_code(code: u8) -> TimeClass {
+        TimeClass::ALL
+            .get(usize::from(code))
+            .copied()
+            .unwrap_or(TimeClass::Unknown)
+    }
+
+    /// Classifies a PGN `TimeControl` tag (`180`, `180+2`, `1/259200`, `40/7200:3600`, `-`).
+    pub fn from_time_control(tag: &str, convention: Convention) -> TimeClass {
+        let tag = tag.trim();
+        if tag.is_empty() || tag == "?" {
+            return TimeClass::Unknown;
+        }
+        if tag == "-" {
+            return match convention {
+                Convention::Lichess => TimeClass::Daily,
+                Convention::ChessCom => TimeClass::Unknown,
+            };
+        }
+        // Multi-stage controls: the first stage decides.
+        let first = tag.split(':').next().unwrap_or(tag);
+        if let Some((moves, secs)) = first.split_once('/') {
+            let (Ok(moves), Ok(secs)) = (moves.parse::<u64>(), secs.parse::<u64>()) else {
+                return TimeClass::Unknown;
+            };
+            // Chess.com daily: 1 move per N seconds (days). Otherwise N moves in S seconds.
+            if moves == 1 && secs >= 86_400 {
+                return TimeClass::Daily;
+            }
+            return Self::from_estimate(secs, convention);
+        }
+        let (base, inc) = match first.split_once('+') {
+            Some((b, i)) => (b.parse::<u64>(), i.parse::<u64>()),
+            None => (first.parse::<u64>(), Ok(0)),
+        };
+        match (base, inc) {
+            (Ok(base), Ok(inc)) => Self::from_estimate(base + 40 * inc, convention),
+            _ => TimeClass::Unknown,
+        }
+    }
+
+    fn from_estimate(secs: u64, convention: Convention) -> TimeClass {
+        match convention {
+            Convention::ChessCom => match secs {
+                0..180 => TimeClass::Bullet,
+                180..600 => TimeClass::Blitz,
+                _ => TimeClass::Rapid,
+            },
+            Convention::Lichess => match secs {
+                0..180 => TimeClass::Bullet,
+                180..480 => TimeClass::Blitz,
+                480..1500 => TimeClass::Rapid,
+                _ => TimeClass::Classical,
+            },
+        }
+    }
+}
+
+impl fmt::Display for TimeClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for TimeClass {
+    type Err = ParseTimeClassError;
+
+    fn from_str(s: &str) -> Result<TimeClass, ParseTimeClassError> {
+        let lower = s.trim().to_ascii_lowercase();
+        match lower.as_str() {
+            "bullet" | "ultrabullet" => Ok(TimeClass::Bullet),
+            "blitz" => Ok(TimeClass::Blitz),
+            "rapid" => Ok(TimeClass::Rapid),
+            "classical" | "standard" => Ok(TimeClass::Classical),
+            "daily" | "correspondence" => Ok(TimeClass::Daily),
+            "unknown" => Ok(TimeClass::Unknown),
+            _ => Err(ParseTimeClassError(s.to_string())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates() {
+        assert_eq!(
+            Date::from_pgn("2017.02.20"),
+            Some(Date {
+                year: 2017,
+                month: 2,
+                day: 20
+            })
+        );
+        let partial = Date::from_pgn("1984.??.??").expect("year known");
+        assert_eq!(partial.to_u32(), 19_840_000);
+        assert_eq!(partial.month(), None);
+        assert_eq!(Date::from_pgn("????.??.??"), None);
+        let d = Date::from_pgn("2020.05.31").expect("date");
+        assert_eq!(Date::from_u32(d.to_u32()), Some(d));
+        assert_eq!(d.to_string(), "2020-05-31");
+    }
+
+    #[test]
+    fn months() {
+        let m: Month = "2024-03".parse().expect("month");
+        assert_eq!((m.year(), m.month()), (2024, 3));
+        assert_eq!(Month::from_u16(m.to_u16()), Some(m));
+        assert_eq!(m.to_string(), "2024-03");
+        assert!("2024-13".parse::<Month>().is_err());
+        assert!("24-01".parse::<Month>().is_err());
+        assert!("march".parse::<Month>().is_err());
+        assert!(Month::new(2023, 12) < Month::new(2024, 1));
+    }
+
+    #[test]
+    fn time_controls_chess_com() {
+        use Convention::ChessCom as C;
+        let tc = |t| TimeClass::from_time_control(t, C);
+        assert_eq!(tc("60"), TimeClass::Bullet);
+        assert_eq!(tc("120+1"), TimeClass::Bullet);
+        assert_eq!(tc("180"), TimeClass::Blitz);
+        assert_eq!(tc("180+2"), TimeClass::Blitz);
+        assert_eq!(tc("300+5"), TimeClass::Blitz);
+        assert_eq!(tc("600"), TimeClass::Rapid);
+        assert_eq!(tc("1800"), TimeClass::Rapid);
+        assert_eq!(tc("1/259200"), TimeClass::Daily);
+        assert_eq!(tc(""), TimeClass::Unknown);
+        assert_eq!(tc("abc"), TimeClass::Unknown);
+    }
+
+    #[test]
+    fn time_controls_lichess() {
+        use Convention::Lichess as L;
+        let tc = |t| TimeClass::from_time_control(t, L);
+        assert_eq!(tc("15+0"), TimeClass::Bullet);
+        assert_eq!(tc("300+3"), TimeClass::Blitz);
+        assert_eq!(tc("600+0"), TimeClass::Rapid);
+        assert_eq!(tc("1800+0"), TimeClass::Classical);
+        assert_eq!(tc("40/7200:3600"), TimeClass::Classical);
+        assert_eq!(tc("-"), TimeClass::Daily);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for tc in TimeClass::ALL {
+            assert_eq!(tc.as_str().parse::<TimeClass>(), Ok(tc));
+            assert_eq!(TimeClass::from_code(tc as u8), tc);
+        }
+        assert!("fast".parse::<TimeClass>().is_err());
+    }
+}
