@@ -1,1 +1,201 @@
-//! placeholder
+//! The [`GraphStore`] trait of mirror and its backends.
+//!
+//! A store holds, per player, every position they reached and every move played from it
+//! (both sides' moves), with statistics split by the player's colour, time class,
+//! rated/casual and month ([`mirror_core::EdgeDims`]), plus each ingested game's record.
+//! Backends: [`embedded::EmbeddedStore`] (one redb file, the default). The
+//! [`conformance`] suite runs the same checks against every backend.
+
+pub mod conformance;
+pub mod embedded;
+
+use std::path::PathBuf;
+
+use mirror_core::{
+    GameId, GameRecord, MoveCode, MoveStats, PositionKey, TimeClass, batch::Batch, stats::EdgeDims,
+    time::Month,
+};
+use shakmaty::Color;
+
+pub use embedded::EmbeddedStore;
+
+/// Errors of a store.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The database file could not be opened or created.
+    #[error("cannot open store {path}: {message}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// The file was written by another version of mirror's schema.
+    #[error(
+        "store {path} has schema version {found}, this mirror needs {expected}: \
+         re-ingest into a new file (--db) or use a matching mirror version"
+    )]
+    SchemaMismatch {
+        /// The file.
+        path: PathBuf,
+        /// Version in the file.
+        found: u64,
+        /// Version this build writes.
+        expected: u64,
+    },
+    /// A database operation failed.
+    #[error("store operation failed: {0}")]
+    Backend(String),
+    /// Stored data could not be decoded.
+    #[error("corrupt store data: {0}")]
+    Corrupt(String),
+    /// Some games of a batch were ingested meanwhile (by another writer); nothing of the
+    /// batch was written. Retry without them.
+    #[error("{} game(s) of the batch were already ingested", .0.len())]
+    AlreadyIngested(Vec<GameId>),
+    /// A player name that cannot be stored.
+    #[error("invalid player name {0:?}")]
+    InvalidPlayer(String),
+}
+
+/// Result alias for store operations.
+pub type Result<T, E = StoreError> = std::result::Result<T, E>;
+
+/// Which games an explorer or engine query looks at. The default takes everything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Filter {
+    /// Only games where the player had this colour.
+    pub color: Option<Color>,
+    /// Only these time classes (empty = all).
+    pub time_classes: Vec<TimeClass>,
+    /// Only rated (`Some(true)`) or casual (`Some(false)`) games.
+    pub rated: Option<bool>,
+    /// Only games from this month on (games without a known month are then left out).
+    pub since: Option<Month>,
+    /// Only games up to and including this month.
+    pub until: Option<Month>,
+}
+
+impl Filter {
+    /// Whether an edge row with these dimensions passes.
+    pub fn accepts(&self, dims: &EdgeDims) -> bool {
+        if self.color.is_some_and(|c| c != dims.color) {
+            return false;
+        }
+        if !self.time_classes.is_empty() && !self.time_classes.contains(&dims.time_class) {
+            return false;
+        }
+        if self.rated.is_some_and(|r| r != dims.rated) {
+            return false;
+        }
+        if self.since.is_some() || self.until.is_some() {
+            let Some(m) = dims.month else { return false };
+            if self.since.is_some_and(|s| m < s) || self.until.is_some_and(|u| m > u) {
+                return false;
+            }
+        }
+        true
+    }
+}
+
+/// One move from a position with its statistics summed over the rows a filter accepts.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MoveRow {
+    /// The move.
+    pub mv: MoveCode,
+    /// Summed statistics.
+    pub stats: MoveStats,
+    /// The position it leads to.
+    pub child: PositionKey,
+}
+
+/// One stored edge row, unsummed (for exports and reference checks).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct EdgeRow {
+    /// From this position.
+    pub pos: PositionKey,
+    /// This move.
+    pub mv: MoveCode,
+    /// Split dimensions.
+    pub dims: EdgeDims,
+    /// Statistics.
+    pub stats: MoveStats,
+    /// The position it leads to.
+    pub child: PositionKey,
+}
+
+/// What one batch write changed.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct WriteReport {
+    /// Games recorded.
+    pub games: u64,
+    /// Positions the store did not know before.
+    pub new_positions: u64,
+    /// Edge rows the store did not have before.
+    pub new_edges: u64,
+}
+
+/// Size of a player's graph.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct PlayerCounts {
+    /// Games ingested for the player.
+    pub games: u64,
+    /// Edge rows (position, move, dimensions).
+    pub edge_rows: u64,
+}
+
+/// A player known to the store.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayerInfo {
+    /// The name as first ingested.
+    pub name: String,
+    /// Games ingested.
+    pub games: u64,
+}
+
+/// A graph of players' positions and moves. All methods are blocking and take `&self`, so
+/// one store can serve readers while a writer ingests.
+pub trait GraphStore {
+    /// Writes a batch of one player's games in one transaction: the games' records, the
+    /// "ingested" marks, new positions and the edge rows. Either all of it is written or
+    /// nothing. Fails with [`StoreError::AlreadyIngested`] (writing nothing) when some
+    /// games are already recorded for the player.
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport>;
+
+    /// Which of `ids` are already ingested for `player`.
+    fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>>;
+
+    /// The moves played from `pos` in `player`'s games that pass `filter`, summed per move,
+    /// most played first.
+    fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>>;
+
+    /// Every edge row of `player` (unsummed), in key order.
+    fn edges(&self, player: &str) -> Result<Vec<EdgeRow>>;
+
+    /// The player's games with their colour, oldest first (by date, then id).
+    fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>>;
+
+    /// One game's record.
+    fn game(&self, id: &GameId) -> Result<Option<GameRecord>>;
+
+    /// EPD text of a stored position.
+    fn position_epd(&self, pos: PositionKey) -> Result<Option<String>>;
+
+    /// Players in the store.
+    fn players(&self) -> Result<Vec<PlayerInfo>>;
+
+    /// Size of a player's graph (zero counts for an unknown player).
+    fn counts(&self, player: &str) -> Result<PlayerCounts>;
+
+    /// Number of distinct positions in the store.
+    fn position_count(&self) -> Result<u64>;
+}
+
+/// The canonical form of a player name used as identity: trimmed, ASCII-lowercased.
+pub fn player_key(name: &str) -> Result<String> {
+    let t = name.trim();
+    if t.is_empty() || t.len() > 100 || t.chars().any(char::is_control) {
+        return Err(StoreError::InvalidPlayer(name.to_string()));
+    }
+    Ok(t.to_ascii_lowercase())
+}

@@ -1,0 +1,329 @@
+//! The conformance suite every [`GraphStore`] backend must pass, on real games.
+//!
+//! Each check is a function taking a fresh, empty store. A backend's test file expands
+//! [`conformance_tests!`](crate::conformance_tests) with an expression that makes a fresh
+//! store, so the same checks run unchanged against every backend.
+
+use std::path::PathBuf;
+
+use mirror_core::{
+    GameRecord, MoveStats, PositionKey, TimeClass,
+    batch::Batch,
+    pgn::{Decoded, read_games},
+    time::Month,
+};
+use rustc_hash::FxHashMap;
+use shakmaty::{Chess, Color};
+
+use crate::{Filter, GraphStore, StoreError};
+
+/// The player of the shared single-player collection.
+pub const PLAYER: &str = "Biskupstunga";
+
+/// Directory of the shared data (`MIRROR_SHARED_DATA`, else `../shared/data` beside the
+/// repository).
+pub fn shared_data() -> PathBuf {
+    std::env::var_os("MIRROR_SHARED_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        PathBuf::from,
+    )
+}
+
+/// The first `n` standard games of the shared 500-game file with the player's colour.
+pub fn sample_games(n: usize) -> Vec<(GameRecord, Color)> {
+    let path = shared_data().join("pgn/single-player/biskupstunga_first500.pgn");
+    let bytes =
+        std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    read_games(bytes.as_slice())
+        .filter_map(|r| match r.expect("readable").1 {
+            Decoded::Game(g) => {
+                let c = g.color_of(PLAYER, &[])?;
+                Some((g, c))
+            }
+            _ => None,
+        })
+        .take(n)
+        .collect()
+}
+
+fn batch_of(games: &[(GameRecord, Color)]) -> Batch {
+    let mut b = Batch::new();
+    for (g, c) in games {
+        b.add_game(g.clone(), *c).expect("legal game");
+    }
+    b
+}
+
+/// Independent expectation: replays each game and sums, per (position, move), the games
+/// that pass `keep`, counting a game once per edge.
+fn expected_moves(
+    games: &[(GameRecord, Color)],
+    pos: PositionKey,
+    keep: impl Fn(&GameRecord, Color) -> bool,
+) -> Vec<(String, u32, u32, u32)> {
+    let mut sums: FxHashMap<String, MoveStats> = FxHashMap::default();
+    for (g, c) in games {
+        if !keep(g, *c) {
+            continue;
+        }
+        let mut seen = Vec::new();
+        for ply in g.replay() {
+            let ply = ply.expect("legal");
+            if ply.key == pos && !seen.contains(&ply.code) {
+                seen.push(ply.code);
+                let s = MoveStats::from_game(g.result.outcome_for(*c), g.side(!*c).rating, g.date);
+                sums.entry(ply.code.to_string()).or_default().merge(&s);
+            }
+        }
+    }
+    let mut v: Vec<_> = sums
+        .into_iter()
+        .map(|(m, s)| (m, s.wins, s.draws, s.losses))
+        .collect();
+    v.sort();
+    v
+}
+
+fn actual_moves<S: GraphStore>(
+    store: &S,
+    pos: PositionKey,
+    filter: &Filter,
+) -> Vec<(String, u32, u32, u32)> {
+    let mut v: Vec<_> = store
+        .moves(PLAYER, pos, filter)
+        .expect("moves")
+        .into_iter()
+        .map(|r| {
+            (
+                r.mv.to_string(),
+                r.stats.wins,
+                r.stats.draws,
+                r.stats.losses,
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn start() -> PositionKey {
+    PositionKey::from_position(&Chess::default())
+}
+
+/// An empty store answers with nothing, not errors.
+pub fn empty_store<S: GraphStore>(store: S) {
+    assert_eq!(store.counts(PLAYER).expect("counts").games, 0);
+    assert!(
+        store
+            .moves(PLAYER, start(), &Filter::default())
+            .expect("moves")
+            .is_empty()
+    );
+    assert!(store.players().expect("players").is_empty());
+    assert!(store.games(PLAYER).expect("games").is_empty());
+    assert_eq!(store.position_count().expect("positions"), 0);
+}
+
+/// Written games come back: counts, records (oldest first), EPD, explorer rows equal to
+/// an independent replay.
+pub fn write_and_read_back<S: GraphStore>(store: S) {
+    let games = sample_games(120);
+    let batch = batch_of(&games);
+    let report = store.write_batch(PLAYER, &batch).expect("write");
+    assert_eq!(report.games, 120);
+    assert_eq!(report.new_edges, batch.edges().len() as u64);
+    assert_eq!(report.new_positions, batch.positions().len() as u64);
+    let counts = store
+        .counts("biskupstunga")
+        .expect("counts (case-insensitive)");
+    assert_eq!(counts.games, 120);
+    assert_eq!(counts.edge_rows, batch.edges().len() as u64);
+    assert_eq!(
+        store.position_count().expect("positions"),
+        report.new_positions
+    );
+    let players = store.players().expect("players");
+    assert_eq!(players.len(), 1);
+    assert_eq!((players[0].name.as_str(), players[0].games), (PLAYER, 120));
+
+    assert_eq!(
+        store.position_epd(start()).expect("epd").as_deref(),
+        Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -")
+    );
+    let stored = store.games(PLAYER).expect("games");
+    assert_eq!(stored.len(), 120);
+    assert!(
+        stored.windows(2).all(|w| w[0].0.date <= w[1].0.date),
+        "oldest first"
+    );
+    let mut want: Vec<_> = games.clone();
+    want.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    let mut got = stored.clone();
+    got.sort_by(|a, b| a.0.id.cmp(&b.0.id));
+    assert_eq!(got, want);
+    assert_eq!(
+        store.game(&games[7].0.id).expect("game"),
+        Some(games[7].0.clone())
+    );
+
+    // Explorer rows at the start and two plies deep, for both colours.
+    let mut pos = Chess::default();
+    let mut keys = vec![start()];
+    for code in &games[0].0.moves[..4] {
+        use shakmaty::Position;
+        pos.play_unchecked(code.to_move(&pos).expect("legal"));
+        keys.push(PositionKey::from_position(&pos));
+    }
+    for key in keys {
+        for color in [Color::White, Color::Black] {
+            let filter = Filter {
+                color: Some(color),
+                ..Filter::default()
+            };
+            let want = expected_moves(&games, key, |_, c| c == color);
+            assert_eq!(actual_moves(&store, key, &filter), want, "{key} {color:?}");
+        }
+        let want_all = expected_moves(&games, key, |_, _| true);
+        assert_eq!(actual_moves(&store, key, &Filter::default()), want_all);
+    }
+    let rows = store
+        .moves(PLAYER, start(), &Filter::default())
+        .expect("moves");
+    assert!(
+        rows.windows(2)
+            .all(|w| w[0].stats.games() >= w[1].stats.games())
+    );
+}
+
+/// A batch with an already ingested game writes nothing and names the games.
+pub fn reingest_is_refused<S: GraphStore>(store: S) {
+    let games = sample_games(30);
+    store
+        .write_batch(PLAYER, &batch_of(&games[..20]))
+        .expect("write");
+    let before = store.edges(PLAYER).expect("edges");
+    let err = store
+        .write_batch(PLAYER, &batch_of(&games[15..30]))
+        .expect_err("overlap refused");
+    let StoreError::AlreadyIngested(ids) = err else {
+        panic!("unexpected error {err}")
+    };
+    assert_eq!(ids.len(), 5);
+    assert_eq!(
+        store.edges(PLAYER).expect("edges"),
+        before,
+        "nothing written"
+    );
+    assert_eq!(store.counts(PLAYER).expect("counts").games, 20);
+    let mut ids_all: Vec<_> = games.iter().map(|(g, _)| g.id.clone()).collect();
+    ids_all.truncate(25);
+    assert_eq!(
+        store.ingested(PLAYER, &ids_all).expect("ingested").len(),
+        20
+    );
+    assert!(
+        store
+            .ingested("someone-else", &ids_all)
+            .expect("ingested")
+            .is_empty()
+    );
+}
+
+/// Writing games in several batches gives exactly the rows of one batch.
+pub fn batches_merge_exactly<S: GraphStore>(one: S, many: S) {
+    let games = sample_games(90);
+    one.write_batch(PLAYER, &batch_of(&games)).expect("write");
+    for chunk in games.chunks(17) {
+        many.write_batch(PLAYER, &batch_of(chunk)).expect("write");
+    }
+    assert_eq!(
+        one.edges(PLAYER).expect("edges"),
+        many.edges(PLAYER).expect("edges")
+    );
+    assert_eq!(
+        one.counts(PLAYER).expect("c"),
+        many.counts(PLAYER).expect("c")
+    );
+    assert_eq!(
+        one.position_count().expect("p"),
+        many.position_count().expect("p")
+    );
+}
+
+/// Every filter dimension is a query: time class, rated, months.
+pub fn filters<S: GraphStore>(store: S) {
+    let games = sample_games(200);
+    store.write_batch(PLAYER, &batch_of(&games)).expect("write");
+    let key = start();
+    let month_of = |g: &GameRecord| g.date.and_then(|d| d.month());
+    let months: Vec<Month> = games.iter().filter_map(|(g, _)| month_of(g)).collect();
+    let mid = months[months.len() / 2];
+
+    let blitz = Filter {
+        time_classes: vec![TimeClass::Blitz],
+        ..Filter::default()
+    };
+    assert_eq!(
+        actual_moves(&store, key, &blitz),
+        expected_moves(&games, key, |g, _| g.time_class == TimeClass::Blitz)
+    );
+    let since = Filter {
+        since: Some(mid),
+        ..Filter::default()
+    };
+    assert_eq!(
+        actual_moves(&store, key, &since),
+        expected_moves(&games, key, |g, _| month_of(g).is_some_and(|m| m >= mid))
+    );
+    let until = Filter {
+        until: Some(mid),
+        color: Some(Color::White),
+        ..Filter::default()
+    };
+    assert_eq!(
+        actual_moves(&store, key, &until),
+        expected_moves(&games, key, |g, c| c == Color::White
+            && month_of(g).is_some_and(|m| m <= mid))
+    );
+    let casual = Filter {
+        rated: Some(false),
+        ..Filter::default()
+    };
+    assert_eq!(
+        actual_moves(&store, key, &casual),
+        expected_moves(&games, key, |g, _| !g.rated)
+    );
+    let none = Filter {
+        since: Month::new(2100, 1),
+        ..Filter::default()
+    };
+    assert!(actual_moves(&store, key, &none).is_empty());
+}
+
+/// Expands to one `#[test]` per conformance check for a backend; `$make` is an expression
+/// that returns a fresh, empty store.
+#[macro_export]
+macro_rules! conformance_tests {
+    ($make:expr) => {
+        #[test]
+        fn empty_store() {
+            $crate::conformance::empty_store($make);
+        }
+        #[test]
+        fn write_and_read_back() {
+            $crate::conformance::write_and_read_back($make);
+        }
+        #[test]
+        fn reingest_is_refused() {
+            $crate::conformance::reingest_is_refused($make);
+        }
+        #[test]
+        fn batches_merge_exactly() {
+            $crate::conformance::batches_merge_exactly($make, $make);
+        }
+        #[test]
+        fn filters() {
+            $crate::conformance::filters($make);
+        }
+    };
+}

@@ -1,0 +1,464 @@
+//! The embedded backend: one redb database file (pure Rust, ACID, crash-safe).
+//!
+//! Tables:
+//! - `meta`: `schema_version`.
+//! - `players`: lower-cased name -> (id, name as first written).
+//! - `player_totals`: player id -> (games, edge rows).
+//! - `games`: game id -> compact [`GameRecord`].
+//! - `player_games`: (player id, game id) -> (date `YYYYMMDD`, colour 0/1): the "ingested"
+//!   marks that make re-ingesting a no-op.
+//! - `positions`: position key -> EPD text.
+//! - `edges`: 17-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
+//!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
+//!   value: [`MoveStats`] (32) and the child position key (8).
+
+use std::path::{Path, PathBuf};
+
+use mirror_core::{
+    GameId, GameRecord, MoveCode, MoveStats, PositionKey,
+    batch::Batch,
+    key::epd,
+    stats::{EdgeDims, STATS_LEN},
+};
+use redb::{
+    Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
+    WriteTransaction,
+};
+use shakmaty::Color;
+
+use crate::{
+    EdgeRow, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, Result, StoreError,
+    WriteReport, player_key,
+};
+
+/// Version of the table layout; checked on open.
+pub const SCHEMA_VERSION: u64 = 1;
+
+const META: TableDefinition<'_, &str, u64> = TableDefinition::new("meta");
+const PLAYERS: TableDefinition<'_, &str, (u32, &str)> = TableDefinition::new("players");
+const PLAYER_TOTALS: TableDefinition<'_, u32, (u64, u64)> = TableDefinition::new("player_totals");
+const GAMES: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("games");
+const PLAYER_GAMES: TableDefinition<'_, (u32, &str), (u32, u8)> =
+    TableDefinition::new("player_games");
+const POSITIONS: TableDefinition<'_, u64, &str> = TableDefinition::new("positions");
+const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
+
+const EDGE_KEY_LEN: usize = 17;
+const EDGE_VALUE_LEN: usize = STATS_LEN + 8;
+
+fn backend(e: impl std::fmt::Display) -> StoreError {
+    StoreError::Backend(e.to_string())
+}
+
+/// How to open a store file.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum OpenMode {
+    /// Create the file (and its directory) when missing.
+    CreateIfMissing,
+    /// Fail with a clear error when the file does not exist.
+    MustExist,
+}
+
+/// The default embedded store: one redb file.
+#[derive(Debug)]
+pub struct EmbeddedStore {
+    db: Database,
+    path: PathBuf,
+}
+
+fn edge_key(pid: u32, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> [u8; EDGE_KEY_LEN] {
+    let mut k = [0u8; EDGE_KEY_LEN];
+    k[0..4].copy_from_slice(&pid.to_be_bytes());
+    k[4..12].copy_from_slice(&pos.to_be_bytes());
+    k[12..14].copy_from_slice(&mv.0.to_be_bytes());
+    k[14] = dims.flags();
+    k[15..17].copy_from_slice(&dims.month.map_or(0, |m| m.to_u16()).to_be_bytes());
+    k
+}
+
+fn decode_edge(pid_pos: &[u8], value: &[u8]) -> Result<EdgeRow> {
+    if pid_pos.len() != EDGE_KEY_LEN || value.len() != EDGE_VALUE_LEN {
+        return Err(StoreError::Corrupt("edge row of unexpected size".into()));
+    }
+    let mut pos = [0u8; 8];
+    pos.copy_from_slice(&pid_pos[4..12]);
+    let mut child = [0u8; 8];
+    child.copy_from_slice(&value[STATS_LEN..]);
+    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
+    Ok(EdgeRow {
+        pos: PositionKey::from_be_bytes(pos),
+        mv: MoveCode(u16::from_be_bytes([pid_pos[12], pid_pos[13]])),
+        dims: EdgeDims::from_parts(pid_pos[14], u16::from_be_bytes([pid_pos[15], pid_pos[16]])),
+        stats,
+        child: PositionKey::from_be_bytes(child),
+    })
+}
+
+fn encode_edge_value(stats: &MoveStats, child: PositionKey) -> [u8; EDGE_VALUE_LEN] {
+    let mut v = [0u8; EDGE_VALUE_LEN];
+    v[..STATS_LEN].copy_from_slice(&stats.encode());
+    v[STATS_LEN..].copy_from_slice(&child.to_be_bytes());
+    v
+}
+
+impl EmbeddedStore {
+    /// Opens (or creates) the store at `path` and checks its schema version.
+    pub fn open(path: &Path, mode: OpenMode) -> Result<EmbeddedStore> {
+        let open_err = |message: String| StoreError::Open {
+            path: path.to_path_buf(),
+            message,
+        };
+        let exists = path.exists();
+        if !exists && mode == OpenMode::MustExist {
+            return Err(open_err(
+                "no such file (ingest some games first, or pass --db)".into(),
+            ));
+        }
+        if !exists && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir)
+                .map_err(|e| open_err(format!("cannot create {}: {e}", dir.display())))?;
+        }
+        let db = Database::builder()
+            .set_cache_size(256 << 20)
+            .create(path)
+            .map_err(|e| match e {
+                redb::DatabaseError::DatabaseAlreadyOpen => {
+                    open_err("it is in use by another mirror process".into())
+                }
+                other => open_err(other.to_string()),
+            })?;
+        let store = EmbeddedStore {
+            db,
+            path: path.to_path_buf(),
+        };
+        store.init_schema()?;
+        Ok(store)
+    }
+
+    /// The file this store lives in.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    fn init_schema(&self) -> Result<()> {
+        let txn = self.db.begin_write().map_err(backend)?;
+        {
+            let mut meta = txn.open_table(META).map_err(backend)?;
+            let found = meta
+                .get("schema_version")
+                .map_err(backend)?
+                .map(|v| v.value());
+            match found {
+                Some(v) if v == SCHEMA_VERSION => {}
+                Some(v) => {
+                    return Err(StoreError::SchemaMismatch {
+                        path: self.path.clone(),
+                        found: v,
+                        expected: SCHEMA_VERSION,
+                    });
+                }
+                None => {
+                    let games = txn.open_table(GAMES).map_err(backend)?;
+                    if !games.is_empty().map_err(backend)? {
+                        return Err(StoreError::SchemaMismatch {
+                            path: self.path.clone(),
+                            found: 0,
+                            expected: SCHEMA_VERSION,
+                        });
+                    }
+                    meta.insert("schema_version", SCHEMA_VERSION)
+                        .map_err(backend)?;
+                }
+            }
+            // Create every table so that readers never meet a missing one.
+            txn.open_table(PLAYERS).map_err(backend)?;
+            txn.open_table(PLAYER_TOTALS).map_err(backend)?;
+            txn.open_table(GAMES).map_err(backend)?;
+            txn.open_table(PLAYER_GAMES).map_err(backend)?;
+            txn.open_table(POSITIONS).map_err(backend)?;
+            txn.open_table(EDGES).map_err(backend)?;
+        }
+        txn.commit().map_err(backend)
+    }
+
+    /// Overwrites the schema version (for tests of the mismatch error).
+    #[doc(hidden)]
+    pub fn set_schema_version_for_test(&self, v: u64) -> Result<()> {
+        let txn = self.db.begin_write().map_err(backend)?;
+        txn.open_table(META)
+            .map_err(backend)?
+            .insert("schema_version", v)
+            .map_err(backend)?;
+        txn.commit().map_err(backend)
+    }
+
+    fn player_id(&self, player: &str) -> Result<Option<u32>> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_read().map_err(backend)?;
+        let players = txn.open_table(PLAYERS).map_err(backend)?;
+        Ok(players
+            .get(key.as_str())
+            .map_err(backend)?
+            .map(|v| v.value().0))
+    }
+
+    fn player_id_or_create(txn: &WriteTransaction, player: &str) -> Result<u32> {
+        let key = player_key(player)?;
+        let mut players = txn.open_table(PLAYERS).map_err(backend)?;
+        if let Some(v) = players.get(key.as_str()).map_err(backend)? {
+            return Ok(v.value().0);
+        }
+        let id = u32::try_from(players.len().map_err(backend)? + 1)
+            .map_err(|_| StoreError::Backend("too many players".into()))?;
+        players
+            .insert(key.as_str(), (id, player.trim()))
+            .map_err(backend)?;
+        Ok(id)
+    }
+
+    fn write_in(txn: &WriteTransaction, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let pid = Self::player_id_or_create(txn, player)?;
+        let mut report = WriteReport::default();
+        {
+            let mut pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
+            let mut games = txn.open_table(GAMES).map_err(backend)?;
+            let mut present = Vec::new();
+            for (g, _) in batch.games() {
+                if pg.get((pid, g.id.0.as_str())).map_err(backend)?.is_some() {
+                    present.push(g.id.clone());
+                }
+            }
+            if !present.is_empty() {
+                return Err(StoreError::AlreadyIngested(present));
+            }
+            for (g, color) in batch.games() {
+                let date = g.date.map_or(0, |d| d.to_u32());
+                pg.insert(
+                    (pid, g.id.0.as_str()),
+                    (date, u8::from(*color == Color::Black)),
+                )
+                .map_err(backend)?;
+                if games.get(g.id.0.as_str()).map_err(backend)?.is_none() {
+                    games
+                        .insert(g.id.0.as_str(), g.encode().as_slice())
+                        .map_err(backend)?;
+                }
+                report.games += 1;
+            }
+        }
+        {
+            let mut positions = txn.open_table(POSITIONS).map_err(backend)?;
+            let mut keys: Vec<(&PositionKey, &shakmaty::Chess)> =
+                batch.positions().iter().collect();
+            keys.sort_unstable_by_key(|(k, _)| **k);
+            for (k, pos) in keys {
+                if positions.get(k.0).map_err(backend)?.is_none() {
+                    positions.insert(k.0, epd(pos).as_str()).map_err(backend)?;
+                    report.new_positions += 1;
+                }
+            }
+        }
+        {
+            let mut edges = txn.open_table(EDGES).map_err(backend)?;
+            let mut rows: Vec<([u8; EDGE_KEY_LEN], MoveStats, PositionKey)> = batch
+                .edges()
+                .iter()
+                .map(|(k, d)| (edge_key(pid, k.pos, k.mv, &k.dims), d.stats, d.child))
+                .collect();
+            rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            for (key, mut stats, child) in rows {
+                let old = edges
+                    .get(key.as_slice())
+                    .map_err(backend)?
+                    .map(|v| MoveStats::decode(v.value()));
+                match old {
+                    Some(Some(old)) => stats.merge(&old),
+                    Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
+                    None => report.new_edges += 1,
+                }
+                edges
+                    .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
+                    .map_err(backend)?;
+            }
+        }
+        {
+            let mut totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
+            let (g, e) = totals
+                .get(pid)
+                .map_err(backend)?
+                .map_or((0, 0), |v| v.value());
+            totals
+                .insert(pid, (g + report.games, e + report.new_edges))
+                .map_err(backend)?;
+        }
+        Ok(report)
+    }
+}
+
+impl GraphStore for EmbeddedStore {
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let txn = self.db.begin_write().map_err(backend)?;
+        match Self::write_in(&txn, player, batch) {
+            Ok(report) => {
+                txn.commit().map_err(backend)?;
+                Ok(report)
+            }
+            Err(e) => {
+                txn.abort().map_err(backend)?;
+                Err(e)
+            }
+        }
+    }
+
+    fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(Vec::new());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
+        let mut out = Vec::new();
+        for id in ids {
+            if pg.get((pid, id.0.as_str())).map_err(backend)?.is_some() {
+                out.push(id.clone());
+            }
+        }
+        Ok(out)
+    }
+
+    fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(Vec::new());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let mut lo = [0u8; EDGE_KEY_LEN];
+        lo[0..4].copy_from_slice(&pid.to_be_bytes());
+        lo[4..12].copy_from_slice(&pos.to_be_bytes());
+        let mut hi = lo;
+        hi[12..].fill(0xff);
+        let mut rows: Vec<MoveRow> = Vec::new();
+        for item in edges
+            .range(lo.as_slice()..=hi.as_slice())
+            .map_err(backend)?
+        {
+            let (k, v) = item.map_err(backend)?;
+            let e = decode_edge(k.value(), v.value())?;
+            if !filter.accepts(&e.dims) {
+                continue;
+            }
+            match rows.iter_mut().find(|r| r.mv == e.mv) {
+                Some(r) => r.stats.merge(&e.stats),
+                None => rows.push(MoveRow {
+                    mv: e.mv,
+                    stats: e.stats,
+                    child: e.child,
+                }),
+            }
+        }
+        rows.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
+        Ok(rows)
+    }
+
+    fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(Vec::new());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let lo = pid.to_be_bytes();
+        let hi = (pid + 1).to_be_bytes();
+        let mut out = Vec::new();
+        for item in edges.range(lo.as_slice()..hi.as_slice()).map_err(backend)? {
+            let (k, v) = item.map_err(backend)?;
+            out.push(decode_edge(k.value(), v.value())?);
+        }
+        Ok(out)
+    }
+
+    fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(Vec::new());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
+        let games = txn.open_table(GAMES).map_err(backend)?;
+        let mut out = Vec::new();
+        for item in pg.range((pid, "")..(pid + 1, "")).map_err(backend)? {
+            let (k, v) = item.map_err(backend)?;
+            let (_, id) = k.value();
+            let (date, color) = v.value();
+            let rec = games
+                .get(id)
+                .map_err(backend)?
+                .ok_or_else(|| StoreError::Corrupt(format!("game {id} has no record")))?;
+            let rec =
+                GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let color = if color == 1 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            out.push((date, rec, color));
+        }
+        out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
+        Ok(out.into_iter().map(|(_, g, c)| (g, c)).collect())
+    }
+
+    fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
+        let txn = self.db.begin_read().map_err(backend)?;
+        let games = txn.open_table(GAMES).map_err(backend)?;
+        let Some(v) = games.get(id.0.as_str()).map_err(backend)? else {
+            return Ok(None);
+        };
+        GameRecord::decode(v.value())
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))
+    }
+
+    fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
+        let txn = self.db.begin_read().map_err(backend)?;
+        let positions = txn.open_table(POSITIONS).map_err(backend)?;
+        Ok(positions
+            .get(pos.0)
+            .map_err(backend)?
+            .map(|v| v.value().to_string()))
+    }
+
+    fn players(&self) -> Result<Vec<PlayerInfo>> {
+        let txn = self.db.begin_read().map_err(backend)?;
+        let players = txn.open_table(PLAYERS).map_err(backend)?;
+        let totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
+        let mut out = Vec::new();
+        for item in players.iter().map_err(backend)? {
+            let (_, v) = item.map_err(backend)?;
+            let (id, name) = v.value();
+            let games = totals.get(id).map_err(backend)?.map_or(0, |t| t.value().0);
+            out.push(PlayerInfo {
+                name: name.to_string(),
+                games,
+            });
+        }
+        Ok(out)
+    }
+
+    fn counts(&self, player: &str) -> Result<PlayerCounts> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(PlayerCounts::default());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
+        let (games, edge_rows) = totals
+            .get(pid)
+            .map_err(backend)?
+            .map_or((0, 0), |v| v.value());
+        Ok(PlayerCounts { games, edge_rows })
+    }
+
+    fn position_count(&self) -> Result<u64> {
+        let txn = self.db.begin_read().map_err(backend)?;
+        txn.open_table(POSITIONS)
+            .map_err(backend)?
+            .len()
+            .map_err(backend)
+    }
+}

@@ -1,0 +1,64 @@
+//! The conformance suite and backend-specific checks for the embedded (redb) store.
+
+use mirror_store::{
+    GraphStore, StoreError,
+    embedded::{EmbeddedStore, OpenMode, SCHEMA_VERSION},
+};
+
+fn fresh() -> EmbeddedStore {
+    let dir = tempfile::tempdir().expect("tempdir");
+    // Keep the directory alive for the test's duration by leaking it.
+    let path = dir.keep().join("store.redb");
+    EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open")
+}
+
+mirror_store::conformance_tests!(fresh());
+
+#[test]
+fn schema_version_is_checked_on_open() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    {
+        let s = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open");
+        s.set_schema_version_for_test(SCHEMA_VERSION + 1)
+            .expect("set");
+    }
+    let err = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect_err("mismatch");
+    assert!(matches!(err, StoreError::SchemaMismatch { found, .. } if found == SCHEMA_VERSION + 1));
+    assert!(err.to_string().contains("schema version"), "{err}");
+}
+
+#[test]
+fn missing_file_is_a_clear_error_when_it_must_exist() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("none.redb");
+    let err = EmbeddedStore::open(&path, OpenMode::MustExist).expect_err("missing");
+    assert!(err.to_string().contains("none.redb"), "{err}");
+    assert!(!path.exists(), "not created");
+}
+
+#[test]
+fn creates_parent_directories_and_reopens() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("a/b/store.redb");
+    {
+        let s = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open");
+        let games = mirror_store::conformance::sample_games(5);
+        let mut b = mirror_core::batch::Batch::new();
+        for (g, c) in games {
+            b.add_game(g, c).expect("legal");
+        }
+        s.write_batch("Biskupstunga", &b).expect("write");
+    }
+    let s = EmbeddedStore::open(&path, OpenMode::MustExist).expect("reopen");
+    assert_eq!(s.counts("Biskupstunga").expect("counts").games, 5);
+}
+
+#[test]
+fn second_open_of_same_file_says_in_use() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    let _first = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open");
+    let err = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect_err("locked");
+    assert!(err.to_string().contains("in use"), "{err}");
+}
