@@ -2,7 +2,7 @@
 //! batch, so every backend writes each edge once per batch.
 
 use rustc_hash::{FxHashMap, FxHashSet};
-use shakmaty::{Chess, Color, Position};
+use shakmaty::{Chess, Color, EnPassantMode, Position, packed::PackedSetup};
 
 use crate::{
     GameId, GameRecord, MoveCode, MoveStats, PositionKey, moves::IllegalMoveCode, stats::EdgeDims,
@@ -34,7 +34,7 @@ pub struct Batch {
     games: Vec<(GameRecord, Color)>,
     ids: FxHashSet<GameId>,
     edges: FxHashMap<EdgeKey, EdgeDelta>,
-    positions: FxHashMap<PositionKey, Chess>,
+    positions: FxHashMap<PositionKey, PackedSetup>,
 }
 
 impl Default for Batch {
@@ -96,7 +96,7 @@ impl Batch {
                 .or_insert(EdgeDelta { stats, child });
         }
         for (k, p) in seen {
-            self.positions.entry(k).or_insert(p);
+            self.positions.entry(k).or_insert_with(|| pack(&p));
         }
         self.ids.insert(game.id.clone());
         self.games.push((game, color));
@@ -128,8 +128,9 @@ impl Batch {
         &self.edges
     }
 
-    /// Every position the batch's games reached (for EPD text of new positions).
-    pub fn positions(&self) -> &FxHashMap<PositionKey, Chess> {
+    /// Every position the batch's games reached, packed without move counters (stores
+    /// keep it so that a key can be shown as EPD).
+    pub fn positions(&self) -> &FxHashMap<PositionKey, PackedSetup> {
         &self.positions
     }
 
@@ -144,6 +145,23 @@ impl Batch {
         }
         out
     }
+}
+
+/// A position packed without move counters, en passant only when legal.
+pub fn pack(pos: &Chess) -> PackedSetup {
+    // A legal standard position always packs: its en-passant square has a pawn and its
+    // castling rights have unmoved rooks.
+    PackedSetup::pack_standard_normalized(&pos.to_setup(EnPassantMode::Legal))
+        .unwrap_or_else(|_| PackedSetup::empty())
+}
+
+/// EPD text of a packed position; `None` when the bytes are not a packed position.
+pub fn unpack_epd(bytes: &[u8]) -> Option<String> {
+    let setup = PackedSetup::try_from_bytes(bytes)
+        .ok()?
+        .unpack_standard()
+        .ok()?;
+    Some(shakmaty::fen::Epd::try_from(setup).ok()?.to_string())
 }
 
 #[cfg(test)]
@@ -181,6 +199,12 @@ mod tests {
                 .all(|d| d.stats.draws == 1 && d.stats.games() == 1)
         );
         assert_eq!(b.positions().len(), 4);
+        let start = PositionKey::from_position(&Chess::default());
+        let packed = &b.positions()[&start];
+        assert_eq!(
+            unpack_epd(packed.as_bytes()).as_deref(),
+            Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -")
+        );
     }
 
     #[test]

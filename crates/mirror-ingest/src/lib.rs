@@ -1,1 +1,378 @@
-//! placeholder
+//! Ingesting games into a [`GraphStore`]: sources -> PGN decoding -> player matching ->
+//! dedupe against the store -> aggregation into [`Batch`]es -> one transaction per batch.
+//!
+//! Decoding and aggregation run on one thread, writes on the caller's, so the two cores
+//! of a small machine both work. A crash loses at most the batch in flight: every batch
+//! records its games as ingested in the same transaction as their edges, so running the
+//! same ingest again ends with exactly the counts of one clean run.
+
+pub mod source;
+
+use std::{
+    collections::BTreeMap,
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use mirror_core::{
+    GameId, GameRecord,
+    batch::Batch,
+    pgn::{Decoded, GameError, SkipReason, read_games},
+};
+use mirror_store::{GraphStore, StoreError, WriteReport};
+use rustc_hash::FxHashMap;
+use shakmaty::Color;
+
+pub use source::{Source, SourceError, expand};
+
+/// Errors that stop an ingest (a bad game never does).
+#[derive(Debug, thiserror::Error)]
+pub enum IngestError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// An input could not be used.
+    #[error(transparent)]
+    Source(#[from] SourceError),
+    /// The decoding thread died.
+    #[error("the decoding thread panicked")]
+    DecoderPanicked,
+}
+
+/// What to ingest for whom.
+#[derive(Clone, Debug)]
+pub struct IngestOptions {
+    /// The player whose games these are (matched case-insensitively on White/Black).
+    pub player: String,
+    /// Other spellings of the player's name.
+    pub aliases: Vec<String>,
+    /// Games per write transaction.
+    pub batch_size: usize,
+}
+
+impl IngestOptions {
+    /// Options with the default batch size (10,000 games: a crash loses a few seconds of
+    /// work, and fewer commits rewrite fewer pages of the copy-on-write B-trees).
+    pub fn new(player: impl Into<String>) -> IngestOptions {
+        IngestOptions {
+            player: player.into(),
+            aliases: Vec::new(),
+            batch_size: 10_000,
+        }
+    }
+}
+
+/// A game that could not be read, with where it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InvalidGame {
+    /// The source it came from.
+    pub source: String,
+    /// Its 1-based number in that source.
+    pub number: u64,
+    /// The bad move.
+    pub error: GameError,
+}
+
+impl std::fmt::Display for InvalidGame {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: game {}: {}", self.source, self.number, self.error)
+    }
+}
+
+/// The outcome of an ingest.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// Games read from the inputs (any kind).
+    pub games_read: u64,
+    /// Games of the player newly ingested.
+    pub ingested: u64,
+    /// Games of the player that were already in the store (or twice in the input).
+    pub duplicates: u64,
+    /// Readable standard games in which the player did not play.
+    pub other_players: u64,
+    /// Games left out, by reason.
+    pub skipped: BTreeMap<String, u64>,
+    /// Games with an illegal or unreadable move (all of them are counted here; the first
+    /// 1,000 are kept with their details).
+    pub invalid: u64,
+    /// Details of invalid games.
+    pub invalid_games: Vec<InvalidGame>,
+    /// Inputs that failed part-way (I/O or decompression errors); their earlier games
+    /// are ingested.
+    pub source_errors: Vec<String>,
+    /// New positions in the store.
+    pub new_positions: u64,
+    /// New edge rows in the store.
+    pub new_edges: u64,
+    /// Plies of ingested games.
+    pub plies: u64,
+    /// Wall time.
+    pub elapsed: Duration,
+    /// The most frequent player names in the input, most frequent first (filled when no
+    /// game matched the player, to help spot a misspelling).
+    pub frequent_names: Vec<(String, u64)>,
+}
+
+impl Summary {
+    /// Whether anything went wrong that the user must hear about through the exit code.
+    pub fn has_errors(&self) -> bool {
+        !self.source_errors.is_empty()
+    }
+}
+
+/// Receives progress; called on the thread that called [`ingest`].
+pub trait Progress {
+    /// An input is starting.
+    fn source(&mut self, _source: &Source, _index: usize, _total: usize) {}
+    /// `games_read` games have been read so far, `ingested` written.
+    fn games(&mut self, _games_read: u64, _ingested: u64) {}
+    /// A batch was committed.
+    fn committed(&mut self, _report: &WriteReport, _summary: &Summary) {}
+    /// A game was invalid (reported and skipped).
+    fn invalid(&mut self, _game: &InvalidGame) {}
+}
+
+/// A [`Progress`] that ignores everything.
+#[derive(Debug, Default)]
+pub struct NoProgress;
+
+impl Progress for NoProgress {}
+
+enum Msg {
+    Source(Source, usize),
+    Read(u64),
+    Invalid(InvalidGame),
+    Skipped(String),
+    Other(String, String),
+    SourceError(String),
+    Batch { batch: Batch, duplicates: u64 },
+}
+
+const MAX_INVALID_DETAILS: usize = 1000;
+
+/// Ingests every game of `sources` played by `opts.player` into `store`.
+pub fn ingest<S: GraphStore + Sync>(
+    store: &S,
+    sources: &[Source],
+    opts: &IngestOptions,
+    progress: &mut dyn Progress,
+) -> Result<Summary, IngestError> {
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let mut names: FxHashMap<String, u64> = FxHashMap::default();
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
+    let total = sources.len();
+    let result = std::thread::scope(|scope| -> Result<(), IngestError> {
+        let producer = scope.spawn(move || produce(store, sources, opts, &tx));
+        let mut outcome = Ok(());
+        for msg in rx {
+            match msg {
+                Msg::Source(s, i) => progress.source(&s, i, total),
+                Msg::Read(n) => {
+                    summary.games_read += n;
+                    progress.games(summary.games_read, summary.ingested);
+                }
+                Msg::Invalid(g) => {
+                    summary.invalid += 1;
+                    progress.invalid(&g);
+                    if summary.invalid_games.len() < MAX_INVALID_DETAILS {
+                        summary.invalid_games.push(g);
+                    }
+                }
+                Msg::Skipped(reason) => *summary.skipped.entry(reason).or_default() += 1,
+                Msg::Other(white, black) => {
+                    summary.other_players += 1;
+                    *names.entry(white).or_default() += 1;
+                    *names.entry(black).or_default() += 1;
+                }
+                Msg::SourceError(e) => summary.source_errors.push(e),
+                Msg::Batch { batch, duplicates } => {
+                    summary.duplicates += duplicates;
+                    if outcome.is_err() {
+                        continue;
+                    }
+                    match write(store, &opts.player, batch) {
+                        Ok((report, dup, plies)) => {
+                            summary.ingested += report.games;
+                            summary.duplicates += dup;
+                            summary.new_positions += report.new_positions;
+                            summary.new_edges += report.new_edges;
+                            summary.plies += plies;
+                            progress.committed(&report, &summary);
+                        }
+                        Err(e) => outcome = Err(e),
+                    }
+                }
+            }
+        }
+        producer
+            .join()
+            .map_err(|_| IngestError::DecoderPanicked)??;
+        outcome
+    });
+    result?;
+    if summary.ingested + summary.duplicates == 0 {
+        let mut v: Vec<(String, u64)> = names.into_iter().collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        v.truncate(10);
+        summary.frequent_names = v;
+    }
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+/// Writes a batch; games another writer ingested meanwhile are dropped and the rest
+/// written. Returns the report, those duplicates, and the plies written.
+fn write<S: GraphStore>(
+    store: &S,
+    player: &str,
+    mut batch: Batch,
+) -> Result<(WriteReport, u64, u64), IngestError> {
+    let mut dup = 0;
+    loop {
+        if batch.is_empty() {
+            return Ok((WriteReport::default(), dup, 0));
+        }
+        match store.write_batch(player, &batch) {
+            Ok(r) => {
+                let plies = batch
+                    .games()
+                    .iter()
+                    .map(|(g, _)| g.moves.len() as u64)
+                    .sum();
+                return Ok((r, dup, plies));
+            }
+            Err(StoreError::AlreadyIngested(ids)) => {
+                dup += ids.len() as u64;
+                batch = batch.without(&ids);
+            }
+            Err(e) => return Err(e.into()),
+        }
+    }
+}
+
+/// The decoding side: reads sources, sends messages; returns store errors of its reads.
+fn produce<S: GraphStore>(
+    store: &S,
+    sources: &[Source],
+    opts: &IngestOptions,
+    tx: &mpsc::SyncSender<Msg>,
+) -> Result<(), IngestError> {
+    let mut pending: Vec<(GameRecord, Color)> = Vec::with_capacity(opts.batch_size);
+    let batch_size = opts.batch_size.max(1);
+    // A closed channel means the consumer stopped on an error: stop quietly.
+    let send = |m: Msg| tx.send(m).is_ok();
+    for (i, source) in sources.iter().enumerate() {
+        if !send(Msg::Source(source.clone(), i)) {
+            return Ok(());
+        }
+        let name = source.to_string();
+        let reader = match source::open(source) {
+            Ok(r) => r,
+            Err(e) => {
+                send(Msg::SourceError(format!("{name}: {e}")));
+                continue;
+            }
+        };
+        let mut unreported = 0u64;
+        for item in read_games(reader) {
+            let (number, decoded) = match item {
+                Ok(x) => x,
+                Err(e) => {
+                    send(Msg::SourceError(format!(
+                        "{name}: read error after some games: {e}"
+                    )));
+                    break;
+                }
+            };
+            unreported += 1;
+            if unreported == 1000 {
+                send(Msg::Read(unreported));
+                unreported = 0;
+            }
+            match decoded {
+                Decoded::Game(g) => match g.color_of(&opts.player, &opts.aliases) {
+                    Some(c) => {
+                        pending.push((g, c));
+                        if pending.len() >= batch_size && !flush(store, opts, &mut pending, &send)?
+                        {
+                            return Ok(());
+                        }
+                    }
+                    None if is_both(&g, opts) => {
+                        send(Msg::Skipped("the player is on both sides".into()));
+                    }
+                    None => {
+                        send(Msg::Other(g.white.name, g.black.name));
+                    }
+                },
+                Decoded::Skipped(reason) => {
+                    send(Msg::Skipped(reason_key(&reason)));
+                }
+                Decoded::Invalid(error) => {
+                    send(Msg::Invalid(InvalidGame {
+                        source: name.clone(),
+                        number,
+                        error,
+                    }));
+                }
+            }
+        }
+        send(Msg::Read(unreported));
+    }
+    flush(store, opts, &mut pending, &send)?;
+    Ok(())
+}
+
+/// Whether both sides of a game are the player (a game against oneself has no side).
+fn is_both(g: &GameRecord, opts: &IngestOptions) -> bool {
+    let is_player = |n: &str| {
+        n.eq_ignore_ascii_case(&opts.player)
+            || opts.aliases.iter().any(|a| n.eq_ignore_ascii_case(a))
+    };
+    is_player(&g.white.name) && is_player(&g.black.name)
+}
+
+fn reason_key(reason: &SkipReason) -> String {
+    match reason {
+        SkipReason::Variant(v) => format!("variant {}", v.to_ascii_lowercase()),
+        other => other.to_string(),
+    }
+}
+
+/// Drops games already ingested, aggregates the rest and sends the batch.
+fn flush<S: GraphStore>(
+    store: &S,
+    opts: &IngestOptions,
+    pending: &mut Vec<(GameRecord, Color)>,
+    send: &impl Fn(Msg) -> bool,
+) -> Result<bool, IngestError> {
+    if pending.is_empty() {
+        return Ok(true);
+    }
+    let ids: Vec<GameId> = pending.iter().map(|(g, _)| g.id.clone()).collect();
+    let known = store.ingested(&opts.player, &ids)?;
+    let mut batch = Batch::new();
+    let mut duplicates = 0;
+    for (g, c) in pending.drain(..) {
+        if known.contains(&g.id) {
+            duplicates += 1;
+            continue;
+        }
+        // Decoded games were replayed legally once already, so `add_game` cannot fail;
+        // `Ok(false)` is the same game twice in the input.
+        if !matches!(batch.add_game(g, c), Ok(true)) {
+            duplicates += 1;
+        }
+    }
+    Ok(send(Msg::Batch { batch, duplicates }))
+}
+
+/// The number of plies per second and games per second of a finished ingest.
+pub fn rates(summary: &Summary) -> (f64, f64) {
+    let secs = summary.elapsed.as_secs_f64().max(1e-9);
+    (
+        summary.games_read as f64 / secs,
+        summary.plies as f64 / secs,
+    )
+}

@@ -7,7 +7,8 @@
 //! - `games`: game id -> compact [`GameRecord`].
 //! - `player_games`: (player id, game id) -> (date `YYYYMMDD`, colour 0/1): the "ingested"
 //!   marks that make re-ingesting a no-op.
-//! - `positions`: position key -> EPD text.
+//! - `positions`: position key -> the position packed without move counters (shakmaty's
+//!   `PackedSetup`, about 24 bytes), shown as EPD.
 //! - `edges`: 17-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
 //!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
 //!   value: [`MoveStats`] (32) and the child position key (8).
@@ -17,7 +18,7 @@ use std::path::{Path, PathBuf};
 use mirror_core::{
     GameId, GameRecord, MoveCode, MoveStats, PositionKey,
     batch::Batch,
-    key::epd,
+    batch::unpack_epd,
     stats::{EdgeDims, STATS_LEN},
 };
 use redb::{
@@ -40,7 +41,7 @@ const PLAYER_TOTALS: TableDefinition<'_, u32, (u64, u64)> = TableDefinition::new
 const GAMES: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("games");
 const PLAYER_GAMES: TableDefinition<'_, (u32, &str), (u32, u8)> =
     TableDefinition::new("player_games");
-const POSITIONS: TableDefinition<'_, u64, &str> = TableDefinition::new("positions");
+const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positions");
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
 
 const EDGE_KEY_LEN: usize = 17;
@@ -248,12 +249,16 @@ impl EmbeddedStore {
         }
         {
             let mut positions = txn.open_table(POSITIONS).map_err(backend)?;
-            let mut keys: Vec<(&PositionKey, &shakmaty::Chess)> =
-                batch.positions().iter().collect();
+            let mut keys: Vec<_> = batch.positions().iter().collect();
             keys.sort_unstable_by_key(|(k, _)| **k);
-            for (k, pos) in keys {
-                if positions.get(k.0).map_err(backend)?.is_none() {
-                    positions.insert(k.0, epd(pos).as_str()).map_err(backend)?;
+            for (k, packed) in keys {
+                // One tree walk: a position's packed form never changes, so overwriting
+                // an existing row is harmless and tells whether it existed.
+                if positions
+                    .insert(k.0, packed.as_bytes())
+                    .map_err(backend)?
+                    .is_none()
+                {
                     report.new_positions += 1;
                 }
             }
@@ -267,18 +272,22 @@ impl EmbeddedStore {
                 .collect();
             rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
             for (key, mut stats, child) in rows {
+                // Most rows of a large ingest are new: insert first, merge only when the
+                // insert replaced an existing row.
                 let old = edges
-                    .get(key.as_slice())
+                    .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
                     .map_err(backend)?
                     .map(|v| MoveStats::decode(v.value()));
                 match old {
-                    Some(Some(old)) => stats.merge(&old),
+                    Some(Some(old)) => {
+                        stats.merge(&old);
+                        edges
+                            .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
+                            .map_err(backend)?;
+                    }
                     Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
                     None => report.new_edges += 1,
                 }
-                edges
-                    .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
-                    .map_err(backend)?;
             }
         }
         {
@@ -418,10 +427,12 @@ impl GraphStore for EmbeddedStore {
     fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
         let txn = self.db.begin_read().map_err(backend)?;
         let positions = txn.open_table(POSITIONS).map_err(backend)?;
-        Ok(positions
-            .get(pos.0)
-            .map_err(backend)?
-            .map(|v| v.value().to_string()))
+        match positions.get(pos.0).map_err(backend)? {
+            None => Ok(None),
+            Some(v) => unpack_epd(v.value())
+                .map(Some)
+                .ok_or_else(|| StoreError::Corrupt(format!("position {pos} does not unpack"))),
+        }
     }
 
     fn players(&self) -> Result<Vec<PlayerInfo>> {

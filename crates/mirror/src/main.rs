@@ -1,1 +1,42 @@
-fn main() {}
+//! `mirror`: learns how one chess player plays from their own games and plays back like them.
+
+mod bench;
+mod cli;
+mod explore;
+mod ingest;
+mod position;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match run(cli) {
+        Ok(code) => code,
+        Err(err) => {
+            if is_broken_pipe(&err) {
+                return ExitCode::SUCCESS;
+            }
+            eprintln!("mirror: error: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|e| {
+        e.downcast_ref::<std::io::Error>()
+            .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}
+
+fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
+    match cli.command {
+        cli::Command::Ingest(args) => ingest::run(&cli.store, args),
+        cli::Command::Explore(args) => explore::run(&cli.store, args),
+        cli::Command::Edges(args) => explore::edges(&cli.store, args),
+        cli::Command::Players => explore::players(&cli.store),
+        cli::Command::Bench(args) => bench::run(args),
+    }
+}

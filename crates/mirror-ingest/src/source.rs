@@ -1,0 +1,176 @@
+//! Where games come from: PGN files (plain, gzip, zstd — recognised by their magic bytes),
+//! directories of them, and standard input.
+
+use std::{
+    fmt,
+    fs::File,
+    io::{self, BufRead, BufReader, Read},
+    path::{Path, PathBuf},
+};
+
+/// One input stream of PGN text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// A file.
+    File(PathBuf),
+    /// Standard input (`-` on the command line).
+    Stdin,
+}
+
+impl fmt::Display for Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Source::File(p) => write!(f, "{}", p.display()),
+            Source::Stdin => f.write_str("<stdin>"),
+        }
+    }
+}
+
+/// A command-line input that does not name readable games.
+#[derive(Debug, thiserror::Error)]
+pub enum SourceError {
+    /// The path does not exist or cannot be read.
+    #[error("cannot read {path}: {source}")]
+    Unreadable {
+        /// The path.
+        path: PathBuf,
+        /// Why.
+        source: io::Error,
+    },
+    /// A directory without any `.pgn`, `.pgn.gz` or `.pgn.zst` file.
+    #[error("directory {0} has no .pgn, .pgn.gz or .pgn.zst files")]
+    EmptyDirectory(PathBuf),
+}
+
+fn is_pgn_name(p: &Path) -> bool {
+    let name = p
+        .file_name()
+        .map(|n| n.to_string_lossy().to_ascii_lowercase())
+        .unwrap_or_default();
+    name.ends_with(".pgn") || name.ends_with(".pgn.gz") || name.ends_with(".pgn.zst")
+}
+
+fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), SourceError> {
+    let unreadable = |source| SourceError::Unreadable {
+        path: dir.to_path_buf(),
+        source,
+    };
+    let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(unreadable)?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<Result<_, _>>()
+        .map_err(unreadable)?;
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            walk(&p, out)?;
+        } else if is_pgn_name(&p) {
+            out.push(p);
+        }
+    }
+    Ok(())
+}
+
+/// Expands command-line inputs: `-` is stdin, a directory is every PGN file below it (in
+/// name order), a file is itself (whatever its name). Fails on the first input that does
+/// not exist, before anything is ingested.
+pub fn expand(inputs: &[PathBuf]) -> Result<Vec<Source>, SourceError> {
+    let mut out = Vec::new();
+    for input in inputs {
+        if input.as_os_str() == "-" {
+            out.push(Source::Stdin);
+            continue;
+        }
+        let meta = std::fs::metadata(input).map_err(|source| SourceError::Unreadable {
+            path: input.clone(),
+            source,
+        })?;
+        if meta.is_dir() {
+            let mut files = Vec::new();
+            walk(input, &mut files)?;
+            if files.is_empty() {
+                return Err(SourceError::EmptyDirectory(input.clone()));
+            }
+            out.extend(files.into_iter().map(Source::File));
+        } else {
+            out.push(Source::File(input.clone()));
+        }
+    }
+    Ok(out)
+}
+
+/// Opens a source as a decompressed byte stream. Compression is recognised by magic bytes
+/// (gzip `1f 8b`, zstd `28 b5 2f fd`), so names do not matter.
+pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
+    let raw: Box<dyn Read + Send> = match source {
+        Source::File(p) => Box::new(File::open(p)?),
+        Source::Stdin => Box::new(io::stdin()),
+    };
+    let mut buf = BufReader::with_capacity(1 << 16, raw);
+    let head = buf.fill_buf()?;
+    Ok(if head.starts_with(&[0x1f, 0x8b]) {
+        Box::new(flate2::bufread::MultiGzDecoder::new(buf))
+    } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+        Box::new(zstd::stream::read::Decoder::with_buffer(buf)?)
+    } else {
+        Box::new(buf)
+    })
+}
+
+/// Size of a file source in bytes (compressed), when known.
+pub fn size(source: &Source) -> Option<u64> {
+    match source {
+        Source::File(p) => std::fs::metadata(p).ok().map(|m| m.len()),
+        Source::Stdin => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn same_text_from_plain_gzip_and_zstd() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let text = b"[Result \"1-0\"]\n\n1. e4 1-0\n";
+        let plain = dir.path().join("a.pgn");
+        std::fs::write(&plain, text).expect("write");
+        let gz = dir.path().join("b.pgn.gz");
+        let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+        enc.write_all(text).expect("gz");
+        std::fs::write(&gz, enc.finish().expect("gz")).expect("write");
+        // A zstd file whose name says nothing.
+        let zst = dir.path().join("c.bin");
+        std::fs::write(&zst, zstd::encode_all(&text[..], 3).expect("zstd")).expect("write");
+        for p in [plain, gz, zst] {
+            let mut s = String::new();
+            open(&Source::File(p))
+                .expect("open")
+                .read_to_string(&mut s)
+                .expect("read");
+            assert_eq!(s.as_bytes(), text);
+        }
+    }
+
+    #[test]
+    fn directories_expand_to_pgn_files_in_order() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::create_dir(dir.path().join("sub")).expect("mkdir");
+        for name in ["b.pgn", "a.pgn.zst", "notes.txt", "sub/c.PGN"] {
+            std::fs::write(dir.path().join(name), b"").expect("write");
+        }
+        let got = expand(&[dir.path().to_path_buf()]).expect("expand");
+        let names: Vec<String> = got.iter().map(|s| s.to_string()).collect();
+        assert_eq!(names.len(), 3, "{names:?}");
+        assert!(names[0].ends_with("a.pgn.zst") && names[2].ends_with("sub/c.PGN"));
+        let err = expand(&[dir.path().join("missing.pgn")]).expect_err("missing");
+        assert!(err.to_string().contains("missing.pgn"), "{err}");
+        let empty = tempfile::tempdir().expect("tempdir");
+        assert!(matches!(
+            expand(&[empty.path().to_path_buf()]),
+            Err(SourceError::EmptyDirectory(_))
+        ));
+        assert_eq!(expand(&["-".into()]).expect("stdin"), vec![Source::Stdin]);
+    }
+}

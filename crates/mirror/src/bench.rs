@@ -1,0 +1,93 @@
+//! `mirror bench`: measured figures, printed, never asserted.
+
+use std::{
+    io::Write,
+    process::{Command, ExitCode},
+};
+
+use anyhow::Context;
+use mirror_ingest::{IngestOptions, NoProgress};
+use mirror_store::{
+    GraphStore,
+    embedded::{EmbeddedStore, OpenMode},
+};
+
+use crate::cli::{BenchArgs, BenchCommand};
+
+/// The python-chess peer (the same script the reference test uses).
+const PEER: &str = include_str!("../../../tests/reference/graph.py");
+
+/// Peak resident set size of this process (Linux), in MiB.
+fn peak_rss_mib() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024.0)
+}
+
+pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    match args.what {
+        BenchCommand::Ingest {
+            pgn,
+            user,
+            peer_games,
+            python,
+            no_peer,
+            batch_size,
+        } => {
+            let dir = tempfile::tempdir().context("temporary directory")?;
+            let db = dir.path().join("bench.redb");
+            let store = EmbeddedStore::open(&db, OpenMode::CreateIfMissing)?;
+            let sources = mirror_ingest::expand(std::slice::from_ref(&pgn))?;
+            let mut opts = IngestOptions::new(&user);
+            opts.batch_size = batch_size as usize;
+            let s = mirror_ingest::ingest(&store, &sources, &opts, &mut NoProgress)?;
+            let secs = s.elapsed.as_secs_f64();
+            let games_s = s.games_read as f64 / secs;
+            let plies_s = s.plies as f64 / secs;
+            let size = std::fs::metadata(&db).map(|m| m.len()).unwrap_or(0);
+            println!("mirror ingest {}", pgn.display());
+            println!(
+                "  games read {}  ingested {}  plies {}  positions {}  edge rows {}",
+                s.games_read,
+                s.ingested,
+                s.plies,
+                store.position_count()?,
+                store.counts(&user)?.edge_rows
+            );
+            println!(
+                "  {secs:.2} s   {games_s:.0} games/s   {plies_s:.0} positions/s   peak RSS {:.0} MiB   store {:.1} MiB",
+                peak_rss_mib().unwrap_or(f64::NAN),
+                size as f64 / (1 << 20) as f64
+            );
+            if no_peer {
+                return Ok(ExitCode::SUCCESS);
+            }
+            let script = dir.path().join("graph.py");
+            std::fs::File::create(&script)?.write_all(PEER.as_bytes())?;
+            let out = Command::new(&python)
+                .arg(&script)
+                .arg(&pgn)
+                .arg(&user)
+                .args(["--limit", &peer_games.to_string(), "--bench"])
+                .output()
+                .with_context(|| format!("cannot run {python}"))?;
+            if !out.status.success() {
+                anyhow::bail!(
+                    "python-chess peer failed: {}",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+            }
+            let text = String::from_utf8_lossy(&out.stdout);
+            let mut it = text.split_whitespace();
+            let games: f64 = it.next().context("peer output")?.parse()?;
+            let psecs: f64 = it.next().context("peer output")?.parse()?;
+            let peer_rate = games / psecs;
+            println!(
+                "python-chess peer (same rules, in memory, first {games} games): {psecs:.2} s   {peer_rate:.0} games/s"
+            );
+            println!("  ratio mirror/peer (games/s): {:.0}x", games_s / peer_rate);
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}

@@ -1,0 +1,252 @@
+//! `mirror explore`, `mirror edges`, `mirror players`: reading the graph.
+
+use std::{
+    io::{BufWriter, Write},
+    process::ExitCode,
+};
+
+use anyhow::Context;
+use mirror_core::{MoveStats, PositionKey, time::Date};
+use mirror_store::{GraphStore, MoveRow, embedded::OpenMode, player_key};
+use rustc_hash::FxHashMap;
+use serde::Serialize;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen, san::San};
+
+use crate::{
+    cli::{EdgesArgs, ExploreArgs, StoreArgs},
+    position,
+};
+
+#[derive(Serialize)]
+struct MoveJson {
+    uci: String,
+    san: String,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    win_pct: f64,
+    draw_pct: f64,
+    loss_pct: f64,
+    average_opponent_rating: Option<u32>,
+    performance: Option<i32>,
+    first_played: Option<String>,
+    last_played: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ExploreJson {
+    user: String,
+    fen: String,
+    side_to_move: &'static str,
+    player_color: Option<&'static str>,
+    players_moves: Option<bool>,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    moves: Vec<MoveJson>,
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "white",
+        Color::Black => "black",
+    }
+}
+
+fn pct(n: u32, d: u32) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        (1000.0 * f64::from(n) / f64::from(d)).round() / 10.0
+    }
+}
+
+fn date_text(v: u32) -> Option<String> {
+    Date::from_u32(v).map(|d| d.to_string())
+}
+
+fn move_json(pos: &Chess, row: &MoveRow) -> anyhow::Result<MoveJson> {
+    let m = row
+        .mv
+        .to_move(pos)
+        .with_context(|| format!("store has an illegal move {} here", row.mv))?;
+    let s = &row.stats;
+    let g = s.games();
+    Ok(MoveJson {
+        uci: m.to_uci(CastlingMode::Standard).to_string(),
+        san: San::from_move(pos, m).to_string(),
+        games: g,
+        wins: s.wins,
+        draws: s.draws,
+        losses: s.losses,
+        win_pct: pct(s.wins, g),
+        draw_pct: pct(s.draws, g),
+        loss_pct: pct(s.losses, g),
+        average_opponent_rating: s.average_opponent_rating(),
+        performance: s.performance(),
+        first_played: date_text(s.first),
+        last_played: date_text(s.last),
+    })
+}
+
+/// Checks the player exists so that a typo is an error, not an empty table; returns the
+/// name as stored.
+fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
+    let key = player_key(user)?;
+    let players = store.players()?;
+    if let Some(p) = players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
+        return Ok(p.name.clone());
+    }
+    let known: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
+    if known.is_empty() {
+        anyhow::bail!("unknown player {user:?}: the store is empty (run mirror ingest first)");
+    }
+    anyhow::bail!(
+        "unknown player {user:?}; the store has: {}",
+        known.join(", ")
+    )
+}
+
+pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode> {
+    let pos = match (&args.fen, &args.moves) {
+        (Some(fen), _) => position::from_fen(fen)?,
+        (None, Some(moves)) => position::from_moves(moves)?.0,
+        (None, None) => Chess::default(),
+    };
+    let filter = args.filters.filter(Some(pos.turn()))?;
+    let store = store_args.open(OpenMode::MustExist)?;
+    let user = require_player(&store, &args.user)?;
+    let rows = store.moves(&args.user, PositionKey::from_position(&pos), &filter)?;
+    let mut total = MoveStats::default();
+    let moves = rows
+        .iter()
+        .map(|r| {
+            total.merge(&r.stats);
+            move_json(&pos, r)
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let out = ExploreJson {
+        user,
+        fen: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+        side_to_move: color_name(pos.turn()),
+        player_color: filter.color.map(color_name),
+        players_moves: filter.color.map(|c| c == pos.turn()),
+        games: total.games(),
+        wins: total.wins,
+        draws: total.draws,
+        losses: total.losses,
+        moves,
+    };
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    if args.json {
+        serde_json::to_writer_pretty(&mut w, &out)?;
+        writeln!(w)?;
+    } else {
+        print_table(&mut w, &out)?;
+    }
+    w.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn print_table(w: &mut impl Write, out: &ExploreJson) -> std::io::Result<()> {
+    writeln!(w, "{}  ({} to move)", out.fen, out.side_to_move)?;
+    let whose = match (out.player_color, out.players_moves) {
+        (Some(c), Some(true)) => format!("{}'s moves as {c}", out.user),
+        (Some(c), Some(false)) => format!("opponents' replies to {} playing {c}", out.user),
+        _ => format!("moves in {}'s games (both colours)", out.user),
+    };
+    writeln!(
+        w,
+        "{whose}: {} games; win/draw/loss from {}'s side",
+        out.games, out.user
+    )?;
+    if out.moves.is_empty() {
+        writeln!(w, "(no games reach this position with these filters)")?;
+        return Ok(());
+    }
+    writeln!(
+        w,
+        "{:<8} {:>7} {:>6} {:>6} {:>6} {:>7} {:>6}  {:<10}",
+        "move", "games", "win%", "draw%", "loss%", "avg opp", "perf", "last played"
+    )?;
+    for m in &out.moves {
+        writeln!(
+            w,
+            "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>6}  {:<10}",
+            m.san,
+            m.games,
+            m.win_pct,
+            m.draw_pct,
+            m.loss_pct,
+            m.average_opponent_rating
+                .map_or("-".to_string(), |r| r.to_string()),
+            m.performance.map_or("-".to_string(), |r| r.to_string()),
+            m.last_played.as_deref().unwrap_or("-")
+        )?;
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct EdgeJson<'a> {
+    epd: &'a str,
+    uci: String,
+    w: u32,
+    d: u32,
+    l: u32,
+}
+
+pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode> {
+    let store = store_args.open(OpenMode::MustExist)?;
+    require_player(&store, &args.user)?;
+    let filter = args.filters.filter(None)?;
+    let mut sums: FxHashMap<(PositionKey, mirror_core::MoveCode), MoveStats> = FxHashMap::default();
+    for e in store.edges(&args.user)? {
+        if filter.accepts(&e.dims) {
+            sums.entry((e.pos, e.mv)).or_default().merge(&e.stats);
+        }
+    }
+    let mut epds: FxHashMap<PositionKey, String> = FxHashMap::default();
+    let mut lines = Vec::with_capacity(sums.len());
+    for ((pos, mv), s) in &sums {
+        if !epds.contains_key(pos) {
+            let text = store
+                .position_epd(*pos)?
+                .with_context(|| format!("position {pos} has no EPD"))?;
+            epds.insert(*pos, text);
+        }
+        let epd_text = &epds[pos];
+        lines.push(serde_json::to_string(&EdgeJson {
+            epd: epd_text,
+            uci: mv.to_string(),
+            w: s.wins,
+            d: s.draws,
+            l: s.losses,
+        })?);
+    }
+    lines.sort();
+    let stdout = std::io::stdout();
+    let mut w = BufWriter::new(stdout.lock());
+    for l in lines {
+        writeln!(w, "{l}")?;
+    }
+    w.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn players(store_args: &StoreArgs) -> anyhow::Result<ExitCode> {
+    let store = store_args.open(OpenMode::MustExist)?;
+    for p in store.players()? {
+        let c = store.counts(&p.name)?;
+        println!("{}\t{} games\t{} edge rows", p.name, p.games, c.edge_rows);
+    }
+    println!(
+        "{} positions in {}",
+        store.position_count()?,
+        store_args.path()?.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,158 @@
+//! `mirror ingest`: PGN inputs into the store, with a progress bar and a summary.
+
+use std::{io::IsTerminal, process::ExitCode, time::Duration};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use mirror_ingest::{IngestOptions, InvalidGame, Progress, Source, Summary};
+use mirror_store::{WriteReport, embedded::OpenMode};
+
+use crate::cli::{IngestArgs, ProgressMode, StoreArgs};
+
+/// How many invalid games are printed one by one.
+const SHOWN_INVALID: u64 = 20;
+
+struct CliProgress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    invalid_shown: u64,
+}
+
+impl CliProgress {
+    fn new(mode: ProgressMode) -> CliProgress {
+        let bar = match mode {
+            ProgressMode::Bar => true,
+            ProgressMode::Auto => std::io::stderr().is_terminal(),
+            ProgressMode::Plain | ProgressMode::None => false,
+        }
+        .then(|| {
+            let bar = ProgressBar::new_spinner();
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{spinner} {elapsed_precise} {human_pos} games read ({per_sec}) {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+            );
+            bar.enable_steady_tick(Duration::from_millis(120));
+            bar
+        });
+        CliProgress {
+            bar,
+            plain: mode == ProgressMode::Plain,
+            invalid_shown: 0,
+        }
+    }
+
+    fn println(&self, line: &str) {
+        match &self.bar {
+            Some(bar) => bar.println(line),
+            None => eprintln!("{line}"),
+        }
+    }
+}
+
+impl Progress for CliProgress {
+    fn source(&mut self, source: &Source, index: usize, total: usize) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(format!("[{}/{total}] {source}", index + 1));
+        } else if self.plain {
+            eprintln!("reading [{}/{total}] {source}", index + 1);
+        }
+    }
+
+    fn games(&mut self, games_read: u64, _ingested: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(games_read);
+        }
+    }
+
+    fn committed(&mut self, report: &WriteReport, summary: &Summary) {
+        if self.plain {
+            eprintln!(
+                "committed {} games (total: {} read, {} ingested, {} new positions, {} new edges)",
+                report.games,
+                summary.games_read,
+                summary.ingested,
+                summary.new_positions,
+                summary.new_edges
+            );
+        }
+    }
+
+    fn invalid(&mut self, game: &InvalidGame) {
+        self.invalid_shown += 1;
+        if self.invalid_shown <= SHOWN_INVALID {
+            self.println(&format!("warning: skipped invalid game: {game}"));
+        } else if self.invalid_shown == SHOWN_INVALID + 1 {
+            self.println("warning: more invalid games; the summary counts them all");
+        }
+    }
+}
+
+pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    let sources = mirror_ingest::expand(&args.pgn)?;
+    let path = store_args.path()?;
+    let store = store_args.open(OpenMode::CreateIfMissing)?;
+    let opts = IngestOptions {
+        player: args.user.clone(),
+        aliases: args.aliases.clone(),
+        batch_size: args.batch_size as usize,
+    };
+    let mut progress = CliProgress::new(args.progress);
+    let summary = mirror_ingest::ingest(&store, &sources, &opts, &mut progress)
+        .with_context(|| format!("ingest into {}", path.display()))?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    print_summary(&args.user, &summary, &path);
+    if summary.ingested + summary.duplicates == 0 {
+        let mut msg = format!("no game in the input has {:?} as White or Black", args.user);
+        if !summary.frequent_names.is_empty() {
+            let names: Vec<String> = summary
+                .frequent_names
+                .iter()
+                .map(|(n, c)| format!("{n} ({c})"))
+                .collect();
+            msg.push_str(&format!(
+                "; the most frequent names are: {} (use --user or --alias)",
+                names.join(", ")
+            ));
+        }
+        anyhow::bail!(msg);
+    }
+    Ok(if summary.has_errors() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn print_summary(user: &str, s: &Summary, path: &std::path::Path) {
+    let (games_s, plies_s) = mirror_ingest::rates(s);
+    println!(
+        "ingested {} new games of {user} into {}",
+        s.ingested,
+        path.display()
+    );
+    println!("  games read       {}", s.games_read);
+    println!("  already stored   {}", s.duplicates);
+    println!("  other players    {}", s.other_players);
+    for (reason, n) in &s.skipped {
+        println!("  skipped          {n} ({reason})");
+    }
+    if s.invalid > 0 {
+        println!(
+            "  invalid          {} (illegal or unreadable move; listed above)",
+            s.invalid
+        );
+    }
+    println!("  new positions    {}", s.new_positions);
+    println!("  new edges        {}", s.new_edges);
+    println!(
+        "  time             {:.2} s ({games_s:.0} games/s, {plies_s:.0} plies/s)",
+        s.elapsed.as_secs_f64()
+    );
+    for e in &s.source_errors {
+        eprintln!("error: {e}");
+    }
+}

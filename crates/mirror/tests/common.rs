@@ -1,0 +1,135 @@
+//! Helpers for the CLI tests: run the built binary in a temporary data directory.
+
+#![allow(dead_code)]
+
+use std::{
+    path::{Path, PathBuf},
+    process::{Command, Output, Stdio},
+};
+
+pub const PLAYER: &str = "Biskupstunga";
+
+pub fn shared() -> PathBuf {
+    std::env::var_os("MIRROR_SHARED_DATA").map_or_else(
+        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
+        PathBuf::from,
+    )
+}
+
+pub fn first500() -> PathBuf {
+    shared().join("pgn/single-player/biskupstunga_first500.pgn")
+}
+
+pub fn full27k() -> PathBuf {
+    shared().join("pgn/single-player/biskupstunga_2017-2025.pgn.zst")
+}
+
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A temporary data directory with the binary pointed at it.
+pub struct Env {
+    pub dir: tempfile::TempDir,
+}
+
+impl Env {
+    pub fn new() -> Env {
+        Env {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    pub fn db(&self) -> PathBuf {
+        self.dir.path().join("mirror.redb")
+    }
+
+    pub fn cmd(&self) -> Command {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_mirror"));
+        c.env("MIRROR_DATA_DIR", self.dir.path())
+            .env_remove("MIRROR_DB")
+            .stdin(Stdio::null());
+        c
+    }
+
+    pub fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("run mirror")
+    }
+
+    /// Runs and asserts success; returns stdout.
+    pub fn ok(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            out.status.success(),
+            "mirror {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("utf-8")
+    }
+
+    /// Runs and asserts failure; returns stderr.
+    pub fn fails(&self, args: &[&str]) -> String {
+        let out = self.run(args);
+        assert!(
+            !out.status.success(),
+            "mirror {args:?} should fail\nstdout:\n{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        String::from_utf8(out.stderr).expect("utf-8")
+    }
+
+    pub fn ingest(&self, pgn: &Path, extra: &[&str]) -> String {
+        let p = pgn.to_str().expect("utf-8 path");
+        let mut args = vec!["ingest", "--user", PLAYER, "--progress", "none", "--pgn", p];
+        args.extend_from_slice(extra);
+        self.ok(&args)
+    }
+
+    pub fn edges(&self) -> String {
+        self.ok(&["edges", "--user", PLAYER])
+    }
+}
+
+/// A number after `label` in an ingest summary.
+pub fn summary_value(summary: &str, label: &str) -> u64 {
+    summary
+        .lines()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no {label:?} in summary:\n{summary}"))
+}
+
+/// python-chess's edges for the player (tests/reference/graph.py).
+pub fn reference_edges(pgn: &Path) -> String {
+    let script = repo().join("tests/reference/graph.py");
+    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(&script)
+        .arg(pgn)
+        .arg(PLAYER)
+        .output()
+        .expect("python3 must be installed (.ci/run installs it with python-chess)");
+    assert!(
+        out.status.success(),
+        "reference failed (pip install chess zstandard): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Compares two edge dumps line by line and reports the first differences.
+pub fn assert_same_edges(mirror: &str, reference: &str) {
+    if mirror == reference {
+        return;
+    }
+    let a: std::collections::BTreeSet<&str> = mirror.lines().collect();
+    let b: std::collections::BTreeSet<&str> = reference.lines().collect();
+    let only_mirror: Vec<_> = a.difference(&b).take(5).collect();
+    let only_ref: Vec<_> = b.difference(&a).take(5).collect();
+    panic!(
+        "edges differ: mirror {} lines, reference {} lines\nonly in mirror: {only_mirror:#?}\nonly in reference: {only_ref:#?}",
+        a.len(),
+        b.len()
+    );
+}

@@ -1,0 +1,252 @@
+//! `mirror ingest` as a user runs it: inputs, bad games, re-ingest, crash and resume.
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::Stdio,
+};
+
+use common::*;
+
+#[test]
+fn reingest_adds_nothing() {
+    let env = Env::new();
+    let first = env.ingest(&first500(), &[]);
+    assert_eq!(summary_value(&first, "ingested"), 499);
+    let edges = env.edges();
+    let again = env.ingest(&first500(), &[]);
+    assert_eq!(summary_value(&again, "ingested"), 0);
+    assert_eq!(summary_value(&again, "already stored"), 499);
+    assert_eq!(summary_value(&again, "new edges"), 0);
+    assert_eq!(env.edges(), edges);
+}
+
+#[test]
+fn summary_counts_skips_by_reason_on_the_full_file() {
+    let env = Env::new();
+    let s = env.ingest(&full27k(), &["--batch-size", "5000"]);
+    assert_eq!(summary_value(&s, "games read"), 27_200);
+    assert_eq!(summary_value(&s, "ingested"), 27_103);
+    assert!(s.contains("50 (variant chess960)"), "{s}");
+    assert!(s.contains("38 (non-standard start position)"), "{s}");
+    assert!(s.contains("9 (no moves)"), "{s}");
+    let players = env.ok(&["players"]);
+    assert!(players.contains("Biskupstunga\t27103 games"), "{players}");
+}
+
+/// The first `n` games of the 500-game file as text.
+fn first_games(n: usize) -> String {
+    let text = std::fs::read_to_string(first500()).expect("read");
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    text[..starts[n]].to_string()
+}
+
+#[test]
+fn an_illegal_move_skips_that_game_only_and_names_it() {
+    let env = Env::new();
+    let text = first_games(3);
+    // Game 2: its 4th ply "2... Nc6" becomes an impossible "Qxh1".
+    let second = text.match_indices("[Event ").nth(1).expect("game 2").0;
+    let at = second + text[second..].find("2... Nc6").expect("move in game 2");
+    let broken = format!("{}2... Qxh1{}", &text[..at], &text[at + "2... Nc6".len()..]);
+    let path = env.dir.path().join("broken.pgn");
+    std::fs::write(&path, broken).expect("write");
+    let out = env
+        .cmd()
+        .args(["ingest", "--user", PLAYER, "--progress", "none", "--pgn"])
+        .arg(&path)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stderr.contains("broken.pgn: game 2: ply 4 (2...): \"Qxh1\""),
+        "{stderr}"
+    );
+    assert_eq!(summary_value(&stdout, "ingested"), 2);
+    assert_eq!(summary_value(&stdout, "invalid"), 1);
+}
+
+#[test]
+fn no_matching_player_lists_frequent_names() {
+    let env = Env::new();
+    let err = env.fails(&[
+        "ingest",
+        "--user",
+        "Biskupstungaa",
+        "--progress",
+        "none",
+        "--pgn",
+        first500().to_str().expect("path"),
+    ]);
+    assert!(
+        err.contains("no game in the input has \"Biskupstungaa\""),
+        "{err}"
+    );
+    assert!(err.contains("Biskupstunga (499)"), "{err}");
+}
+
+#[test]
+fn aliases_match_other_spellings() {
+    let env = Env::new();
+    let kasparov = shared().join("pgn/masters/Kasparov.pgn.zst");
+    let one = env.ok(&[
+        "ingest",
+        "--user",
+        "Kasparov, Gary",
+        "--progress",
+        "none",
+        "--pgn",
+        kasparov.to_str().expect("path"),
+    ]);
+    let alias = env.ok(&[
+        "ingest",
+        "--user",
+        "Kasparov, Gary",
+        "--alias",
+        "Kasparov,G",
+        "--alias",
+        "Kasparov, G.",
+        "--progress",
+        "none",
+        "--pgn",
+        kasparov.to_str().expect("path"),
+    ]);
+    let first = summary_value(&one, "ingested");
+    let more = summary_value(&alias, "ingested");
+    assert!(first > 1000, "{one}");
+    assert!(
+        more > 300,
+        "aliases add the other spelling's games: {alias}"
+    );
+}
+
+#[test]
+fn stdin_directories_and_compressed_inputs_give_the_same_graph() {
+    let plain = Env::new();
+    plain.ingest(&first500(), &[]);
+    let want = plain.edges();
+
+    // stdin
+    let env = Env::new();
+    let mut child = env
+        .cmd()
+        .args([
+            "ingest",
+            "--user",
+            PLAYER,
+            "--progress",
+            "none",
+            "--pgn",
+            "-",
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let bytes = std::fs::read(first500()).expect("read");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(&bytes)
+        .expect("pipe");
+    assert!(child.wait_with_output().expect("wait").status.success());
+    assert_eq!(env.edges(), want);
+
+    // a directory with the games split into a gzip and a zstd file
+    let env = Env::new();
+    let dir = env.dir.path().join("games");
+    std::fs::create_dir(&dir).expect("mkdir");
+    let text = String::from_utf8(bytes).expect("utf-8");
+    let mid = text.match_indices("[Event ").nth(250).expect("game 251").0;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+    gz.write_all(&text.as_bytes()[..mid]).expect("gz");
+    std::fs::write(dir.join("a.pgn.gz"), gz.finish().expect("gz")).expect("write");
+    std::fs::write(
+        dir.join("b.pgn.zst"),
+        zstd::encode_all(&text.as_bytes()[mid..], 3).expect("zstd"),
+    )
+    .expect("write");
+    env.ingest(&dir, &[]);
+    assert_eq!(env.edges(), want);
+}
+
+#[test]
+fn missing_input_is_a_clear_error_and_creates_nothing() {
+    let env = Env::new();
+    let err = env.fails(&[
+        "ingest",
+        "--user",
+        PLAYER,
+        "--pgn",
+        "/nonexistent/games.pgn",
+    ]);
+    assert!(err.contains("/nonexistent/games.pgn"), "{err}");
+    assert!(!env.db().exists());
+}
+
+#[test]
+fn kill_9_mid_ingest_then_rerun_equals_one_clean_run() {
+    let clean = Env::new();
+    clean.ingest(&first500(), &[]);
+    let want = clean.edges();
+    let want_players = clean.ok(&["players"]);
+
+    let env = Env::new();
+    let mut child = env
+        .cmd()
+        .args([
+            "ingest",
+            "--user",
+            PLAYER,
+            "--progress",
+            "plain",
+            "--batch-size",
+            "7",
+            "--pgn",
+        ])
+        .arg(first500())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    let stderr = child.stderr.take().expect("stderr");
+    let mut lines = BufReader::new(stderr).lines();
+    let mut commits = 0;
+    while let Some(Ok(line)) = lines.next() {
+        if line.starts_with("committed") {
+            commits += 1;
+            if commits == 5 {
+                break;
+            }
+        }
+    }
+    assert_eq!(commits, 5, "the ingest committed batches before the kill");
+    child.kill().expect("SIGKILL");
+    let status = child.wait().expect("wait");
+    assert!(!status.success(), "killed, not finished");
+
+    // The store opens, holds only whole batches, and fewer games than the full run.
+    let partial = env.ok(&["players"]);
+    let games: u64 = partial
+        .lines()
+        .next()
+        .and_then(|l| l.split('\t').nth(1))
+        .and_then(|g| g.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .expect("games count");
+    assert!(games >= 35 && games < 499, "{partial}");
+    assert_eq!(games % 7, 0, "only whole batches: {partial}");
+
+    let rerun = env.ingest(&first500(), &[]);
+    assert_eq!(summary_value(&rerun, "already stored"), games);
+    assert_eq!(summary_value(&rerun, "ingested"), 499 - games);
+    assert_eq!(env.edges(), want);
+    assert_eq!(
+        env.ok(&["players"]).lines().next(),
+        want_players.lines().next()
+    );
+}

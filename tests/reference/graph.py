@@ -1,0 +1,105 @@
+#!/usr/bin/env python3
+"""Independent reference for mirror's graph: python-chess replays a PGN file and prints the
+player's edges, one compact JSON object per line: {"epd", "uci", "w", "d", "l"}, lines sorted
+bytewise (the same text `mirror edges` prints).
+
+Rules (the same as mirror's, written independently):
+- standard chess from the standard start position only (no Variant other than standard,
+  no SetUp/FEN other than the start position), a result of 1-0, 0-1 or 1/2-1/2, at least
+  one move, no illegal or unreadable move;
+- the player is matched case-insensitively on White/Black (not both);
+- a game is counted once per id (the Link tag, else the Site tag when it is a game URL);
+- both sides' moves are edges; a game counts once per (position, move), W/D/L from the
+  player's side; positions are EPD with en passant only when legal.
+
+Usage: graph.py PGN PLAYER [--limit N] [--bench]
+  --bench prints only "games SECONDS" (games read, wall time) for the benchmark peer.
+"""
+import io
+import json
+import sys
+import time
+
+import chess
+import chess.pgn
+
+try:
+    import zstandard  # optional: .zst input
+except ImportError:  # pragma: no cover
+    zstandard = None
+
+STANDARD = {"", "standard", "chess", "normal", "from position", "fromposition"}
+RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+def open_pgn(path):
+    if path.endswith(".zst"):
+        if zstandard is None:
+            sys.exit("graph.py: pip install zstandard to read .zst files")
+        raw = open(path, "rb")
+        return io.TextIOWrapper(zstandard.ZstdDecompressor().stream_reader(raw), encoding="utf-8", errors="replace")
+    return open(path, encoding="utf-8", errors="replace")
+
+
+def main():
+    args = sys.argv[1:]
+    bench = "--bench" in args
+    limit = None
+    if "--limit" in args:
+        limit = int(args[args.index("--limit") + 1])
+    path, player = args[0], args[1].lower()
+    edges = {}
+    seen_ids = set()
+    read = 0
+    start = time.perf_counter()
+    with open_pgn(path) as f:
+        while limit is None or read < limit:
+            game = chess.pgn.read_game(f)
+            if game is None:
+                break
+            read += 1
+            h = game.headers
+            if h.get("Variant", "").strip().lower() not in STANDARD:
+                continue
+            if h.get("SetUp") == "1" or "FEN" in h:
+                if "FEN" not in h or h["FEN"].strip() != chess.STARTING_FEN:
+                    continue
+            if h.get("Result", "*").strip() not in RESULTS or game.errors:
+                continue
+            white, black = h.get("White", "").strip().lower(), h.get("Black", "").strip().lower()
+            if (white == player) == (black == player):
+                continue
+            moves = list(game.mainline_moves())
+            if not moves:
+                continue
+            gid = h.get("Link") or h.get("Site")
+            if gid and gid.startswith("http"):
+                if gid in seen_ids:
+                    continue
+                seen_ids.add(gid)
+            score = RESULTS[h["Result"].strip()]
+            if black == player:
+                score = 1.0 - score
+            col = {1.0: "w", 0.5: "d", 0.0: "l"}[score]
+            board = game.board()
+            pairs = set()
+            for move in moves:
+                pairs.add((board.epd(), move.uci()))
+                board.push(move)
+            for pair in pairs:
+                e = edges.setdefault(pair, {"w": 0, "d": 0, "l": 0})
+                e[col] += 1
+    elapsed = time.perf_counter() - start
+    if bench:
+        print(read, f"{elapsed:.3f}")
+        return
+    lines = [
+        json.dumps({"epd": epd, "uci": uci, "w": e["w"], "d": e["d"], "l": e["l"]}, separators=(",", ":"))
+        for (epd, uci), e in edges.items()
+    ]
+    lines.sort()
+    sys.stdout.write("".join(line + "\n" for line in lines))
+
+
+if __name__ == "__main__":
+    main()
