@@ -270,7 +270,7 @@ impl EmbeddedStore {
                 .iter()
                 .map(|(k, d)| (edge_key(pid, k.pos, k.mv, &k.dims), d.stats, d.child))
                 .collect();
-            rows.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+            rows.sort_unstable_by_key(|r| r.0);
             for (key, mut stats, child) in rows {
                 // Most rows of a large ingest are new: insert first, merge only when the
                 // insert replaced an existing row.

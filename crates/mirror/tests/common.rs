@@ -7,8 +7,10 @@ use std::{
     process::{Command, Output, Stdio},
 };
 
+/// The player of the shared single-player collection.
 pub const PLAYER: &str = "Biskupstunga";
 
+/// The shared data directory.
 pub fn shared() -> PathBuf {
     std::env::var_os("MIRROR_SHARED_DATA").map_or_else(
         || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data"),
@@ -16,34 +18,47 @@ pub fn shared() -> PathBuf {
     )
 }
 
+/// The 500-game PGN file.
 pub fn first500() -> PathBuf {
     shared().join("pgn/single-player/biskupstunga_first500.pgn")
 }
 
+/// The 27,200-game zstd PGN file.
 pub fn full27k() -> PathBuf {
     shared().join("pgn/single-player/biskupstunga_2017-2025.pgn.zst")
 }
 
+/// The repository root.
 pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
 }
 
 /// A temporary data directory with the binary pointed at it.
 pub struct Env {
+    /// The directory (deleted on drop).
     pub dir: tempfile::TempDir,
 }
 
+impl Default for Env {
+    fn default() -> Env {
+        Env::new()
+    }
+}
+
 impl Env {
+    /// A fresh, empty data directory.
     pub fn new() -> Env {
         Env {
             dir: tempfile::tempdir().expect("tempdir"),
         }
     }
 
+    /// The default store file in it.
     pub fn db(&self) -> PathBuf {
         self.dir.path().join("mirror.redb")
     }
 
+    /// The binary, pointed at the data directory.
     pub fn cmd(&self) -> Command {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mirror"));
         c.env("MIRROR_DATA_DIR", self.dir.path())
@@ -52,6 +67,7 @@ impl Env {
         c
     }
 
+    /// Runs with `args`.
     pub fn run(&self, args: &[&str]) -> Output {
         self.cmd().args(args).output().expect("run mirror")
     }
@@ -79,6 +95,7 @@ impl Env {
         String::from_utf8(out.stderr).expect("utf-8")
     }
 
+    /// Ingests `pgn` for the player and returns the summary.
     pub fn ingest(&self, pgn: &Path, extra: &[&str]) -> String {
         let p = pgn.to_str().expect("utf-8 path");
         let mut args = vec!["ingest", "--user", PLAYER, "--progress", "none", "--pgn", p];
@@ -86,6 +103,7 @@ impl Env {
         self.ok(&args)
     }
 
+    /// The player's edges as `mirror edges` prints them.
     pub fn edges(&self) -> String {
         self.ok(&["edges", "--user", PLAYER])
     }

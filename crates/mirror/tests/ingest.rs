@@ -238,7 +238,7 @@ fn kill_9_mid_ingest_then_rerun_equals_one_clean_run() {
         .and_then(|g| g.split_whitespace().next())
         .and_then(|n| n.parse().ok())
         .expect("games count");
-    assert!(games >= 35 && games < 499, "{partial}");
+    assert!((35..499).contains(&games), "{partial}");
     assert_eq!(games % 7, 0, "only whole batches: {partial}");
 
     let rerun = env.ingest(&first500(), &[]);
