@@ -34,7 +34,9 @@ pub struct Batch {
     games: Vec<(GameRecord, Color)>,
     ids: FxHashSet<GameId>,
     edges: FxHashMap<EdgeKey, EdgeDelta>,
-    positions: FxHashMap<PositionKey, PackedSetup>,
+    /// Position key -> (offset, length) of its packed form in `packed`.
+    positions: FxHashMap<PositionKey, (u32, u8)>,
+    packed: Vec<u8>,
 }
 
 impl Default for Batch {
@@ -51,6 +53,7 @@ impl Batch {
             ids: FxHashSet::default(),
             edges: FxHashMap::default(),
             positions: FxHashMap::default(),
+            packed: Vec::new(),
         }
     }
 
@@ -72,19 +75,24 @@ impl Batch {
             game.side(!color).rating,
             game.date,
         );
-        // Replay first so that an illegal record leaves the batch untouched.
+        // Replay first so that an illegal record leaves the batch untouched; pack only
+        // positions the batch has not seen.
         let mut pos = Chess::default();
         let mut key = PositionKey::from_position(&pos);
         let mut plies: Vec<(PositionKey, MoveCode, PositionKey)> =
             Vec::with_capacity(game.moves.len());
-        let mut seen: Vec<(PositionKey, Chess)> = Vec::with_capacity(game.moves.len() + 1);
-        seen.push((key, pos.clone()));
+        let mut fresh: Vec<(PositionKey, PackedSetup)> = Vec::new();
+        if !self.positions.contains_key(&key) {
+            fresh.push((key, pack(&pos)));
+        }
         for &code in &game.moves {
             let m = code.to_move(&pos)?;
             pos.play_unchecked(m);
             let child = PositionKey::from_position(&pos);
             plies.push((key, code, child));
-            seen.push((child, pos.clone()));
+            if !self.positions.contains_key(&child) {
+                fresh.push((child, pack(&pos)));
+            }
             key = child;
         }
         plies.sort_unstable_by_key(|&(k, m, _)| (k, m));
@@ -95,8 +103,13 @@ impl Batch {
                 .and_modify(|d| d.stats.merge(&stats))
                 .or_insert(EdgeDelta { stats, child });
         }
-        for (k, p) in seen {
-            self.positions.entry(k).or_insert_with(|| pack(&p));
+        for (k, p) in fresh {
+            if let std::collections::hash_map::Entry::Vacant(e) = self.positions.entry(k) {
+                let bytes = p.as_bytes();
+                let offset = u32::try_from(self.packed.len()).unwrap_or(u32::MAX);
+                e.insert((offset, u8::try_from(bytes.len()).unwrap_or(u8::MAX)));
+                self.packed.extend_from_slice(bytes);
+            }
         }
         self.ids.insert(game.id.clone());
         self.games.push((game, color));
@@ -128,10 +141,19 @@ impl Batch {
         &self.edges
     }
 
-    /// Every position the batch's games reached, packed without move counters (stores
-    /// keep it so that a key can be shown as EPD).
-    pub fn positions(&self) -> &FxHashMap<PositionKey, PackedSetup> {
-        &self.positions
+    /// Every position the batch's games reached with its packed form (shakmaty's
+    /// `PackedSetup` bytes, without move counters), which stores keep so that a key can be
+    /// shown as EPD ([`unpack_epd`]).
+    pub fn positions(&self) -> impl ExactSizeIterator<Item = (PositionKey, &[u8])> + '_ {
+        self.positions.iter().map(|(k, &(off, len))| {
+            let start = off as usize;
+            (*k, &self.packed[start..start + usize::from(len)])
+        })
+    }
+
+    /// Number of distinct positions.
+    pub fn position_count(&self) -> usize {
+        self.positions.len()
     }
 
     /// A batch of the same games without those in `drop` (re-aggregated).
@@ -198,11 +220,11 @@ mod tests {
                 .values()
                 .all(|d| d.stats.draws == 1 && d.stats.games() == 1)
         );
-        assert_eq!(b.positions().len(), 4);
+        assert_eq!(b.position_count(), 4);
         let start = PositionKey::from_position(&Chess::default());
-        let packed = &b.positions()[&start];
+        let packed = b.positions().find(|(k, _)| *k == start).expect("start").1;
         assert_eq!(
-            unpack_epd(packed.as_bytes()).as_deref(),
+            unpack_epd(packed).as_deref(),
             Some("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -")
         );
     }

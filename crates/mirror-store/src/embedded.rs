@@ -249,16 +249,12 @@ impl EmbeddedStore {
         }
         {
             let mut positions = txn.open_table(POSITIONS).map_err(backend)?;
-            let mut keys: Vec<_> = batch.positions().iter().collect();
-            keys.sort_unstable_by_key(|(k, _)| **k);
+            let mut keys: Vec<_> = batch.positions().collect();
+            keys.sort_unstable_by_key(|(k, _)| *k);
             for (k, packed) in keys {
                 // One tree walk: a position's packed form never changes, so overwriting
                 // an existing row is harmless and tells whether it existed.
-                if positions
-                    .insert(k.0, packed.as_bytes())
-                    .map_err(backend)?
-                    .is_none()
-                {
+                if positions.insert(k.0, packed).map_err(backend)?.is_none() {
                     report.new_positions += 1;
                 }
             }

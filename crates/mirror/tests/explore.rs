@@ -69,7 +69,10 @@ fn both_colours_together_equal_the_reference() {
     // The same position by FEN (with move counters) gives the same answer.
     let by_fen = explore_json(
         &env,
-        &["--fen", "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1"],
+        &[
+            "--fen",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq e3 0 1",
+        ],
     );
     assert_eq!(per_move(&by_fen), per_move(&own));
 }
@@ -96,8 +99,12 @@ fn filters_partition_the_games() {
         .expect("games");
     assert!(early > 0 && late > 0);
     assert_eq!(early + late, total, "months partition the games");
-    let rated = explore_json(&env, &["--rated"])["games"].as_u64().expect("games");
-    let casual = explore_json(&env, &["--casual"])["games"].as_u64().expect("games");
+    let rated = explore_json(&env, &["--rated"])["games"]
+        .as_u64()
+        .expect("games");
+    let casual = explore_json(&env, &["--casual"])["games"]
+        .as_u64()
+        .expect("games");
     assert_eq!(rated + casual, total);
 }
 
@@ -109,11 +116,21 @@ fn table_shows_moves_sorted_by_games() {
     assert!(out.contains("Biskupstunga's moves as black"), "{out}");
     let header = out.lines().find(|l| l.starts_with("move")).expect("header");
     assert!(header.contains("win%") && header.contains("perf") && header.contains("last played"));
-    let rows: Vec<&str> = out.lines().skip_while(|l| !l.starts_with("move")).skip(1).collect();
+    let rows: Vec<&str> = out
+        .lines()
+        .skip_while(|l| !l.starts_with("move"))
+        .skip(1)
+        .collect();
     assert_eq!(rows[0].split_whitespace().next(), Some("d5"), "{out}");
     let games: Vec<u64> = rows
         .iter()
-        .map(|r| r.split_whitespace().nth(1).expect("games").parse().expect("n"))
+        .map(|r| {
+            r.split_whitespace()
+                .nth(1)
+                .expect("games")
+                .parse()
+                .expect("n")
+        })
         .collect();
     assert!(games.windows(2).all(|w| w[0] >= w[1]), "{out}");
 }
@@ -122,14 +139,26 @@ fn table_shows_moves_sorted_by_games() {
 fn bad_input_is_a_clear_error() {
     let env = Env::new();
     let err = env.fails(&["explore", "--user", PLAYER]);
-    assert!(err.contains("no such file") && err.contains("mirror.redb"), "{err}");
+    assert!(
+        err.contains("no such file") && err.contains("mirror.redb"),
+        "{err}"
+    );
     env.ingest(&first500(), &[]);
     let cases: &[(&[&str], &str)] = &[
         (&["--fen", "rnbqkbnr/pppppppp/8/8 w"], "invalid FEN"),
-        (&["--fen", "8/8/8/8/8/8/8/8 w - - 0 1"], "not a legal chess position"),
+        (
+            &["--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
+            "not a legal chess position",
+        ),
         (&["--moves", "e4 e5 Ke3"], "move 3 (\"Ke3\")"),
-        (&["--moves", "e4 banana"], "move 2 (\"banana\") in --moves is neither SAN nor UCI"),
-        (&["--since", "2018-01", "--until", "2017-01"], "--since 2018-01 is after --until 2017-01"),
+        (
+            &["--moves", "e4 banana"],
+            "move 2 (\"banana\") in --moves is neither SAN nor UCI",
+        ),
+        (
+            &["--since", "2018-01", "--until", "2017-01"],
+            "--since 2018-01 is after --until 2017-01",
+        ),
         (&["--since", "2017-13"], "invalid month"),
         (&["--time-class", "hyperbullet"], "unknown time class"),
         (&["--rated", "--casual"], "cannot be used with"),
@@ -141,5 +170,8 @@ fn bad_input_is_a_clear_error() {
         assert!(err.contains(want), "{extra:?}: {err}");
     }
     let err = env.fails(&["explore", "--user", "nobody"]);
-    assert!(err.contains("unknown player \"nobody\"") && err.contains("Biskupstunga"), "{err}");
+    assert!(
+        err.contains("unknown player \"nobody\"") && err.contains("Biskupstunga"),
+        "{err}"
+    );
 }
