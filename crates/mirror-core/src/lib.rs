@@ -12,6 +12,7 @@ pub mod game;
 pub mod key;
 pub mod moves;
 pub mod pgn;
+pub mod sampler;
 pub mod stats;
 pub mod time;
 

@@ -31,8 +31,59 @@ pub enum Command {
     Edges(EdgesArgs),
     /// List the players in the store.
     Players,
+    /// Play against the player's mirror in the terminal.
+    Play(PlayArgs),
+    /// Speak UCI on stdin/stdout, for chess GUIs and match runners.
+    Uci(UciArgs),
     /// Benchmarks (printed figures, never pass/fail).
     Bench(BenchArgs),
+}
+
+/// How the mirror chooses its moves (flags override `--config`).
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
+    /// The player to mirror.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+    /// A TOML file with any of: player, seed, tiers, min_games, time_class, rated, since, until.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// The sampler's tiers, in order (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
+    #[arg(long)]
+    pub tiers: Option<String>,
+    /// Leave out book moves played in fewer games than this (default 1).
+    #[arg(long)]
+    pub min_games: Option<u32>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum SideArg {
+    White,
+    Black,
+    Random,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Your colour.
+    #[arg(long, value_enum, default_value_t = SideArg::White)]
+    pub color: SideArg,
+    /// Where to save the game as PGN (default: DATA_DIR/games/).
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
 }
 
 /// Where the store lives.
@@ -47,18 +98,22 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
+    /// mirror's data directory.
+    pub fn data_dir(&self) -> anyhow::Result<PathBuf> {
+        match &self.data_dir {
+            Some(d) => Ok(d.clone()),
+            None => Ok(dirs::data_dir()
+                .context("no user data directory on this platform: pass --data-dir or --db")?
+                .join("mirror")),
+        }
+    }
+
     /// The store file this invocation uses.
     pub fn path(&self) -> anyhow::Result<PathBuf> {
-        if let Some(db) = &self.db {
-            return Ok(db.clone());
+        match &self.db {
+            Some(db) => Ok(db.clone()),
+            None => Ok(self.data_dir()?.join("mirror.redb")),
         }
-        let dir = match &self.data_dir {
-            Some(d) => d.clone(),
-            None => dirs::data_dir()
-                .context("no user data directory on this platform: pass --data-dir or --db")?
-                .join("mirror"),
-        };
-        Ok(dir.join("mirror.redb"))
     }
 
     /// Opens the store.
@@ -104,12 +159,18 @@ pub enum ColorArg {
     Black,
 }
 
-/// Filters shared by explorer-like commands.
-#[derive(Args, Debug, Clone)]
+impl From<ColorArg> for Color {
+    fn from(c: ColorArg) -> Color {
+        match c {
+            ColorArg::White => Color::White,
+            ColorArg::Black => Color::Black,
+        }
+    }
+}
+
+/// Which of the player's games count: time class, rated, months.
+#[derive(Args, Debug, Clone, Default)]
 pub struct FilterArgs {
-    /// Only games where the player had this colour (explore defaults to the side to move).
-    #[arg(long, value_enum)]
-    pub color: Option<ColorArg>,
     /// Only these time classes (bullet, blitz, rapid, classical, daily; comma-separated).
     #[arg(long = "time-class", value_delimiter = ',', value_parser = parse_time_class)]
     pub time_class: Vec<TimeClass>,
@@ -127,28 +188,24 @@ pub struct FilterArgs {
     pub until: Option<Month>,
 }
 
-fn parse_time_class(s: &str) -> Result<TimeClass, String> {
+pub fn parse_time_class(s: &str) -> Result<TimeClass, String> {
     s.parse::<TimeClass>().map_err(|e| e.to_string())
 }
 
-fn parse_month(s: &str) -> Result<Month, String> {
+pub fn parse_month(s: &str) -> Result<Month, String> {
     s.parse::<Month>().map_err(|e| e.to_string())
 }
 
 impl FilterArgs {
-    /// The store filter, with `default_color` when `--color` is not given.
-    pub fn filter(&self, default_color: Option<Color>) -> anyhow::Result<Filter> {
+    /// The store filter for games where the player had `color` (all games for `None`).
+    pub fn filter(&self, color: Option<impl Into<Color>>) -> anyhow::Result<Filter> {
         if let (Some(s), Some(u)) = (self.since, self.until)
             && s > u
         {
             anyhow::bail!("--since {s} is after --until {u}");
         }
         Ok(Filter {
-            color: match self.color {
-                Some(ColorArg::White) => Some(Color::White),
-                Some(ColorArg::Black) => Some(Color::Black),
-                None => default_color,
-            },
+            color: color.map(Into::into),
             time_classes: self.time_class.clone(),
             rated: match (self.rated, self.casual) {
                 (true, _) => Some(true),
@@ -172,6 +229,10 @@ pub struct ExploreArgs {
     /// Moves from the start position, SAN or UCI ("e4 c5 Nf3", "1. e4 c5", "e2e4 c7c5").
     #[arg(long)]
     pub moves: Option<String>,
+    /// Only games where the player had this colour (default: the side to move, i.e. the
+    /// player's own moves; the other colour shows what opponents replied).
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
     #[command(flatten)]
     pub filters: FilterArgs,
     /// Print JSON instead of a table.
@@ -184,6 +245,9 @@ pub struct EdgesArgs {
     /// The player.
     #[arg(long, short = 'u')]
     pub user: String,
+    /// Only games where the player had this colour.
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
     #[command(flatten)]
     pub filters: FilterArgs,
 }

@@ -7,14 +7,16 @@ use std::{
 
 use anyhow::Context;
 use mirror_core::{MoveStats, PositionKey, time::Date};
-use mirror_store::{GraphStore, MoveRow, embedded::OpenMode, player_key};
+use mirror_store::{GraphStore, MoveRow, embedded::OpenMode};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen, san::San};
 
+use mirror_engine::notation;
+
 use crate::{
     cli::{EdgesArgs, ExploreArgs, StoreArgs},
-    position,
+    play::require_player,
 };
 
 #[derive(Serialize)]
@@ -91,31 +93,15 @@ fn move_json(pos: &Chess, row: &MoveRow) -> anyhow::Result<MoveJson> {
     })
 }
 
-/// Checks the player exists so that a typo is an error, not an empty table; returns the
-/// name as stored.
-fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
-    let key = player_key(user)?;
-    let players = store.players()?;
-    if let Some(p) = players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
-        return Ok(p.name.clone());
-    }
-    let known: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
-    if known.is_empty() {
-        anyhow::bail!("unknown player {user:?}: the store is empty (run mirror ingest first)");
-    }
-    anyhow::bail!(
-        "unknown player {user:?}; the store has: {}",
-        known.join(", ")
-    )
-}
-
 pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode> {
     let pos = match (&args.fen, &args.moves) {
-        (Some(fen), _) => position::from_fen(fen)?,
-        (None, Some(moves)) => position::from_moves(moves)?.0,
+        (Some(fen), _) => notation::parse_fen(fen).map_err(anyhow::Error::msg)?,
+        (None, Some(moves)) => notation::play_moves(moves).context("invalid --moves")?.0,
         (None, None) => Chess::default(),
     };
-    let filter = args.filters.filter(Some(pos.turn()))?;
+    let filter = args
+        .filters
+        .filter(Some(args.color.map_or(pos.turn(), Color::from)))?;
     let store = store_args.open(OpenMode::MustExist)?;
     let user = require_player(&store, &args.user)?;
     let rows = store.moves(&args.user, PositionKey::from_position(&pos), &filter)?;
@@ -202,7 +188,7 @@ struct EdgeJson<'a> {
 pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     require_player(&store, &args.user)?;
-    let filter = args.filters.filter(None)?;
+    let filter = args.filters.filter(args.color)?;
     let mut sums: FxHashMap<(PositionKey, mirror_core::MoveCode), MoveStats> = FxHashMap::default();
     for e in store.edges(&args.user)? {
         if filter.accepts(&e.dims) {

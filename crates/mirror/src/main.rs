@@ -2,9 +2,10 @@
 
 mod bench;
 mod cli;
+mod engine_cfg;
 mod explore;
 mod ingest;
-mod position;
+mod play;
 
 use std::process::ExitCode;
 
@@ -38,5 +39,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Edges(args) => explore::edges(&cli.store, args),
         cli::Command::Players => explore::players(&cli.store),
         cli::Command::Bench(args) => bench::run(args),
+        cli::Command::Play(args) => play::play(&cli.store, args),
+        cli::Command::Uci(args) => play::uci(&cli.store, args),
     }
 }

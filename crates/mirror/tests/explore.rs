@@ -150,10 +150,13 @@ fn bad_input_is_a_clear_error() {
             &["--fen", "8/8/8/8/8/8/8/8 w - - 0 1"],
             "not a legal chess position",
         ),
-        (&["--moves", "e4 e5 Ke3"], "move 3 (\"Ke3\")"),
+        (
+            &["--moves", "e4 e5 Ke3"],
+            "invalid --moves: move 3 of the list: \"Ke3\" is not a legal move",
+        ),
         (
             &["--moves", "e4 banana"],
-            "move 2 (\"banana\") in --moves is neither SAN nor UCI",
+            "move 2 of the list: \"banana\" is neither SAN",
         ),
         (
             &["--since", "2018-01", "--until", "2017-01"],

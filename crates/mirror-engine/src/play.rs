@@ -1,0 +1,500 @@
+//! `mirror play`: a game against the player's mirror in the terminal (or over pipes).
+
+use std::io::{self, BufRead, Write};
+
+use mirror_core::{PositionKey, sampler::Candidate};
+use mirror_store::GraphStore;
+use shakmaty::{Chess, Color, Move, Position};
+
+use crate::{
+    board,
+    engine::{Engine, EngineError},
+    notation::{self, MoveInputError},
+};
+
+/// How the game is set up.
+#[derive(Clone, Debug)]
+pub struct PlayOptions {
+    /// The colour the human plays.
+    pub user_color: Color,
+    /// Date for the PGN `Date` tag (`YYYY.MM.DD`).
+    pub date: String,
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Ending {
+    /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+    pub result: &'static str,
+    /// Why, e.g. `checkmate`, `threefold repetition`, `White resigned`.
+    pub reason: String,
+}
+
+/// A finished (or abandoned) game.
+#[derive(Clone, Debug)]
+pub struct PlayedGame {
+    /// How it ended.
+    pub ending: Ending,
+    /// The game as PGN.
+    pub pgn: String,
+    /// Plies played.
+    pub plies: usize,
+}
+
+const HELP: &str = "\
+Type a move in SAN (Nf3, exd5, O-O, e8=Q) or UCI (g1f3), or a command:
+  help    this text
+  undo    take back your last move (and the mirror's reply)
+  flip    turn the board around
+  hint    what your mirror would play here, and why
+  book    the player's moves from this position with their results
+  resign  give up the game
+  pgn     print the game so far as PGN
+  quit    stop (the game is saved as unfinished)";
+
+struct Game {
+    positions: Vec<Chess>,
+    moves: Vec<Move>,
+    sans: Vec<String>,
+}
+
+impl Game {
+    fn pos(&self) -> &Chess {
+        self.positions
+            .last()
+            .unwrap_or_else(|| unreachable!("never empty"))
+    }
+
+    fn push(&mut self, m: Move) {
+        let pos = self.pos().clone();
+        self.sans.push(notation::san_plus(&pos, m));
+        let mut next = pos;
+        next.play_unchecked(m);
+        self.positions.push(next);
+        self.moves.push(m);
+    }
+
+    fn pop(&mut self) {
+        if self.moves.pop().is_some() {
+            self.positions.pop();
+            self.sans.pop();
+        }
+    }
+
+    /// The rules that end a game by themselves.
+    fn ending(&self) -> Option<Ending> {
+        let pos = self.pos();
+        if pos.is_checkmate() {
+            let result = match pos.turn() {
+                Color::White => "0-1",
+                Color::Black => "1-0",
+            };
+            return Some(Ending {
+                result,
+                reason: "checkmate".into(),
+            });
+        }
+        let draw = |reason: &str| {
+            Some(Ending {
+                result: "1/2-1/2",
+                reason: reason.into(),
+            })
+        };
+        if pos.is_stalemate() {
+            return draw("stalemate");
+        }
+        if pos.is_insufficient_material() {
+            return draw("insufficient material");
+        }
+        let key = PositionKey::from_position(pos);
+        let seen = self
+            .positions
+            .iter()
+            .filter(|p| PositionKey::from_position(p) == key)
+            .count();
+        if seen >= 3 {
+            return draw("threefold repetition");
+        }
+        if pos.halfmoves() >= 100 {
+            return draw("fifty-move rule");
+        }
+        None
+    }
+
+    fn movetext(&self) -> String {
+        let mut text = String::new();
+        for (i, san) in self.sans.iter().enumerate() {
+            if i % 2 == 0 {
+                text.push_str(&format!("{}. ", i / 2 + 1));
+            }
+            text.push_str(san);
+            text.push(' ');
+        }
+        text
+    }
+}
+
+fn color_name(c: Color) -> &'static str {
+    match c {
+        Color::White => "White",
+        Color::Black => "Black",
+    }
+}
+
+fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String {
+    let mirror_name = format!("{player} (mirror)");
+    let (white, black) = match opts.user_color {
+        Color::White => ("You".to_string(), mirror_name),
+        Color::Black => (mirror_name, "You".to_string()),
+    };
+    let mut out = String::new();
+    for (k, v) in [
+        ("Event", "mirror play".to_string()),
+        ("Site", "mirror".to_string()),
+        ("Date", opts.date.clone()),
+        ("Round", "-".to_string()),
+        ("White", white),
+        ("Black", black),
+        ("Result", ending.result.to_string()),
+        ("Termination", ending.reason.clone()),
+        ("PlyCount", game.moves.len().to_string()),
+    ] {
+        let v = v.replace('\\', "\\\\").replace('"', "\\\"");
+        out.push_str(&format!("[{k} \"{v}\"]\n"));
+    }
+    out.push('\n');
+    // Wrap movetext at 79 columns.
+    let mut line = String::new();
+    for word in game
+        .movetext()
+        .split_whitespace()
+        .chain(std::iter::once(ending.result))
+    {
+        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
+            out.push_str(&line);
+            out.push('\n');
+            line.clear();
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+    }
+    out.push_str(&line);
+    out.push('\n');
+    out
+}
+
+fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Candidate, f64)]) -> String {
+    if cands.is_empty() {
+        return "the player never reached this position with this side to move".into();
+    }
+    let mut out = format!(
+        "{:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
+        "move", "games", "win%", "draw%", "loss%", "perf", "p"
+    );
+    for (m, c) in cands {
+        let s = &c.stats;
+        let g = f64::from(s.games().max(1));
+        let p = probs
+            .iter()
+            .find(|(x, _)| x.mv == c.mv)
+            .map_or(0.0, |(_, p)| *p);
+        out.push_str(&format!(
+            "{:<8} {:>6} {:>6.1} {:>6.1} {:>6.1} {:>6} {:>6.2}\n",
+            notation::san(pos, *m),
+            s.games(),
+            100.0 * f64::from(s.wins) / g,
+            100.0 * f64::from(s.draws) / g,
+            100.0 * f64::from(s.losses) / g,
+            s.performance().map_or("-".into(), |v| v.to_string()),
+            p
+        ));
+    }
+    out
+}
+
+fn engine_err(e: EngineError) -> io::Error {
+    io::Error::other(e.to_string())
+}
+
+/// Plays one game: the human moves by typing into `input`, the mirror answers. Returns
+/// the game (the caller saves its PGN). End of input stops the game as unfinished.
+pub fn play<S: GraphStore, R: BufRead, W: Write>(
+    engine: &mut Engine<S>,
+    mut input: R,
+    out: &mut W,
+    opts: &PlayOptions,
+) -> io::Result<PlayedGame> {
+    let player = engine.player().to_string();
+    let mirror_color = !opts.user_color;
+    let mut game = Game {
+        positions: vec![Chess::default()],
+        moves: Vec::new(),
+        sans: Vec::new(),
+    };
+    let mut side = opts.user_color;
+    writeln!(
+        out,
+        "You play {} against {player}'s mirror. Type help for commands.",
+        color_name(opts.user_color)
+    )?;
+    let mut show_board = true;
+    let ending = loop {
+        if let Some(end) = game.ending() {
+            break end;
+        }
+        if game.pos().turn() == mirror_color {
+            let pos = game.pos().clone();
+            let choice = engine.choose(&pos).map_err(engine_err)?;
+            let number = game.moves.len() / 2 + 1;
+            let dots = if mirror_color == Color::White {
+                "."
+            } else {
+                "..."
+            };
+            writeln!(
+                out,
+                "mirror plays {number}{dots} {}   [{}]",
+                notation::san_plus(&pos, choice.mv),
+                choice.describe()
+            )?;
+            game.push(choice.mv);
+            show_board = true;
+            continue;
+        }
+        if show_board {
+            writeln!(
+                out,
+                "{}",
+                board::render(game.pos(), side, game.moves.last())
+            )?;
+            show_board = false;
+        }
+        write!(out, "your move> ")?;
+        out.flush()?;
+        let mut line = String::new();
+        if input.read_line(&mut line)? == 0 {
+            writeln!(out)?;
+            break Ending {
+                result: "*",
+                reason: "unfinished (input ended)".into(),
+            };
+        }
+        let cmd = line.trim();
+        match cmd.to_ascii_lowercase().as_str() {
+            "" => {}
+            "help" | "?" => writeln!(out, "{HELP}")?,
+            "quit" | "exit" => {
+                break Ending {
+                    result: "*",
+                    reason: "unfinished (quit)".into(),
+                };
+            }
+            "resign" => {
+                let result = match opts.user_color {
+                    Color::White => "0-1",
+                    Color::Black => "1-0",
+                };
+                break Ending {
+                    result,
+                    reason: format!("{} resigned", color_name(opts.user_color)),
+                };
+            }
+            "flip" => {
+                side = !side;
+                show_board = true;
+            }
+            "pgn" => {
+                let so_far = Ending {
+                    result: "*",
+                    reason: "in progress".into(),
+                };
+                writeln!(out, "{}", pgn(&game, &player, opts, &so_far))?;
+            }
+            "undo" => {
+                if game.moves.is_empty() {
+                    writeln!(out, "nothing to undo")?;
+                } else {
+                    game.pop();
+                    if game.pos().turn() == mirror_color {
+                        game.pop();
+                    }
+                    // Taking back everything with the mirror as White leaves it to move:
+                    // it plays its first move again.
+                    writeln!(out, "took back; {} moves played", game.moves.len())?;
+                    show_board = true;
+                    if game.pos().turn() == mirror_color {
+                        continue;
+                    }
+                }
+            }
+            "hint" => {
+                let pos = game.pos().clone();
+                let view = engine.book(&pos).map_err(engine_err)?;
+                match &view.selection {
+                    Some(sel) => {
+                        let best = sel.moves.first().map(|(c, p)| (c, *p));
+                        if let Some((c, p)) = best {
+                            let m = c.mv.to_move(&pos).map_err(io::Error::other)?;
+                            writeln!(
+                                out,
+                                "{player}'s mirror would most likely play {} (p={p:.2}, tier {}: {}); it samples among:",
+                                notation::san(&pos, m),
+                                sel.tier + 1,
+                                engine.options().tiers.0[sel.tier]
+                            )?;
+                        }
+                        write!(out, "{}", book_table(&pos, &view.candidates, &sel.moves))?;
+                    }
+                    None => writeln!(
+                        out,
+                        "{player} has no book move here that a tier accepts; the mirror would use its fallback"
+                    )?,
+                }
+            }
+            "book" => {
+                let pos = game.pos().clone();
+                let view = engine.book(&pos).map_err(engine_err)?;
+                let probs = view
+                    .selection
+                    .as_ref()
+                    .map(|s| s.moves.clone())
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "{player}'s moves here as {} (win/draw/loss from {player}'s side):",
+                    color_name(pos.turn())
+                )?;
+                write!(out, "{}", book_table(&pos, &view.candidates, &probs))?;
+            }
+            _ => match notation::parse_move(game.pos(), cmd) {
+                Ok(m) => {
+                    game.push(m);
+                }
+                Err(e) => {
+                    let hint = match e {
+                        MoveInputError::Unreadable(_) => " (type help for commands)",
+                        _ => "",
+                    };
+                    writeln!(out, "{e}{hint}")?;
+                }
+            },
+        }
+    };
+    writeln!(
+        out,
+        "{}",
+        board::render(game.pos(), side, game.moves.last())
+    )?;
+    writeln!(out, "game over: {} ({})", ending.result, ending.reason)?;
+    let text = pgn(&game, &player, opts, &ending);
+    Ok(PlayedGame {
+        plies: game.moves.len(),
+        pgn: text,
+        ending,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game_after(moves: &[&str]) -> Game {
+        let mut g = Game {
+            positions: vec![Chess::default()],
+            moves: Vec::new(),
+            sans: Vec::new(),
+        };
+        for m in moves {
+            let mv = notation::parse_move(g.pos(), m).expect("legal");
+            g.push(mv);
+        }
+        g
+    }
+
+    #[test]
+    fn endings() {
+        let mate = game_after(&["f3", "e5", "g4", "Qh4"]);
+        assert_eq!(
+            mate.ending(),
+            Some(Ending {
+                result: "0-1",
+                reason: "checkmate".into()
+            })
+        );
+        let rep = game_after(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1", "Ng8"]);
+        assert_eq!(
+            rep.ending().map(|e| e.reason),
+            Some("threefold repetition".into())
+        );
+        let not_yet = game_after(&["Nf3", "Nf6", "Ng1", "Ng8", "Nf3", "Nf6", "Ng1"]);
+        assert_eq!(not_yet.ending(), None);
+        assert_eq!(mate.sans.last().map(String::as_str), Some("Qh4#"));
+    }
+
+    fn game_from(fen: &str) -> Game {
+        Game {
+            positions: vec![notation::parse_fen(fen).expect("fen")],
+            moves: Vec::new(),
+            sans: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn draws_by_rule() {
+        let stalemate = game_from("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1");
+        assert_eq!(
+            stalemate.ending().map(|e| e.reason),
+            Some("stalemate".into())
+        );
+        let bare = game_from("7k/8/6K1/8/8/8/8/8 w - - 0 1");
+        assert_eq!(
+            bare.ending().map(|e| e.reason),
+            Some("insufficient material".into())
+        );
+        let fifty = game_from("7k/8/6K1/8/8/8/8/R7 w - - 100 80");
+        assert_eq!(
+            fifty.ending().map(|e| e.reason),
+            Some("fifty-move rule".into())
+        );
+        let not_yet = game_from("7k/8/6K1/8/8/8/8/R7 w - - 99 80");
+        assert_eq!(not_yet.ending(), None);
+        // Mate on the move that reaches 100 half-moves is still mate.
+        let mate = game_from("7k/R7/6K1/8/8/8/8/8 w - - 99 80");
+        let mut g = mate;
+        let m = notation::parse_move(g.pos(), "Ra8").expect("mate");
+        g.push(m);
+        assert_eq!(g.ending().map(|e| e.result), Some("1-0"));
+    }
+
+    #[test]
+    fn pgn_reads_back() {
+        let g = game_after(&["e4", "e5", "Nf3", "Nc6"]);
+        let opts = PlayOptions {
+            user_color: Color::White,
+            date: "2026.11.29".into(),
+        };
+        let text = pgn(
+            &g,
+            "Biskupstunga",
+            &opts,
+            &Ending {
+                result: "*",
+                reason: "unfinished (quit)".into(),
+            },
+        );
+        assert!(text.contains("[Black \"Biskupstunga (mirror)\"]"), "{text}");
+        assert!(text.contains("1. e4 e5 2. Nf3 Nc6 *"), "{text}");
+        let decoded = mirror_core::pgn::read_games(text.as_bytes())
+            .next()
+            .expect("one")
+            .expect("io")
+            .1;
+        // Unfinished games are skipped by the ingester; the moves were read.
+        assert_eq!(
+            decoded,
+            mirror_core::pgn::Decoded::Skipped(mirror_core::pgn::SkipReason::Unfinished)
+        );
+    }
+}

@@ -1,0 +1,129 @@
+//! `mirror play` and `mirror uci`.
+
+use std::{
+    io::{BufWriter, Write},
+    path::PathBuf,
+    process::ExitCode,
+};
+
+use anyhow::Context;
+use mirror_engine::{
+    Engine,
+    play::{PlayOptions, play as play_game},
+};
+use mirror_store::{GraphStore, embedded::OpenMode, player_key};
+use shakmaty::Color;
+
+use crate::{
+    cli::{PlayArgs, SideArg, StoreArgs, UciArgs},
+    engine_cfg,
+};
+
+/// Today's date (UTC) as `YYYY.MM.DD` and a file stamp `YYYYMMDD-HHMMSS`.
+fn today() -> (String, String) {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let days = (secs / 86_400) as i64;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    let t = secs % 86_400;
+    (
+        format!("{y:04}.{m:02}.{d:02}"),
+        format!(
+            "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+            t / 3600,
+            (t / 60) % 60,
+            t % 60
+        ),
+    )
+}
+
+/// Checks the player exists so that a typo is an error, not an empty answer; returns the
+/// name as stored.
+pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
+    let key = player_key(user)?;
+    let players = store.players()?;
+    match players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
+        Some(p) => Ok(p.name.clone()),
+        None => {
+            let known: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
+            if known.is_empty() {
+                anyhow::bail!(
+                    "unknown player {user:?}: the store is empty (run mirror ingest first)"
+                );
+            }
+            anyhow::bail!(
+                "unknown player {user:?}; the store has: {}",
+                known.join(", ")
+            )
+        }
+    }
+}
+
+pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> {
+    let cfg = engine_cfg::resolve(&args.engine)?;
+    let store = store_args.open(OpenMode::MustExist)?;
+    let player = require_player(&store, &cfg.player)?;
+    let seed = cfg.options.seed;
+    let user_color = match args.color {
+        SideArg::White => Color::White,
+        SideArg::Black => Color::Black,
+        SideArg::Random => {
+            if seed % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            }
+        }
+    };
+    let mut engine = Engine::new(store, player.clone(), cfg.options);
+    let (date, stamp) = today();
+    let stdout = std::io::stdout();
+    let mut out = BufWriter::new(stdout.lock());
+    if cfg.seed_from_clock {
+        writeln!(
+            out,
+            "(seed {seed}: pass --seed {seed} to replay the mirror's choices)"
+        )?;
+    }
+    let game = play_game(
+        &mut engine,
+        std::io::stdin().lock(),
+        &mut out,
+        &PlayOptions { user_color, date },
+    )?;
+    let path: PathBuf = match args.save {
+        Some(p) => p,
+        None => store_args
+            .data_dir()?
+            .join("games")
+            .join(format!("play-{stamp}-{seed}.pgn")),
+    };
+    if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    }
+    std::fs::write(&path, &game.pgn).with_context(|| format!("cannot save {}", path.display()))?;
+    writeln!(out, "game saved to {}", path.display())?;
+    out.flush()?;
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
+    let cfg = engine_cfg::resolve(&args.engine)?;
+    let store = store_args.open(OpenMode::MustExist)?;
+    let player = require_player(&store, &cfg.player)?;
+    let mut engine = Engine::new(store, player, cfg.options);
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    mirror_engine::uci::run(&mut engine, std::io::stdin().lock(), &mut out)?;
+    Ok(ExitCode::SUCCESS)
+}
