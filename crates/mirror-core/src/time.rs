@@ -49,6 +49,35 @@ impl Date {
         })
     }
 
+    /// The UTC date of a Unix time (seconds since 1970-01-01).
+    pub fn from_unix(secs: i64) -> Option<Date> {
+        let days = secs.div_euclid(86_400);
+        // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+        let z = days + 719_468;
+        let era = z.div_euclid(146_097);
+        let doe = z - era * 146_097;
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+        let mp = (5 * doy + 2) / 153;
+        let day = doy - (153 * mp + 2) / 5 + 1;
+        let month = if mp < 10 { mp + 3 } else { mp - 9 };
+        let year = yoe + era * 400 + i64::from(month <= 2);
+        Some(Date {
+            year: u16::try_from(year).ok()?,
+            month: u8::try_from(month).ok()?,
+            day: u8::try_from(day).ok()?,
+        })
+    }
+
+    /// Today's date (UTC) from the system clock.
+    pub fn today() -> Option<Date> {
+        let secs = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_secs();
+        Date::from_unix(i64::try_from(secs).ok()?)
+    }
+
     /// The month of this date, when the month is known.
     pub fn month(self) -> Option<Month> {
         Month::new(self.year, self.month)
@@ -287,6 +316,15 @@ mod tests {
         let d = Date::from_pgn("2020.05.31").expect("date");
         assert_eq!(Date::from_u32(d.to_u32()), Some(d));
         assert_eq!(d.to_string(), "2020-05-31");
+    }
+
+    #[test]
+    fn unix_dates() {
+        let text = |s| Date::from_unix(s).map(|d| d.to_string());
+        assert_eq!(text(0), Some("1970-01-01".into()));
+        assert_eq!(text(1_391_648_083), Some("2014-02-06".into()));
+        assert_eq!(text(951_782_400), Some("2000-02-29".into()));
+        assert_eq!(text(1_798_675_200), Some("2026-12-31".into()));
     }
 
     #[test]

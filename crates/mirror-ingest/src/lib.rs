@@ -6,6 +6,7 @@
 //! records its games as ingested in the same transaction as their edges, so running the
 //! same ingest again ends with exactly the counts of one clean run.
 
+pub mod chesscom;
 pub mod source;
 
 use std::{
@@ -37,6 +38,9 @@ pub enum IngestError {
     /// The decoding thread died.
     #[error("the decoding thread panicked")]
     DecoderPanicked,
+    /// Chess.com could not be used at all (unknown user, 403, archives list failing).
+    #[error(transparent)]
+    Chesscom(#[from] mirror_chesscom::ChesscomError),
 }
 
 /// What to ingest for whom.
@@ -223,7 +227,7 @@ pub fn ingest<S: GraphStore + Sync>(
 
 /// Writes a batch; games another writer ingested meanwhile are dropped and the rest
 /// written. Returns the report, those duplicates, and the plies written.
-fn write<S: GraphStore>(
+pub(crate) fn write<S: GraphStore>(
     store: &S,
     player: &str,
     mut batch: Batch,
@@ -333,7 +337,7 @@ fn is_both(g: &GameRecord, opts: &IngestOptions) -> bool {
     is_player(&g.white.name) && is_player(&g.black.name)
 }
 
-fn reason_key(reason: &SkipReason) -> String {
+pub(crate) fn reason_key(reason: &SkipReason) -> String {
     match reason {
         SkipReason::Variant(v) => format!("variant {}", v.to_ascii_lowercase()),
         other => other.to_string(),

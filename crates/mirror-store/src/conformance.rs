@@ -300,6 +300,49 @@ pub fn filters<S: GraphStore>(store: S) {
     assert!(actual_moves(&store, key, &none).is_empty());
 }
 
+/// Fetch states round-trip per player and unit, and can be overwritten.
+pub fn fetch_state<S: GraphStore>(store: S) {
+    use crate::FetchState;
+    assert_eq!(
+        store.fetch_state(PLAYER, "chess.com/2014-03").expect("get"),
+        None
+    );
+    let s = FetchState {
+        etag: Some("W/\"59035ea262f2b14549892c7ed8166109\"".into()),
+        last_modified: Some("Thursday, 17-Oct-2024 22:34:57 GMT+0000".into()),
+        complete: false,
+        games: 162,
+        cursor: None,
+    };
+    store
+        .set_fetch_state(PLAYER, "chess.com/2014-03", &s)
+        .expect("set");
+    assert_eq!(
+        store
+            .fetch_state("biskupstunga", "chess.com/2014-03")
+            .expect("get"),
+        Some(s)
+    );
+    assert_eq!(
+        store
+            .fetch_state("other", "chess.com/2014-03")
+            .expect("get"),
+        None
+    );
+    let done = FetchState {
+        complete: true,
+        cursor: Some(1_391_648_083_000),
+        ..FetchState::default()
+    };
+    store
+        .set_fetch_state(PLAYER, "chess.com/2014-03", &done)
+        .expect("set");
+    assert_eq!(
+        store.fetch_state(PLAYER, "chess.com/2014-03").expect("get"),
+        Some(done)
+    );
+}
+
 /// Expands to one `#[test]` per conformance check for a backend; `$make` is an expression
 /// that returns a fresh, empty store.
 #[macro_export]
@@ -324,6 +367,10 @@ macro_rules! conformance_tests {
         #[test]
         fn filters() {
             $crate::conformance::filters($make);
+        }
+        #[test]
+        fn fetch_state() {
+            $crate::conformance::fetch_state($make);
         }
     };
 }

@@ -9,6 +9,8 @@
 //!   marks that make re-ingesting a no-op.
 //! - `positions`: position key -> the position packed without move counters (shakmaty's
 //!   `PackedSetup`, about 24 bytes), shown as EPD.
+//! - `fetch_state`: (lower-cased player, unit such as `chess.com/2024-03`) -> what an
+//!   incremental source remembers (validators, complete, games, cursor).
 //! - `edges`: 17-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
 //!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
 //!   value: [`MoveStats`] (32) and the child position key (8).
@@ -28,7 +30,7 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    EdgeRow, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, Result, StoreError,
+    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, Result, StoreError,
     WriteReport, player_key,
 };
 
@@ -43,6 +45,7 @@ const PLAYER_GAMES: TableDefinition<'_, (u32, &str), (u32, u8)> =
     TableDefinition::new("player_games");
 const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positions");
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
+const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
 
 const EDGE_KEY_LEN: usize = 17;
 const EDGE_VALUE_LEN: usize = STATS_LEN + 8;
@@ -92,6 +95,44 @@ fn decode_edge(pid_pos: &[u8], value: &[u8]) -> Result<EdgeRow> {
         dims: EdgeDims::from_parts(pid_pos[14], u16::from_be_bytes([pid_pos[15], pid_pos[16]])),
         stats,
         child: PositionKey::from_be_bytes(child),
+    })
+}
+
+fn encode_fetch(s: &FetchState) -> Vec<u8> {
+    let mut out = vec![1u8, u8::from(s.complete)];
+    out.extend_from_slice(&s.games.to_le_bytes());
+    out.extend_from_slice(&s.cursor.unwrap_or(i64::MIN).to_le_bytes());
+    for text in [&s.etag, &s.last_modified] {
+        let t = text.as_deref().unwrap_or("");
+        let len = u16::try_from(t.len()).unwrap_or(u16::MAX);
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&t.as_bytes()[..usize::from(len)]);
+    }
+    out
+}
+
+fn decode_fetch(b: &[u8]) -> Option<FetchState> {
+    if b.first() != Some(&1) || b.len() < 18 {
+        return None;
+    }
+    let complete = b[1] == 1;
+    let games = u64::from_le_bytes(b[2..10].try_into().ok()?);
+    let cursor = i64::from_le_bytes(b[10..18].try_into().ok()?);
+    let mut rest = &b[18..];
+    let mut texts = [None, None];
+    for t in &mut texts {
+        let len = usize::from(u16::from_le_bytes(rest.get(..2)?.try_into().ok()?));
+        let text = std::str::from_utf8(rest.get(2..2 + len)?).ok()?;
+        *t = (!text.is_empty()).then(|| text.to_string());
+        rest = &rest[2 + len..];
+    }
+    let [etag, last_modified] = texts;
+    Some(FetchState {
+        etag,
+        last_modified,
+        complete,
+        games,
+        cursor: (cursor != i64::MIN).then_some(cursor),
     })
 }
 
@@ -178,6 +219,7 @@ impl EmbeddedStore {
             txn.open_table(PLAYER_GAMES).map_err(backend)?;
             txn.open_table(POSITIONS).map_err(backend)?;
             txn.open_table(EDGES).map_err(backend)?;
+            txn.open_table(FETCH).map_err(backend)?;
         }
         txn.commit().map_err(backend)
     }
@@ -467,5 +509,27 @@ impl GraphStore for EmbeddedStore {
             .map_err(backend)?
             .len()
             .map_err(backend)
+    }
+
+    fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_read().map_err(backend)?;
+        let t = txn.open_table(FETCH).map_err(backend)?;
+        match t.get((key.as_str(), unit)).map_err(backend)? {
+            None => Ok(None),
+            Some(v) => decode_fetch(v.value())
+                .map(Some)
+                .ok_or_else(|| StoreError::Corrupt(format!("fetch state of {unit}"))),
+        }
+    }
+
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_write().map_err(backend)?;
+        txn.open_table(FETCH)
+            .map_err(backend)?
+            .insert((key.as_str(), unit), encode_fetch(state).as_slice())
+            .map_err(backend)?;
+        txn.commit().map_err(backend)
     }
 }

@@ -153,6 +153,22 @@ pub struct PlayerInfo {
     pub games: u64,
 }
 
+/// What an incremental source remembers about one unit it fetched (a Chess.com month, a
+/// lichess export), so that a rerun skips finished units and revalidates the rest.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FetchState {
+    /// `ETag` of the last answer.
+    pub etag: Option<String>,
+    /// `Last-Modified` of the last answer.
+    pub last_modified: Option<String>,
+    /// The unit cannot change any more (e.g. a past month fetched after it ended).
+    pub complete: bool,
+    /// Games the unit had at the last fetch.
+    pub games: u64,
+    /// A source-specific cursor (e.g. the time of the newest game fetched), if any.
+    pub cursor: Option<i64>,
+}
+
 /// A graph of players' positions and moves. All methods are blocking and take `&self`, so
 /// one store can serve readers while a writer ingests.
 pub trait GraphStore {
@@ -189,6 +205,12 @@ pub trait GraphStore {
 
     /// Number of distinct positions in the store.
     fn position_count(&self) -> Result<u64>;
+
+    /// The remembered state of a fetched unit (e.g. `chess.com/2024-03`) for `player`.
+    fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>>;
+
+    /// Remembers the state of a fetched unit; call it after the unit's games are written.
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()>;
 }
 
 /// The canonical form of a player name used as identity: trimmed, ASCII-lowercased.

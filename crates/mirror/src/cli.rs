@@ -142,9 +142,28 @@ pub struct IngestArgs {
     /// Other spellings of the player's name (repeatable).
     #[arg(long = "alias", value_name = "NAME")]
     pub aliases: Vec<String>,
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst), directories, or `-` for stdin.
-    #[arg(long, num_args = 1.., value_name = "PATH", required = true)]
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst), directories, or `-` for stdin. Without
+    /// --pgn, the user's games are fetched from Chess.com.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
     pub pgn: Vec<PathBuf>,
+    /// Chess.com API base URL (for mirrors and tests).
+    #[arg(long, env = "MIRROR_CHESSCOM_API", default_value = mirror_chesscom::DEFAULT_BASE)]
+    pub api_base: String,
+    /// Contact (e-mail or URL) sent in the User-Agent, which Chess.com requires.
+    #[arg(long, env = "MIRROR_CONTACT", hide_env_values = true)]
+    pub contact: Option<String>,
+    /// Chess.com: first month to fetch (YYYY-MM).
+    #[arg(long, value_parser = parse_month)]
+    pub since: Option<Month>,
+    /// Chess.com: last month to fetch (YYYY-MM).
+    #[arg(long, value_parser = parse_month)]
+    pub until: Option<Month>,
+    /// Chess.com: seconds before a request times out.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Chess.com: retries of a failing request (429, 5xx, timeouts, cut-off answers).
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
     /// Games per write transaction.
     #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub batch_size: u32,

@@ -2,6 +2,12 @@
 
 use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
+use mirror_chesscom::ClientConfig;
+use mirror_core::time::{Date, Month};
+use mirror_ingest::chesscom::{
+    ChesscomOptions, ChesscomProgress, ChesscomSummary, ingest_chesscom,
+};
+
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_ingest::{IngestOptions, InvalidGame, Progress, Source, Summary};
@@ -90,6 +96,9 @@ impl Progress for CliProgress {
 }
 
 pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    if args.pgn.is_empty() {
+        return run_chesscom(store_args, &args);
+    }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.path()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
@@ -125,6 +134,102 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     } else {
         ExitCode::SUCCESS
     })
+}
+
+struct MonthProgress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+}
+
+impl ChesscomProgress for MonthProgress {
+    fn start(&mut self, months: u64) {
+        if let Some(bar) = &self.bar {
+            bar.set_length(months);
+        } else if self.plain {
+            eprintln!("{months} months to check");
+        }
+    }
+
+    fn month(&mut self, month: Month, done: u64, s: &ChesscomSummary) {
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(format!("{month}: {} new games", s.games.ingested));
+        } else if self.plain {
+            eprintln!(
+                "month {month} done ({done}/{}): {} games read, {} new",
+                s.months.total, s.games.games_read, s.games.ingested
+            );
+        }
+    }
+}
+
+fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+    // Validate before anything touches the disk or the network.
+    mirror_chesscom::validate_username(&args.user)?;
+    let path = store_args.path()?;
+    let store = store_args.open(OpenMode::CreateIfMissing)?;
+    let now = Date::today()
+        .and_then(|d| d.month())
+        .context("the system clock gives no date")?;
+    let opts = ChesscomOptions {
+        user: args.user.clone(),
+        client: ClientConfig {
+            base: args.api_base.clone(),
+            contact: args.contact.clone(),
+            timeout: Duration::from_secs(args.timeout.max(1)),
+            retries: args.retries,
+            ..ClientConfig::default()
+        },
+        since: args.since,
+        until: args.until,
+        now,
+        batch_size: args.batch_size as usize,
+    };
+    let show_bar = match args.progress {
+        ProgressMode::Bar => true,
+        ProgressMode::Auto => std::io::stderr().is_terminal(),
+        ProgressMode::Plain | ProgressMode::None => false,
+    };
+    let bar = show_bar.then(|| {
+        let bar = ProgressBar::new(0);
+        bar.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    });
+    let mut progress = MonthProgress {
+        bar,
+        plain: args.progress == ProgressMode::Plain,
+    };
+    let s = ingest_chesscom(&store, &opts, &mut progress)
+        .with_context(|| format!("ingest Chess.com games of {}", args.user))?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    println!(
+        "Chess.com months: {} in range, {} fetched, {} not modified, {} already complete, {} failed",
+        s.months.total,
+        s.months.fetched,
+        s.months.not_modified,
+        s.months.up_to_date,
+        s.months.failed.len()
+    );
+    for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
+        eprintln!("warning: skipped invalid game: {g}");
+    }
+    print_summary(&args.user, &s.games, &path);
+    for (month, why) in &s.months.failed {
+        eprintln!("error: month {month} failed: {why}");
+    }
+    if !s.months.failed.is_empty() {
+        eprintln!(
+            "error: {} month(s) failed; run the same command again to retry them",
+            s.months.failed.len()
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 fn print_summary(user: &str, s: &Summary, path: &std::path::Path) {

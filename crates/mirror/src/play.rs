@@ -24,22 +24,16 @@ fn today() -> (String, String) {
     let secs = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let days = (secs / 86_400) as i64;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
+    let d =
+        mirror_core::time::Date::from_unix(i64::try_from(secs).unwrap_or(0)).unwrap_or_default();
     let t = secs % 86_400;
     (
-        format!("{y:04}.{m:02}.{d:02}"),
+        format!("{:04}.{:02}.{:02}", d.year, d.month, d.day),
         format!(
-            "{y:04}{m:02}{d:02}-{:02}{:02}{:02}",
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            d.year,
+            d.month,
+            d.day,
             t / 3600,
             (t / 60) % 60,
             t % 60

@@ -1,0 +1,3 @@
+//! Test support shared by the ingest tests and the CLI tests.
+
+pub mod fake_chesscom;
