@@ -15,6 +15,7 @@ pub mod pgn;
 pub mod sampler;
 pub mod stats;
 pub mod time;
+pub mod values;
 
 pub use game::{GameId, GameRecord, GameResult, Outcome, PlayerSide};
 pub use key::PositionKey;

@@ -35,8 +35,32 @@ pub enum Command {
     Play(PlayArgs),
     /// Speak UCI on stdin/stdout, for chess GUIs and match runners.
     Uci(UciArgs),
+    /// The player's own piece values, by logistic regression on game results.
+    Values(ValuesArgs),
     /// Benchmarks (printed figures, never pass/fail).
     Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ValuesArgs {
+    /// The player: their stored games, or with --pgn their games in the files.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+    /// Read games from PGN files or directories instead of the store.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub pgn: Vec<PathBuf>,
+    /// With --pgn: every game of the files, whoever played.
+    #[arg(long, conflicts_with = "user")]
+    pub all: bool,
+    /// L2 regularisation strength.
+    #[arg(long, default_value_t = 1e-6)]
+    pub lambda: f64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the score-vs-material curve with binned data points as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
 }
 
 /// How the mirror chooses its moves (flags override `--config`).

@@ -6,6 +6,7 @@ mod engine_cfg;
 mod explore;
 mod ingest;
 mod play;
+mod values;
 
 use std::process::ExitCode;
 
@@ -39,6 +40,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Edges(args) => explore::edges(&cli.store, args),
         cli::Command::Players => explore::players(&cli.store),
         cli::Command::Bench(args) => bench::run(args),
+        cli::Command::Values(args) => values::run(&cli.store, args),
         cli::Command::Play(args) => play::play(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
     }
