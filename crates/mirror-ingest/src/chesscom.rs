@@ -8,8 +8,11 @@
 
 use std::time::Instant;
 
-use mirror_chesscom::{ChesscomError, Client, ClientConfig, MonthFetch, Validators, decode_game};
 use mirror_core::{batch::Batch, pgn::Decoded, time::Month};
+use mirror_online::{
+    FetchError,
+    chesscom::{Client, ClientConfig, MonthFetch, Validators, decode_game},
+};
 use mirror_store::{FetchState, GraphStore};
 
 use crate::{IngestError, InvalidGame, Summary, reason_key, write};
@@ -77,12 +80,12 @@ pub fn ingest_chesscom<S: GraphStore>(
     progress: &mut dyn ChesscomProgress,
 ) -> Result<ChesscomSummary, IngestError> {
     let started = Instant::now();
-    let user = mirror_chesscom::validate_username(&opts.user)?;
+    let user = mirror_online::chesscom::validate_username(&opts.user)?;
     let client = Client::new(opts.client.clone(), &user)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| IngestError::Chesscom(ChesscomError::Client(e.to_string())))?;
+        .map_err(|e| IngestError::Online(FetchError::Client(e.to_string())))?;
     let months: Vec<Month> = rt
         .block_on(client.archives(&user))?
         .into_iter()
@@ -129,7 +132,7 @@ pub fn ingest_chesscom<S: GraphStore>(
                 )?;
             }
             // Without contact information every request fails the same way: stop.
-            Err(e @ ChesscomError::Forbidden) => return Err(e.into()),
+            Err(e @ FetchError::Forbidden { .. }) => return Err(e.into()),
             Err(e) => out.months.failed.push((*month, e.to_string())),
         }
         progress.month(*month, i as u64 + 1, &out);
@@ -143,7 +146,7 @@ fn ingest_month<S: GraphStore>(
     opts: &ChesscomOptions,
     user: &str,
     month: Month,
-    games: &[mirror_chesscom::ApiGame],
+    games: &[mirror_online::chesscom::ApiGame],
     summary: &mut Summary,
 ) -> Result<(), IngestError> {
     let mut pending = Vec::new();

@@ -38,9 +38,10 @@ pub enum IngestError {
     /// The decoding thread died.
     #[error("the decoding thread panicked")]
     DecoderPanicked,
-    /// Chess.com could not be used at all (unknown user, 403, archives list failing).
+    /// An online source could not be used at all (unknown user, 403, archives list or
+    /// export request failing).
     #[error(transparent)]
-    Chesscom(#[from] mirror_chesscom::ChesscomError),
+    Online(#[from] mirror_online::FetchError),
 }
 
 /// What to ingest for whom.

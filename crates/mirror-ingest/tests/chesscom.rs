@@ -8,12 +8,12 @@ use std::{
     time::Duration,
 };
 
-use mirror_chesscom::{ChesscomError, ClientConfig, Sleeper};
 use mirror_core::time::Month;
 use mirror_ingest::{
     IngestError, NoProgress,
     chesscom::{ChesscomOptions, ChesscomSummary, ingest_chesscom},
 };
+use mirror_online::{FetchError, RetryPolicy, Sleeper, chesscom::ClientConfig};
 use mirror_store::{
     EdgeRow, GraphStore, PlayerCounts,
     embedded::{EmbeddedStore, OpenMode},
@@ -50,11 +50,14 @@ fn opts(server: &FakeChesscom, run: &Run, user: &str) -> ChesscomOptions {
         client: ClientConfig {
             base: server.base.clone(),
             contact: Some("tests@mirror.invalid".into()),
-            timeout: Duration::from_millis(400),
-            retries: 3,
-            backoff: Duration::from_secs(1),
-            max_wait: Duration::from_secs(120),
-            sleeper: Sleeper::Recorded(run.waits.clone()),
+            retry: RetryPolicy {
+                timeout: Duration::from_millis(400),
+                retries: 3,
+                backoff: Duration::from_secs(1),
+                rate_limit_wait: Duration::from_secs(60),
+                max_wait: Duration::from_secs(120),
+                sleeper: Sleeper::Recorded(run.waits.clone()),
+            },
         },
         since: None,
         until: None,
@@ -251,7 +254,7 @@ fn unknown_user_is_a_clear_error() {
         &mut NoProgress,
     )
     .expect_err("unknown");
-    let IngestError::Chesscom(ChesscomError::UnknownUser { user, message }) = &err else {
+    let IngestError::Online(FetchError::UnknownUser { user, message, .. }) = &err else {
         panic!("{err}")
     };
     assert_eq!(user, "nosuchuser42");

@@ -171,7 +171,7 @@ pub struct IngestArgs {
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub pgn: Vec<PathBuf>,
     /// Chess.com API base URL (for mirrors and tests).
-    #[arg(long, env = "MIRROR_CHESSCOM_API", default_value = mirror_chesscom::DEFAULT_BASE)]
+    #[arg(long, env = "MIRROR_CHESSCOM_API", default_value = mirror_online::chesscom::DEFAULT_BASE)]
     pub api_base: String,
     /// Contact (e-mail or URL) sent in the User-Agent, which Chess.com requires.
     #[arg(long, env = "MIRROR_CONTACT", hide_env_values = true)]

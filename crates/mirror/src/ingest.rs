@@ -2,11 +2,11 @@
 
 use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
-use mirror_chesscom::ClientConfig;
 use mirror_core::time::{Date, Month};
 use mirror_ingest::chesscom::{
     ChesscomOptions, ChesscomProgress, ChesscomSummary, ingest_chesscom,
 };
+use mirror_online::{RetryPolicy, chesscom::ClientConfig};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -165,7 +165,7 @@ impl ChesscomProgress for MonthProgress {
 
 fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
-    mirror_chesscom::validate_username(&args.user)?;
+    mirror_online::chesscom::validate_username(&args.user)?;
     let path = store_args.path()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now = Date::today()
@@ -176,9 +176,11 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Exi
         client: ClientConfig {
             base: args.api_base.clone(),
             contact: args.contact.clone(),
-            timeout: Duration::from_secs(args.timeout.max(1)),
-            retries: args.retries,
-            ..ClientConfig::default()
+            retry: RetryPolicy {
+                timeout: Duration::from_secs(args.timeout.max(1)),
+                retries: args.retries,
+                ..RetryPolicy::default()
+            },
         },
         since: args.since,
         until: args.until,

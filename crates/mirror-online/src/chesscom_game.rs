@@ -1,4 +1,4 @@
-//! Games of a monthly archive: JSON metadata plus the `pgn` field, decoded with
+//! Games of a Chess.com monthly archive: JSON metadata plus the `pgn` field, decoded with
 //! mirror-core's PGN decoder.
 
 use mirror_core::{
