@@ -69,6 +69,18 @@ impl Date {
         })
     }
 
+    /// Days from 1970-01-01 to this date (unknown month or day count as the first).
+    pub fn to_unix_days(self) -> i64 {
+        let (m, d) = (i64::from(self.month.max(1)), i64::from(self.day.max(1)));
+        let y = i64::from(self.year) - i64::from(m <= 2);
+        let era = y.div_euclid(400);
+        let yoe = y - era * 400;
+        let mp = (m + 9) % 12;
+        let doy = (153 * mp + 2) / 5 + d - 1;
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+        era * 146_097 + doe - 719_468
+    }
+
     /// Today's date (UTC) from the system clock.
     pub fn today() -> Option<Date> {
         let secs = std::time::SystemTime::now()
@@ -133,6 +145,20 @@ impl Month {
     /// The month number, 1-12.
     pub fn month(self) -> u8 {
         (self.0 % 12) as u8 + 1
+    }
+
+    /// The first day of the month.
+    pub fn first_day(self) -> Date {
+        Date {
+            year: self.year(),
+            month: self.month(),
+            day: 1,
+        }
+    }
+
+    /// The month after this one.
+    pub fn next(self) -> Month {
+        Month(self.0 + 1)
     }
 }
 
@@ -325,6 +351,20 @@ mod tests {
         assert_eq!(text(1_391_648_083), Some("2014-02-06".into()));
         assert_eq!(text(951_782_400), Some("2000-02-29".into()));
         assert_eq!(text(1_798_675_200), Some("2026-12-31".into()));
+    }
+
+    #[test]
+    fn unix_days_round_trip() {
+        for secs in [
+            0i64,
+            951_782_400,
+            1_391_648_083,
+            1_798_675_200,
+            4_102_444_800,
+        ] {
+            let d = Date::from_unix(secs).expect("date");
+            assert_eq!(d.to_unix_days(), secs.div_euclid(86_400), "{d}");
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! same ingest again ends with exactly the counts of one clean run.
 
 pub mod chesscom;
+pub mod lichess;
 pub mod source;
 
 use std::{
@@ -128,7 +129,7 @@ impl Summary {
 /// Receives progress; called on the thread that called [`ingest`].
 pub trait Progress {
     /// An input is starting.
-    fn source(&mut self, _source: &Source, _index: usize, _total: usize) {}
+    fn source(&mut self, _name: &str, _index: usize, _total: usize) {}
     /// `games_read` games have been read so far, `ingested` written.
     fn games(&mut self, _games_read: u64, _ingested: u64) {}
     /// A batch was committed.
@@ -144,7 +145,7 @@ pub struct NoProgress;
 impl Progress for NoProgress {}
 
 enum Msg {
-    Source(Source, usize),
+    Source(String, usize),
     Read(u64),
     Invalid(InvalidGame),
     Skipped(String),
@@ -155,6 +156,30 @@ enum Msg {
 
 const MAX_INVALID_DETAILS: usize = 1000;
 
+/// One input stream, opened when its turn comes.
+pub struct Input {
+    /// Name for messages (a path, `<stdin>`, `lichess:user`).
+    pub name: String,
+    /// Opens the stream of PGN text.
+    pub open: Box<dyn FnOnce() -> std::io::Result<Box<dyn std::io::Read + Send>> + Send>,
+}
+
+impl std::fmt::Debug for Input {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Input").field("name", &self.name).finish()
+    }
+}
+
+impl Input {
+    /// A file, directory entry or stdin.
+    pub fn from_source(source: Source) -> Input {
+        Input {
+            name: source.to_string(),
+            open: Box::new(move || source::open(&source)),
+        }
+    }
+}
+
 /// Ingests every game of `sources` played by `opts.player` into `store`.
 pub fn ingest<S: GraphStore + Sync>(
     store: &S,
@@ -162,13 +187,24 @@ pub fn ingest<S: GraphStore + Sync>(
     opts: &IngestOptions,
     progress: &mut dyn Progress,
 ) -> Result<Summary, IngestError> {
+    let inputs = sources.iter().cloned().map(Input::from_source).collect();
+    ingest_inputs(store, inputs, opts, progress)
+}
+
+/// Ingests every game of `inputs` played by `opts.player` into `store`.
+pub fn ingest_inputs<S: GraphStore + Sync>(
+    store: &S,
+    inputs: Vec<Input>,
+    opts: &IngestOptions,
+    progress: &mut dyn Progress,
+) -> Result<Summary, IngestError> {
     let started = Instant::now();
     let mut summary = Summary::default();
     let mut names: FxHashMap<String, u64> = FxHashMap::default();
     let (tx, rx) = mpsc::sync_channel::<Msg>(64);
-    let total = sources.len();
+    let total = inputs.len();
     let result = std::thread::scope(|scope| -> Result<(), IngestError> {
-        let producer = scope.spawn(move || produce(store, sources, opts, &tx));
+        let producer = scope.spawn(move || produce(store, inputs, opts, &tx));
         let mut outcome = Ok(());
         for msg in rx {
             match msg {
@@ -259,7 +295,7 @@ pub(crate) fn write<S: GraphStore>(
 /// The decoding side: reads sources, sends messages; returns store errors of its reads.
 fn produce<S: GraphStore>(
     store: &S,
-    sources: &[Source],
+    inputs: Vec<Input>,
     opts: &IngestOptions,
     tx: &mpsc::SyncSender<Msg>,
 ) -> Result<(), IngestError> {
@@ -267,12 +303,12 @@ fn produce<S: GraphStore>(
     let batch_size = opts.batch_size.max(1);
     // A closed channel means the consumer stopped on an error: stop quietly.
     let send = |m: Msg| tx.send(m).is_ok();
-    for (i, source) in sources.iter().enumerate() {
-        if !send(Msg::Source(source.clone(), i)) {
+    for (i, input) in inputs.into_iter().enumerate() {
+        let name = input.name;
+        if !send(Msg::Source(name.clone(), i)) {
             return Ok(());
         }
-        let name = source.to_string();
-        let reader = match source::open(source) {
+        let reader = match (input.open)() {
             Ok(r) => r,
             Err(e) => {
                 send(Msg::SourceError(format!("{name}: {e}")));

@@ -160,9 +160,21 @@ pub enum ProgressMode {
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
-    /// The player whose games these are (matched case-insensitively on White/Black).
-    #[arg(long, short = 'u')]
-    pub user: String,
+    /// The player whose games these are (matched case-insensitively on White/Black); with
+    /// no --pgn, the Chess.com username whose games are fetched.
+    #[arg(
+        long,
+        short = 'u',
+        required_unless_present = "lichess",
+        conflicts_with = "lichess"
+    )]
+    pub user: Option<String>,
+    /// Fetch this lichess user's games from lichess's export (the player's name in the store).
+    #[arg(long, value_name = "USER", conflicts_with = "pgn")]
+    pub lichess: Option<String>,
+    /// lichess base URL (for tests and mirrors).
+    #[arg(long, env = "MIRROR_LICHESS_API", default_value = mirror_online::lichess::DEFAULT_BASE)]
+    pub lichess_api: String,
     /// Other spellings of the player's name (repeatable).
     #[arg(long = "alias", value_name = "NAME")]
     pub aliases: Vec<String>,
@@ -176,16 +188,16 @@ pub struct IngestArgs {
     /// Contact (e-mail or URL) sent in the User-Agent, which Chess.com requires.
     #[arg(long, env = "MIRROR_CONTACT", hide_env_values = true)]
     pub contact: Option<String>,
-    /// Chess.com: first month to fetch (YYYY-MM).
+    /// Chess.com / lichess: first month to fetch (YYYY-MM).
     #[arg(long, value_parser = parse_month)]
     pub since: Option<Month>,
-    /// Chess.com: last month to fetch (YYYY-MM).
+    /// Chess.com / lichess: last month to fetch (YYYY-MM).
     #[arg(long, value_parser = parse_month)]
     pub until: Option<Month>,
-    /// Chess.com: seconds before a request times out.
+    /// Chess.com / lichess: seconds before a request (or a stalled stream) times out.
     #[arg(long, default_value_t = 30)]
     pub timeout: u64,
-    /// Chess.com: retries of a failing request (429, 5xx, timeouts, cut-off answers).
+    /// Chess.com / lichess: retries of a failing request (429, 5xx, timeouts, cut-off answers).
     #[arg(long, default_value_t = 4)]
     pub retries: u32,
     /// Games per write transaction.

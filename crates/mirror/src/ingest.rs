@@ -6,11 +6,14 @@ use mirror_core::time::{Date, Month};
 use mirror_ingest::chesscom::{
     ChesscomOptions, ChesscomProgress, ChesscomSummary, ingest_chesscom,
 };
-use mirror_online::{RetryPolicy, chesscom::ClientConfig};
+use mirror_online::{RetryPolicy, chesscom::ClientConfig, lichess::LichessConfig};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_ingest::{IngestOptions, InvalidGame, Progress, Source, Summary};
+use mirror_ingest::{
+    IngestOptions, InvalidGame, Progress, Summary,
+    lichess::{LichessOptions, ingest_lichess},
+};
 use mirror_store::{WriteReport, embedded::OpenMode};
 
 use crate::cli::{IngestArgs, ProgressMode, StoreArgs};
@@ -58,7 +61,7 @@ impl CliProgress {
 }
 
 impl Progress for CliProgress {
-    fn source(&mut self, source: &Source, index: usize, total: usize) {
+    fn source(&mut self, source: &str, index: usize, total: usize) {
         if let Some(bar) = &self.bar {
             bar.set_message(format!("[{}/{total}] {source}", index + 1));
         } else if self.plain {
@@ -96,14 +99,21 @@ impl Progress for CliProgress {
 }
 
 pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    if let Some(user) = &args.lichess {
+        return run_lichess(store_args, &args, user);
+    }
+    let user = args
+        .user
+        .clone()
+        .context("pass --user NAME (or --lichess USER)")?;
     if args.pgn.is_empty() {
-        return run_chesscom(store_args, &args);
+        return run_chesscom(store_args, &args, &user);
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.path()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let opts = IngestOptions {
-        player: args.user.clone(),
+        player: user.clone(),
         aliases: args.aliases.clone(),
         batch_size: args.batch_size as usize,
     };
@@ -113,9 +123,9 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print_summary(&args.user, &summary, &path);
+    print_summary(&user, &summary, &path);
     if summary.ingested + summary.duplicates == 0 {
-        let mut msg = format!("no game in the input has {:?} as White or Black", args.user);
+        let mut msg = format!("no game in the input has {user:?} as White or Black");
         if !summary.frequent_names.is_empty() {
             let names: Vec<String> = summary
                 .frequent_names
@@ -163,24 +173,79 @@ impl ChesscomProgress for MonthProgress {
     }
 }
 
-fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<ExitCode> {
+fn retry_policy(args: &IngestArgs) -> RetryPolicy {
+    RetryPolicy {
+        timeout: Duration::from_secs(args.timeout.max(1)),
+        retries: args.retries,
+        ..RetryPolicy::default()
+    }
+}
+
+fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
-    mirror_online::chesscom::validate_username(&args.user)?;
+    mirror_online::lichess::validate_username(user)?;
+    let path = store_args.path()?;
+    let store = store_args.open(OpenMode::CreateIfMissing)?;
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .context("the system clock is before 1970")?;
+    let opts = LichessOptions {
+        user: user.to_string(),
+        config: LichessConfig {
+            base: args.lichess_api.clone(),
+            token: std::env::var("MIRROR_LICHESS_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+            contact: args.contact.clone(),
+            retry: retry_policy(args),
+        },
+        since: args.since,
+        until: args.until,
+        now_ms,
+        batch_size: args.batch_size as usize,
+    };
+    let mut progress = CliProgress::new(args.progress);
+    let s = ingest_lichess(&store, &opts, &mut progress)
+        .with_context(|| format!("ingest lichess games of {user}"))?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    match s.since_ms {
+        Some(ms) => println!(
+            "lichess export of {user} since {} (Unix ms {ms})",
+            date_of_ms(ms)
+        ),
+        None => println!("lichess export of {user}: all games"),
+    }
+    print_summary(user, &s.games, &path);
+    if s.games.has_errors() {
+        eprintln!(
+            "error: the export broke off; the games read before are kept: run the same command again"
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn date_of_ms(ms: i64) -> String {
+    Date::from_unix(ms.div_euclid(1000)).map_or_else(|| "?".into(), |d| d.to_string())
+}
+
+fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
+    // Validate before anything touches the disk or the network.
+    mirror_online::chesscom::validate_username(user)?;
     let path = store_args.path()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now = Date::today()
         .and_then(|d| d.month())
         .context("the system clock gives no date")?;
     let opts = ChesscomOptions {
-        user: args.user.clone(),
+        user: user.to_string(),
         client: ClientConfig {
             base: args.api_base.clone(),
             contact: args.contact.clone(),
-            retry: RetryPolicy {
-                timeout: Duration::from_secs(args.timeout.max(1)),
-                retries: args.retries,
-                ..RetryPolicy::default()
-            },
+            retry: retry_policy(args),
         },
         since: args.since,
         until: args.until,
@@ -205,7 +270,7 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Exi
         plain: args.progress == ProgressMode::Plain,
     };
     let s = ingest_chesscom(&store, &opts, &mut progress)
-        .with_context(|| format!("ingest Chess.com games of {}", args.user))?;
+        .with_context(|| format!("ingest Chess.com games of {user}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
@@ -220,7 +285,7 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Exi
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
         eprintln!("warning: skipped invalid game: {g}");
     }
-    print_summary(&args.user, &s.games, &path);
+    print_summary(user, &s.games, &path);
     for (month, why) in &s.months.failed {
         eprintln!("error: month {month} failed: {why}");
     }

@@ -46,14 +46,21 @@ pub enum Fault {
 /// One request the server saw.
 #[derive(Clone, Debug)]
 pub struct Seen {
-    /// Path.
+    /// Path, without the query.
     pub path: String,
+    /// The query string (without `?`), empty when none.
+    pub query: String,
     /// Headers, names lower-cased.
     pub headers: HashMap<String, String>,
 }
 
+/// Answers requests no route matches: gets the path, the query and the headers.
+pub type Handler =
+    Arc<dyn Fn(&str, &str, &HashMap<String, String>) -> Option<Answer> + Send + Sync>;
+
 #[derive(Default)]
 struct State {
+    handler: Option<Handler>,
     routes: HashMap<String, Answer>,
     faults: HashMap<String, VecDeque<Fault>>,
     require_contact: bool,
@@ -207,6 +214,11 @@ impl FakeChesscom {
             .push_back(fault);
     }
 
+    /// Answers requests that no route matches.
+    pub fn set_handler(&self, handler: Handler) {
+        self.state.lock().expect("lock").handler = Some(handler);
+    }
+
     /// Answer 403 to requests whose User-Agent has no contact.
     pub fn require_contact(&self, on: bool) {
         self.state.lock().expect("lock").require_contact = on;
@@ -232,7 +244,11 @@ fn handle(mut stream: TcpStream, state: &Arc<Mutex<State>>) {
     if reader.read_line(&mut line).is_err() {
         return;
     }
-    let path = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let target = line.split_whitespace().nth(1).unwrap_or("/").to_string();
+    let (path, query) = match target.split_once('?') {
+        Some((p, q)) => (p.to_string(), q.to_string()),
+        None => (target.clone(), String::new()),
+    };
     let mut headers = HashMap::new();
     loop {
         let mut h = String::new();
@@ -247,6 +263,7 @@ fn handle(mut stream: TcpStream, state: &Arc<Mutex<State>>) {
         let mut st = state.lock().expect("lock");
         st.seen.push(Seen {
             path: path.clone(),
+            query: query.clone(),
             headers: headers.clone(),
         });
         let ua = headers.get("user-agent").cloned().unwrap_or_default();
@@ -257,6 +274,7 @@ fn handle(mut stream: TcpStream, state: &Arc<Mutex<State>>) {
             )
         } else {
             let fault = st.faults.get_mut(&path).and_then(VecDeque::pop_front);
+            let dynamic = st.handler.as_ref().and_then(|h| h(&path, &query, &headers));
             let answer = match st.routes.get(&path) {
                 Some(a) => {
                     let etag = a
@@ -276,6 +294,9 @@ fn handle(mut stream: TcpStream, state: &Arc<Mutex<State>>) {
                         },
                         _ => a.clone(),
                     }
+                }
+                None if dynamic.is_some() => {
+                    dynamic.unwrap_or_else(|| json_answer(500, "{}".into()))
                 }
                 None => {
                     let user = path

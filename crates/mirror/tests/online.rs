@@ -1,8 +1,11 @@
-//! `mirror ingest --user NAME` from a fake Chess.com serving real recordings.
+//! `mirror ingest --user NAME` from a fake Chess.com serving real recordings, and
+//! `mirror ingest --lichess USER` from a fake lichess export streaming real games.
 
 mod common;
-#[path = "../../mirror-ingest/tests/support/fake_chesscom.rs"]
-mod fake_chesscom;
+#[path = "../../mirror-ingest/tests/support/mod.rs"]
+mod support;
+
+use support::{fake_chesscom, fake_lichess};
 
 use std::{
     io::{BufRead, BufReader},
@@ -172,4 +175,58 @@ fn a_failed_month_is_listed_and_the_exit_code_says_so() {
         "{stderr}"
     );
     assert_eq!(summary_value(&stdout, "ingested"), 54);
+}
+
+#[test]
+fn ingest_from_lichess_then_rerun_from_the_cursor() {
+    let server = FakeChesscom::start();
+    let text = std::fs::read_to_string(first500()).expect("read");
+    fake_lichess::serve(
+        &server,
+        PLAYER,
+        std::sync::Arc::new(std::sync::Mutex::new(fake_lichess::split_games(&text))),
+    );
+    let env = Env::new();
+    let run = |env: &Env| {
+        env.cmd()
+            .args([
+                "ingest",
+                "--lichess",
+                PLAYER,
+                "--lichess-api",
+                &server.base,
+                "--progress",
+                "none",
+            ])
+            .env("MIRROR_LICHESS_TOKEN", "lip_test_token")
+            .output()
+            .expect("run")
+    };
+    let out = run(&env);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("lichess export of Biskupstunga: all games"),
+        "{stdout}"
+    );
+    assert_eq!(summary_value(&stdout, "ingested"), 499);
+    assert!(
+        !stdout.contains("lip_test_token")
+            && !String::from_utf8_lossy(&out.stderr).contains("lip_test_token")
+    );
+    let auth = server.seen()[0].headers.get("authorization").cloned();
+    assert_eq!(auth.as_deref(), Some("Bearer lip_test_token"));
+    let again = run(&env);
+    let stdout = String::from_utf8_lossy(&again.stdout);
+    assert!(
+        stdout.contains("lichess export of Biskupstunga since"),
+        "{stdout}"
+    );
+    assert_eq!(summary_value(&stdout, "ingested"), 0);
+    let err = env.fails(&["ingest", "--lichess", PLAYER, "--user", PLAYER]);
+    assert!(err.contains("cannot be used with"), "{err}");
 }
