@@ -300,6 +300,54 @@ pub fn filters<S: GraphStore>(store: S) {
     assert!(actual_moves(&store, key, &none).is_empty());
 }
 
+/// Recent games of a position: newest first, through the position, passing the filter.
+pub fn recent_games<S: GraphStore>(store: S) {
+    let games = sample_games(200);
+    store.write_batch(PLAYER, &batch_of(&games)).expect("write");
+    let key = start();
+    let recent = store
+        .recent_games(PLAYER, key, &Filter::default(), 5)
+        .expect("recent");
+    assert_eq!(recent.len(), 5);
+    let mut newest: Vec<&GameRecord> = games.iter().map(|(g, _)| g).collect();
+    newest.sort_by(|a, b| b.date.cmp(&a.date).then_with(|| b.id.cmp(&a.id)));
+    let want: Vec<_> = newest[..5].iter().map(|g| g.id.clone()).collect();
+    let got: Vec<_> = recent.iter().map(|r| r.game.id.clone()).collect();
+    assert_eq!(got, want, "the five newest games, newest first");
+    assert!(recent.iter().all(|r| r.mv == r.game.moves[0]));
+    // After 1. e4 as Black: only games with 1. e4 where the player was Black.
+    let mut pos = Chess::default();
+    {
+        use shakmaty::Position;
+        let m = games
+            .iter()
+            .find(|(g, c)| *c == Color::Black && g.moves[0].to_string() == "e2e4")
+            .expect("a game as Black after 1. e4")
+            .0
+            .moves[0];
+        pos.play_unchecked(m.to_move(&pos).expect("legal"));
+    }
+    let k = PositionKey::from_position(&pos);
+    let black = Filter {
+        color: Some(Color::Black),
+        ..Filter::default()
+    };
+    let recent = store.recent_games(PLAYER, k, &black, 3).expect("recent");
+    assert!(!recent.is_empty());
+    assert!(
+        recent
+            .iter()
+            .all(|r| r.color == Color::Black && r.game.moves[0].to_string() == "e2e4")
+    );
+    assert!(recent.windows(2).all(|w| w[0].game.date >= w[1].game.date));
+    assert!(
+        store
+            .recent_games("nobody", k, &black, 3)
+            .expect("recent")
+            .is_empty()
+    );
+}
+
 /// Fetch states round-trip per player and unit, and can be overwritten.
 pub fn fetch_state<S: GraphStore>(store: S) {
     use crate::FetchState;
@@ -367,6 +415,10 @@ macro_rules! conformance_tests {
         #[test]
         fn filters() {
             $crate::conformance::filters($make);
+        }
+        #[test]
+        fn recent_games() {
+            $crate::conformance::recent_games($make);
         }
         #[test]
         fn fetch_state() {

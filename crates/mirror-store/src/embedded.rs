@@ -7,6 +7,8 @@
 //! - `games`: game id -> compact [`GameRecord`].
 //! - `player_games`: (player id, game id) -> (date `YYYYMMDD`, colour 0/1): the "ingested"
 //!   marks that make re-ingesting a no-op.
+//! - `player_games_by_date`: (player id, date, game id) -> colour: the player's games in
+//!   date order (recent games of a position are found from the newest back).
 //! - `positions`: position key -> the position packed without move counters (shakmaty's
 //!   `PackedSetup`, about 24 bytes), shown as EPD.
 //! - `fetch_state`: (lower-cased player, unit such as `chess.com/2024-03`) -> what an
@@ -30,12 +32,15 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, Result, StoreError,
-    WriteReport, player_key,
+    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
+    StoreError, WriteReport, player_key, recent_game,
 };
 
+/// Games scanned (newest first) when looking for a position's recent games.
+const RECENT_SCAN: usize = 2000;
+
 /// Version of the table layout; checked on open.
-pub const SCHEMA_VERSION: u64 = 1;
+pub const SCHEMA_VERSION: u64 = 2;
 
 const META: TableDefinition<'_, &str, u64> = TableDefinition::new("meta");
 const PLAYERS: TableDefinition<'_, &str, (u32, &str)> = TableDefinition::new("players");
@@ -43,6 +48,8 @@ const PLAYER_TOTALS: TableDefinition<'_, u32, (u64, u64)> = TableDefinition::new
 const GAMES: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("games");
 const PLAYER_GAMES: TableDefinition<'_, (u32, &str), (u32, u8)> =
     TableDefinition::new("player_games");
+const GAMES_BY_DATE: TableDefinition<'_, (u32, u32, &str), u8> =
+    TableDefinition::new("player_games_by_date");
 const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positions");
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
 const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
@@ -217,6 +224,7 @@ impl EmbeddedStore {
             txn.open_table(PLAYER_TOTALS).map_err(backend)?;
             txn.open_table(GAMES).map_err(backend)?;
             txn.open_table(PLAYER_GAMES).map_err(backend)?;
+            txn.open_table(GAMES_BY_DATE).map_err(backend)?;
             txn.open_table(POSITIONS).map_err(backend)?;
             txn.open_table(EDGES).map_err(backend)?;
             txn.open_table(FETCH).map_err(backend)?;
@@ -264,6 +272,7 @@ impl EmbeddedStore {
         let mut report = WriteReport::default();
         {
             let mut pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
+            let mut by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
             let mut games = txn.open_table(GAMES).map_err(backend)?;
             let mut present = Vec::new();
             for (g, _) in batch.games() {
@@ -276,11 +285,12 @@ impl EmbeddedStore {
             }
             for (g, color) in batch.games() {
                 let date = g.date.map_or(0, |d| d.to_u32());
-                pg.insert(
-                    (pid, g.id.0.as_str()),
-                    (date, u8::from(*color == Color::Black)),
-                )
-                .map_err(backend)?;
+                let c = u8::from(*color == Color::Black);
+                pg.insert((pid, g.id.0.as_str()), (date, c))
+                    .map_err(backend)?;
+                by_date
+                    .insert((pid, date, g.id.0.as_str()), c)
+                    .map_err(backend)?;
                 if games.get(g.id.0.as_str()).map_err(backend)?.is_none() {
                     games
                         .insert(g.id.0.as_str(), g.encode().as_slice())
@@ -509,6 +519,55 @@ impl GraphStore for EmbeddedStore {
             .map_err(backend)?
             .len()
             .map_err(backend)
+    }
+
+    fn recent_games(
+        &self,
+        player: &str,
+        pos: PositionKey,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<RecentGame>> {
+        let Some(pid) = self.player_id(player)? else {
+            return Ok(Vec::new());
+        };
+        // Start from the newest date any matching edge from `pos` was played.
+        let newest = self
+            .moves(player, pos, filter)?
+            .iter()
+            .map(|r| r.stats.last)
+            .max();
+        let Some(newest) = newest else {
+            return Ok(Vec::new());
+        };
+        let txn = self.db.begin_read().map_err(backend)?;
+        let by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
+        let games = txn.open_table(GAMES).map_err(backend)?;
+        let mut out = Vec::new();
+        let range = by_date
+            .range((pid, 0, "")..=(pid, newest, "\u{10ffff}"))
+            .map_err(backend)?;
+        for item in range.rev().take(RECENT_SCAN) {
+            let (k, v) = item.map_err(backend)?;
+            let (_, _, id) = k.value();
+            let color = if v.value() == 1 {
+                Color::Black
+            } else {
+                Color::White
+            };
+            let Some(rec) = games.get(id).map_err(backend)? else {
+                continue;
+            };
+            let rec =
+                GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            if let Some(found) = recent_game(rec, color, pos, filter) {
+                out.push(found);
+                if out.len() >= limit {
+                    break;
+                }
+            }
+        }
+        Ok(out)
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {

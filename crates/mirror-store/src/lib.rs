@@ -169,6 +169,42 @@ pub struct FetchState {
     pub cursor: Option<i64>,
 }
 
+/// A game of the player that went through a position, for "recent games".
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RecentGame {
+    /// The game.
+    pub game: GameRecord,
+    /// The player's colour in it.
+    pub color: Color,
+    /// The move played from the position.
+    pub mv: MoveCode,
+}
+
+/// Whether `game` (the player having `color`) passes `filter` and goes through `pos`;
+/// if so, the move played there.
+pub fn recent_game(
+    game: GameRecord,
+    color: Color,
+    pos: PositionKey,
+    filter: &Filter,
+) -> Option<RecentGame> {
+    let dims = EdgeDims {
+        color,
+        time_class: game.time_class,
+        rated: game.rated,
+        month: game.date.and_then(|d| d.month()),
+    };
+    if !filter.accepts(&dims) {
+        return None;
+    }
+    let mv = game
+        .replay()
+        .map_while(|p| p.ok())
+        .find(|p| p.key == pos)
+        .map(|p| p.code)?;
+    Some(RecentGame { game, color, mv })
+}
+
 /// A graph of players' positions and moves. All methods are blocking and take `&self`, so
 /// one store can serve readers while a writer ingests.
 pub trait GraphStore {
@@ -206,6 +242,17 @@ pub trait GraphStore {
     /// Number of distinct positions in the store.
     fn position_count(&self) -> Result<u64>;
 
+    /// Up to `limit` of the player's most recent games (newest first) that pass `filter`
+    /// and go through `pos`, with the move played there. Backends may bound the search to
+    /// the player's most recent few thousand games.
+    fn recent_games(
+        &self,
+        player: &str,
+        pos: PositionKey,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<RecentGame>>;
+
     /// The remembered state of a fetched unit (e.g. `chess.com/2024-03`) for `player`.
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>>;
 
@@ -221,3 +268,51 @@ pub fn player_key(name: &str) -> Result<String> {
     }
     Ok(t.to_ascii_lowercase())
 }
+
+macro_rules! forward_store {
+    ($($ty:ty),*) => {$(
+        impl<S: GraphStore + ?Sized> GraphStore for $ty {
+            fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+                (**self).write_batch(player, batch)
+            }
+            fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
+                (**self).ingested(player, ids)
+            }
+            fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
+                (**self).moves(player, pos, filter)
+            }
+            fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
+                (**self).edges(player)
+            }
+            fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
+                (**self).games(player)
+            }
+            fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
+                (**self).game(id)
+            }
+            fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
+                (**self).position_epd(pos)
+            }
+            fn players(&self) -> Result<Vec<PlayerInfo>> {
+                (**self).players()
+            }
+            fn counts(&self, player: &str) -> Result<PlayerCounts> {
+                (**self).counts(player)
+            }
+            fn position_count(&self) -> Result<u64> {
+                (**self).position_count()
+            }
+            fn recent_games(&self, player: &str, pos: PositionKey, filter: &Filter, limit: usize) -> Result<Vec<RecentGame>> {
+                (**self).recent_games(player, pos, filter, limit)
+            }
+            fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
+                (**self).fetch_state(player, unit)
+            }
+            fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+                (**self).set_fetch_state(player, unit, state)
+            }
+        }
+    )*};
+}
+
+forward_store!(&S, std::sync::Arc<S>, Box<S>);

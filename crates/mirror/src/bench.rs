@@ -12,7 +12,7 @@ use mirror_store::{
     embedded::{EmbeddedStore, OpenMode},
 };
 
-use crate::cli::{BenchArgs, BenchCommand};
+use crate::cli::{BenchArgs, BenchCommand, StoreArgs};
 
 /// The python-chess peer (the same script the reference test uses).
 const PEER: &str = include_str!("../../../tests/reference/graph.py");
@@ -25,8 +25,13 @@ fn peak_rss_mib() -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-pub fn run(args: BenchArgs) -> anyhow::Result<ExitCode> {
+pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
+        BenchCommand::Serve {
+            user,
+            connections,
+            seconds,
+        } => crate::serve::bench(store_args, &user, connections, seconds),
         BenchCommand::Ingest {
             pgn,
             user,

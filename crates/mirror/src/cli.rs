@@ -37,8 +37,20 @@ pub enum Command {
     Uci(UciArgs),
     /// The player's own piece values, by logistic regression on game results.
     Values(ValuesArgs),
+    /// Serve the HTTP API (move endpoint, lichess-shaped explorer, health, metrics).
+    Serve(ServeArgs),
     /// Benchmarks (printed figures, never pass/fail).
     Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, env = "MIRROR_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Store operations running at once (the rest wait).
+    #[arg(long, default_value_t = 64)]
+    pub blocking: usize,
 }
 
 #[derive(Args, Debug)]
@@ -335,5 +347,18 @@ pub enum BenchCommand {
         /// Games per write transaction.
         #[arg(long, default_value_t = 10_000)]
         batch_size: u32,
+    },
+    /// Load the HTTP move endpoint with book positions of a stored player (server and load
+    /// generator in this process, on loopback).
+    Serve {
+        /// The player (must be in the store).
+        #[arg(long, short = 'u')]
+        user: String,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Seconds of measured load (after one second of warm-up).
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
     },
 }

@@ -6,6 +6,7 @@ mod engine_cfg;
 mod explore;
 mod ingest;
 mod play;
+mod serve;
 mod values;
 
 use std::process::ExitCode;
@@ -39,7 +40,8 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Explore(args) => explore::run(&cli.store, args),
         cli::Command::Edges(args) => explore::edges(&cli.store, args),
         cli::Command::Players => explore::players(&cli.store),
-        cli::Command::Bench(args) => bench::run(args),
+        cli::Command::Bench(args) => bench::run(&cli.store, args),
+        cli::Command::Serve(args) => serve::run(&cli.store, args),
         cli::Command::Values(args) => values::run(&cli.store, args),
         cli::Command::Play(args) => play::play(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),

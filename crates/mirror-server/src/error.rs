@@ -1,0 +1,105 @@
+//! One error type for the API, mapped to an HTTP status and a JSON body in one place.
+
+use axum::{
+    Json,
+    http::StatusCode,
+    response::{IntoResponse, Response},
+};
+use serde::Serialize;
+
+/// What went wrong with a request.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// The request is malformed: a parameter is missing or invalid.
+    #[error("{0}")]
+    BadRequest(String),
+    /// The player is not in the store.
+    #[error("unknown player {0:?}")]
+    UnknownPlayer(String),
+    /// No such route.
+    #[error("no such endpoint: {0}")]
+    NotFound(String),
+    /// The route exists, the method does not.
+    #[error("method {method} not allowed for {path}")]
+    MethodNotAllowed {
+        /// The method used.
+        method: String,
+        /// The path.
+        path: String,
+    },
+    /// The body is larger than allowed.
+    #[error("request body too large (limit {0} bytes)")]
+    TooLarge(usize),
+    /// The body is not JSON.
+    #[error("{0}")]
+    UnsupportedMediaType(String),
+    /// Well-formed but impossible (e.g. a move asked for a finished game).
+    #[error("{0}")]
+    Unprocessable(String),
+    /// The server is overloaded.
+    #[error("server busy, try again")]
+    Busy,
+    /// A failure of the server itself.
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+#[derive(Serialize)]
+struct Body<'a> {
+    error: String,
+    status: u16,
+    kind: &'a str,
+}
+
+impl ApiError {
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::UnknownPlayer(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
+            ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn kind(&self) -> &'static str {
+        match self {
+            ApiError::BadRequest(_) => "bad_request",
+            ApiError::UnknownPlayer(_) => "unknown_player",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::MethodNotAllowed { .. } => "method_not_allowed",
+            ApiError::TooLarge(_) => "too_large",
+            ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
+            ApiError::Unprocessable(_) => "unprocessable",
+            ApiError::Busy => "busy",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let status = self.status();
+        let body = Body {
+            error: self.to_string(),
+            status: status.as_u16(),
+            kind: self.kind(),
+        };
+        (status, Json(body)).into_response()
+    }
+}
+
+impl From<mirror_store::StoreError> for ApiError {
+    fn from(e: mirror_store::StoreError) -> Self {
+        match e {
+            mirror_store::StoreError::InvalidPlayer(p) => {
+                ApiError::BadRequest(format!("invalid player name {p:?}"))
+            }
+            other => ApiError::Internal(other.to_string()),
+        }
+    }
+}

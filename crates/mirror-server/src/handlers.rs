@@ -1,0 +1,411 @@
+//! Route handlers.
+
+use std::sync::{Arc, atomic::Ordering};
+
+use axum::{
+    Json,
+    extract::{
+        Query, State,
+        rejection::{JsonRejection, QueryRejection},
+    },
+    http::{Method, StatusCode, Uri, header},
+    response::IntoResponse,
+};
+use mirror_core::{GameResult, MoveStats, PositionKey, TimeClass};
+use mirror_engine::{Engine, EngineOptions, Source, notation};
+use mirror_store::{GraphStore, RecentGame};
+use serde::Serialize;
+use shakmaty::{Chess, Color, Position};
+
+use crate::{
+    AppState,
+    error::ApiError,
+    params::{self, Raw},
+};
+
+type St<S> = State<Arc<AppState<S>>>;
+
+fn query(q: Result<Query<Raw>, QueryRejection>) -> Result<Raw, ApiError> {
+    q.map(|Query(raw)| raw)
+        .map_err(|e| ApiError::BadRequest(format!("invalid query string: {}", e.body_text())))
+}
+
+fn json_body(b: Result<Json<serde_json::Value>, JsonRejection>) -> Result<Raw, ApiError> {
+    match b {
+        Ok(Json(v)) => params::from_json(v),
+        Err(JsonRejection::MissingJsonContentType(_)) => Err(ApiError::UnsupportedMediaType(
+            "send the body as JSON with Content-Type: application/json".into(),
+        )),
+        Err(JsonRejection::BytesRejection(_)) => Err(ApiError::TooLarge(crate::BODY_LIMIT)),
+        Err(e) => Err(ApiError::BadRequest(format!(
+            "invalid JSON body: {}",
+            e.body_text()
+        ))),
+    }
+}
+
+/// Fails with 404 when the player has no games.
+fn require_player<S: GraphStore>(store: &S, user: &str) -> Result<(), ApiError> {
+    if store.counts(user)?.games == 0 {
+        return Err(ApiError::UnknownPlayer(user.to_string()));
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+pub(crate) struct Candidate {
+    uci: String,
+    san: String,
+    games: u32,
+    wins: u32,
+    draws: u32,
+    losses: u32,
+    probability: f64,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub(crate) enum SourceJson {
+    Book {
+        tier: usize,
+        rule: String,
+        games: u32,
+        wins: u32,
+        draws: u32,
+        losses: u32,
+        probability: f64,
+    },
+    Fallback {
+        policy: String,
+        detail: String,
+    },
+}
+
+#[derive(Serialize)]
+pub(crate) struct MoveResponse {
+    user: String,
+    fen: String,
+    uci: String,
+    san: String,
+    source: SourceJson,
+    explanation: String,
+    candidates: Vec<Candidate>,
+}
+
+fn candidate(pos: &Chess, m: shakmaty::Move, s: &MoveStats, p: f64) -> Candidate {
+    Candidate {
+        uci: params::uci(m),
+        san: notation::san(pos, m),
+        games: s.games(),
+        wins: s.wins,
+        draws: s.draws,
+        losses: s.losses,
+        probability: p,
+    }
+}
+
+async fn choose_move<S: GraphStore + Send + Sync + 'static>(
+    state: Arc<AppState<S>>,
+    raw: Raw,
+) -> Result<Json<MoveResponse>, ApiError> {
+    params::check_known(&raw)?;
+    let user = params::user(&raw)?;
+    let pos = params::position(&raw)?;
+    let mut filter = params::filter(&raw, None)?;
+    filter.color = None; // the engine always plays the side to move
+    let seed = match params::number::<u64>(&raw, "seed")? {
+        Some(s) => s,
+        None => state
+            .seeds
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed),
+    };
+    let min_games = params::number::<u32>(&raw, "min_games")?
+        .unwrap_or(1)
+        .max(1);
+    if pos.legal_moves().is_empty() {
+        let why = if pos.is_checkmate() {
+            "checkmate"
+        } else {
+            "stalemate"
+        };
+        return Err(ApiError::Unprocessable(format!(
+            "no legal moves in this position ({why})"
+        )));
+    }
+    state
+        .blocking(move |store| {
+            require_player(store, &user)?;
+            let opts = EngineOptions {
+                min_games,
+                filter,
+                seed,
+                ..EngineOptions::default()
+            };
+            let mut engine = Engine::new(store, user.clone(), opts);
+            let choice = engine.choose(&pos).map_err(|e| match e {
+                mirror_engine::EngineError::NoLegalMoves(w) => {
+                    ApiError::Unprocessable(format!("no legal moves in this position ({w})"))
+                }
+                mirror_engine::EngineError::Store(s) => s.into(),
+            })?;
+            let (source, candidates) = match &choice.source {
+                Source::Book {
+                    tier,
+                    rule,
+                    stats,
+                    probability,
+                    candidates,
+                } => (
+                    SourceJson::Book {
+                        tier: *tier,
+                        rule: rule.clone(),
+                        games: stats.games(),
+                        wins: stats.wins,
+                        draws: stats.draws,
+                        losses: stats.losses,
+                        probability: *probability,
+                    },
+                    candidates
+                        .iter()
+                        .map(|(m, s, p)| candidate(&pos, *m, s, *p))
+                        .collect(),
+                ),
+                Source::Fallback {
+                    policy,
+                    detail,
+                    rejected,
+                } => (
+                    SourceJson::Fallback {
+                        policy: policy.clone(),
+                        detail: detail.clone(),
+                    },
+                    rejected
+                        .iter()
+                        .map(|(m, s)| candidate(&pos, *m, s, 0.0))
+                        .collect(),
+                ),
+            };
+            Ok(Json(MoveResponse {
+                user,
+                fen: notation::fen(&pos),
+                uci: params::uci(choice.mv),
+                san: notation::san(&pos, choice.mv),
+                explanation: choice.describe(),
+                source,
+                candidates,
+            }))
+        })
+        .await
+}
+
+/// `GET /api/v1/move`.
+pub(crate) async fn move_get<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<Json<MoveResponse>, ApiError> {
+    choose_move(state, query(q)?).await
+}
+
+/// `POST /api/v1/move` with a JSON body of the same parameters.
+pub(crate) async fn move_post<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Json<MoveResponse>, ApiError> {
+    choose_move(state, json_body(body)?).await
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExploreMove {
+    uci: String,
+    san: String,
+    white: u32,
+    draws: u32,
+    black: u32,
+    average_opponent_rating: Option<u32>,
+    performance: Option<i32>,
+    game: Option<()>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct PlayerJson {
+    name: String,
+    rating: Option<u16>,
+}
+
+#[derive(Serialize)]
+pub(crate) struct RecentJson {
+    id: String,
+    winner: Option<&'static str>,
+    speed: &'static str,
+    mode: &'static str,
+    white: PlayerJson,
+    black: PlayerJson,
+    year: Option<u16>,
+    month: Option<String>,
+    uci: String,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ExploreResponse {
+    white: u32,
+    draws: u32,
+    black: u32,
+    moves: Vec<ExploreMove>,
+    recent_games: Vec<RecentJson>,
+    opening: Option<()>,
+    queue_position: u32,
+}
+
+/// Results by colour from the player's statistics (lichess counts white/black wins).
+fn by_colour(s: &MoveStats, player: Color) -> (u32, u32, u32) {
+    match player {
+        Color::White => (s.wins, s.draws, s.losses),
+        Color::Black => (s.losses, s.draws, s.wins),
+    }
+}
+
+fn speed(tc: TimeClass) -> &'static str {
+    match tc {
+        TimeClass::Bullet => "bullet",
+        TimeClass::Blitz => "blitz",
+        TimeClass::Rapid => "rapid",
+        TimeClass::Classical => "classical",
+        TimeClass::Daily => "correspondence",
+        TimeClass::Unknown => "unknown",
+    }
+}
+
+fn recent_json(r: &RecentGame) -> RecentJson {
+    let g = &r.game;
+    RecentJson {
+        id: g.id.0.clone(),
+        winner: match g.result {
+            GameResult::WhiteWins => Some("white"),
+            GameResult::BlackWins => Some("black"),
+            GameResult::Draw => None,
+        },
+        speed: speed(g.time_class),
+        mode: if g.rated { "rated" } else { "casual" },
+        white: PlayerJson {
+            name: g.white.name.clone(),
+            rating: g.white.rating,
+        },
+        black: PlayerJson {
+            name: g.black.name.clone(),
+            rating: g.black.rating,
+        },
+        year: g.date.map(|d| d.year),
+        month: g.date.and_then(|d| d.month()).map(|m| m.to_string()),
+        uci: r.mv.to_string(),
+    }
+}
+
+/// `GET /api/v1/explore`, shaped like lichess's player explorer.
+pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<Json<ExploreResponse>, ApiError> {
+    let raw = query(q)?;
+    params::check_known(&raw)?;
+    let user = params::user(&raw)?;
+    let pos = params::position(&raw)?;
+    let filter = params::filter(&raw, Some(pos.turn()))?;
+    let player = filter.color.unwrap_or(pos.turn());
+    let recent = params::number::<usize>(&raw, "recentGames")?.unwrap_or(4);
+    if recent > 20 {
+        return Err(ApiError::BadRequest(format!(
+            "recentGames: {recent} is more than 20"
+        )));
+    }
+    state
+        .blocking(move |store| {
+            require_player(store, &user)?;
+            let key = PositionKey::from_position(&pos);
+            let rows = store.moves(&user, key, &filter)?;
+            let mut total = MoveStats::default();
+            let mut moves = Vec::with_capacity(rows.len());
+            for r in &rows {
+                let Ok(m) = r.mv.to_move(&pos) else { continue };
+                total.merge(&r.stats);
+                let (white, draws, black) = by_colour(&r.stats, player);
+                moves.push(ExploreMove {
+                    uci: params::uci(m),
+                    san: notation::san(&pos, m),
+                    white,
+                    draws,
+                    black,
+                    average_opponent_rating: r.stats.average_opponent_rating(),
+                    performance: r.stats.performance(),
+                    game: None,
+                });
+            }
+            let recent_games = if recent == 0 || rows.is_empty() {
+                Vec::new()
+            } else {
+                store
+                    .recent_games(&user, key, &filter, recent)?
+                    .iter()
+                    .map(recent_json)
+                    .collect()
+            };
+            let (white, draws, black) = by_colour(&total, player);
+            Ok(Json(ExploreResponse {
+                white,
+                draws,
+                black,
+                moves,
+                recent_games,
+                opening: None,
+                queue_position: 0,
+            }))
+        })
+        .await
+}
+
+#[derive(Serialize)]
+pub(crate) struct Health {
+    status: &'static str,
+    players: usize,
+    version: &'static str,
+}
+
+/// `GET /health`: the store answers.
+pub(crate) async fn health<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+) -> Result<Json<Health>, ApiError> {
+    let players = state
+        .blocking(|store| Ok(store.players()?.len()))
+        .await
+        .map_err(|_| ApiError::Busy)?;
+    Ok(Json(Health {
+        status: "ok",
+        players,
+        version: env!("CARGO_PKG_VERSION"),
+    }))
+}
+
+/// `GET /metrics`: Prometheus text.
+pub(crate) async fn metrics<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+) -> impl IntoResponse {
+    (
+        StatusCode::OK,
+        [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
+        state.metrics.render(),
+    )
+}
+
+/// Any unknown path.
+pub(crate) async fn not_found(uri: Uri) -> ApiError {
+    ApiError::NotFound(uri.path().to_string())
+}
+
+/// A known path with a method it does not serve.
+pub(crate) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
+    ApiError::MethodNotAllowed {
+        method: method.to_string(),
+        path: uri.path().to_string(),
+    }
+}

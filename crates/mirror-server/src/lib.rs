@@ -1,0 +1,154 @@
+//! mirror's HTTP API (axum):
+//!
+//! - `GET|POST /api/v1/move`: the move the player's mirror plays in a position, with where
+//!   it came from (book tier and statistics, or the fallback) and the candidates.
+//! - `GET /api/v1/explore`: the player's moves from a position in the shape of lichess's
+//!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
+//!   `recentGames[]`).
+//! - `GET /health`, `GET /metrics` (Prometheus text).
+//!
+//! Every bad request gets a 4xx JSON body naming the problem. Store reads run on the
+//! blocking pool, bounded by a semaphore, so they never block the async runtime.
+
+pub mod error;
+mod handlers;
+pub mod metrics;
+pub mod params;
+
+use std::{
+    net::SocketAddr,
+    sync::{Arc, atomic::AtomicU64},
+    time::Instant,
+};
+
+use axum::{
+    Router,
+    extract::{DefaultBodyLimit, MatchedPath, Request, State},
+    middleware::{self, Next},
+    response::Response,
+    routing::get,
+};
+use mirror_store::GraphStore;
+use tokio::sync::Semaphore;
+
+pub use error::ApiError;
+use metrics::Metrics;
+
+/// Largest accepted request body.
+pub const BODY_LIMIT: usize = 16 * 1024;
+
+/// Shared state of the server.
+pub struct AppState<S> {
+    /// The store.
+    pub store: Arc<S>,
+    /// Bounds concurrent blocking store work.
+    pub blocking: Arc<Semaphore>,
+    /// Metrics.
+    pub metrics: Arc<Metrics>,
+    /// Seeds of requests that do not give one.
+    pub seeds: AtomicU64,
+}
+
+impl<S> std::fmt::Debug for AppState<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("AppState")
+    }
+}
+
+impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
+    /// State over `store` allowing `blocking` concurrent store operations.
+    pub fn new(store: Arc<S>, blocking: usize) -> Arc<AppState<S>> {
+        let seed = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        Arc::new(AppState {
+            store,
+            blocking: Arc::new(Semaphore::new(blocking.max(1))),
+            metrics: Arc::new(Metrics::default()),
+            seeds: AtomicU64::new(seed),
+        })
+    }
+
+    /// Runs store work on the blocking pool, at most `blocking` at a time.
+    pub async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
+    {
+        let permit = self
+            .blocking
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| ApiError::Busy)?;
+        let state = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            work(&state.store)
+        })
+        .await
+        .map_err(|e| ApiError::Internal(format!("store task failed: {e}")))?
+    }
+}
+
+async fn track<S: Send + Sync + 'static>(
+    State(state): State<Arc<AppState<S>>>,
+    req: Request,
+    next: Next,
+) -> Response {
+    let route = req
+        .extensions()
+        .get::<MatchedPath>()
+        .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let started = Instant::now();
+    let resp = next.run(req).await;
+    state
+        .metrics
+        .record(&route, resp.status().as_u16(), started.elapsed());
+    resp
+}
+
+/// The router with every route, error fallback and the metrics layer.
+pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) -> Router {
+    Router::new()
+        .route(
+            "/api/v1/move",
+            get(handlers::move_get::<S>)
+                .post(handlers::move_post::<S>)
+                .fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/explore",
+            get(handlers::explore::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/health",
+            get(handlers::health::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/metrics",
+            get(handlers::metrics::<S>).fallback(handlers::method_not_allowed),
+        )
+        .fallback(handlers::not_found)
+        .layer(middleware::from_fn_with_state(state.clone(), track::<S>))
+        .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .with_state(state)
+}
+
+/// Serves on `listener` until `shutdown` resolves; in-flight requests are finished.
+pub async fn serve<S, F>(
+    listener: tokio::net::TcpListener,
+    state: Arc<AppState<S>>,
+    shutdown: F,
+) -> std::io::Result<()>
+where
+    S: GraphStore + Send + Sync + 'static,
+    F: std::future::Future<Output = ()> + Send + 'static,
+{
+    axum::serve(
+        listener,
+        router(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}

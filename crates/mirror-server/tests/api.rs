@@ -1,0 +1,474 @@
+//! Black-box tests: the server on 127.0.0.1, port 0, over a store of real games.
+
+use std::{net::SocketAddr, sync::Arc, time::Duration};
+
+use mirror_core::batch::Batch;
+use mirror_server::{AppState, serve};
+use mirror_store::{
+    GraphStore,
+    conformance::{PLAYER, sample_games},
+    embedded::{EmbeddedStore, OpenMode},
+};
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+struct Server {
+    base: String,
+    store: Arc<EmbeddedStore>,
+    stop: Option<oneshot::Sender<()>>,
+    done: tokio::task::JoinHandle<std::io::Result<()>>,
+    _dir: tempfile::TempDir,
+}
+
+async fn start(games: usize) -> Server {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = Arc::new(
+        EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open"),
+    );
+    let mut b = Batch::new();
+    for (g, c) in sample_games(games) {
+        b.add_game(g, c).expect("legal");
+    }
+    store.write_batch(PLAYER, &b).expect("write");
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let addr: SocketAddr = listener.local_addr().expect("addr");
+    let state = AppState::new(store.clone(), 16);
+    let (tx, rx) = oneshot::channel::<()>();
+    let done = tokio::spawn(serve(listener, state, async move {
+        let _ = rx.await;
+    }));
+    Server {
+        base: format!("http://{addr}"),
+        store,
+        stop: Some(tx),
+        done,
+        _dir: dir,
+    }
+}
+
+async fn get(s: &Server, path: &str) -> (u16, Value) {
+    let r = reqwest::get(format!("{}{path}", s.base))
+        .await
+        .expect("request");
+    let status = r.status().as_u16();
+    let text = r.text().await.expect("body");
+    (
+        status,
+        serde_json::from_str(&text).unwrap_or(Value::String(text)),
+    )
+}
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+#[tokio::test]
+async fn move_from_the_book_get_and_post_agree() {
+    let s = start(499).await;
+    let (status, v) = get(&s, "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=3").await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["source"]["kind"], "book", "{v}");
+    assert!(v["source"]["tier"].as_u64().expect("tier") >= 1);
+    let uci = v["uci"].as_str().expect("uci").to_string();
+    let cands = v["candidates"].as_array().expect("candidates");
+    assert!(cands.iter().any(|c| c["uci"] == uci.as_str()));
+    let sum: f64 = cands
+        .iter()
+        .map(|c| c["probability"].as_f64().expect("p"))
+        .sum();
+    assert!((sum - 1.0).abs() < 1e-9, "{sum}");
+    let post = reqwest::Client::new()
+        .post(format!("{}/api/v1/move", s.base))
+        .json(&serde_json::json!({"user": "biskupstunga", "moves": ["e2e4"], "seed": 3}))
+        .send()
+        .await
+        .expect("post");
+    assert_eq!(post.status().as_u16(), 200);
+    let p: Value = post.json().await.expect("json");
+    assert_eq!(p["uci"], v["uci"], "same seed, same move");
+    assert_eq!(p["san"], v["san"]);
+    // A position the player never reached: the labelled fallback.
+    let (status, v) = get(
+        &s,
+        "/api/v1/move?user=Biskupstunga&fen=4k3/8/8/8/8/8/4P3/4K3%20w%20-%20-%200%201",
+    )
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(v["source"]["kind"], "fallback");
+    assert!(
+        v["source"]["policy"]
+            .as_str()
+            .expect("p")
+            .contains("random legal")
+    );
+}
+
+#[tokio::test]
+async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
+    let s = start(499).await;
+    let (status, v) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&recentGames=3",
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    for k in [
+        "white",
+        "draws",
+        "black",
+        "moves",
+        "recentGames",
+        "opening",
+        "queuePosition",
+    ] {
+        assert!(v.get(k).is_some(), "missing {k}: {v}");
+    }
+    // Default colour: the side to move (Black), i.e. the player's own replies to 1. e4.
+    let d5 = v["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .find(|m| m["san"] == "d5")
+        .expect("d5");
+    // From the CLI table: d5 131 games, 43.5% wins, 3.1% draws as Black -> black wins 57.
+    assert_eq!(
+        d5["black"].as_u64().expect("b")
+            + d5["white"].as_u64().expect("w")
+            + d5["draws"].as_u64().expect("d"),
+        131
+    );
+    assert_eq!(d5["black"], 57);
+    assert!(d5["averageOpponentRating"].as_u64().is_some() && d5["performance"].as_i64().is_some());
+    let recent = v["recentGames"].as_array().expect("recent");
+    assert_eq!(recent.len(), 3);
+    assert!(recent.iter().all(|g| {
+        g["id"]
+            .as_str()
+            .expect("id")
+            .starts_with("https://www.chess.com/game/")
+    }));
+    assert!(recent.iter().all(|g| g["black"]["name"] == "Biskupstunga"));
+    // Filters: colour white shows the opponents' replies; a far-future month nothing.
+    let (_, w) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=white",
+    )
+    .await;
+    assert_ne!(w["moves"], v["moves"]);
+    let (_, none) = get(&s, "/api/v1/explore?user=Biskupstunga&since=2099-01").await;
+    assert_eq!(none["moves"].as_array().expect("moves").len(), 0);
+    let (_, blitz) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&speeds=blitz,rapid&modes=rated",
+    )
+    .await;
+    assert!(blitz["white"].as_u64().is_some());
+}
+
+#[tokio::test]
+async fn health_and_metrics() {
+    let s = start(50).await;
+    let (status, v) = get(&s, "/health").await;
+    assert_eq!((status, v["status"].as_str()), (200, Some("ok")));
+    get(&s, "/api/v1/move?user=Biskupstunga").await;
+    get(&s, "/api/v1/move?user=nobody").await;
+    let text = reqwest::get(format!("{}/metrics", s.base))
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        text.contains("mirror_http_requests_total{route=\"/api/v1/move\",status=\"200\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mirror_http_requests_total{route=\"/api/v1/move\",status=\"404\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mirror_http_errors_total{route=\"/api/v1/move\"} 1"),
+        "{text}"
+    );
+    assert!(
+        text.contains("mirror_http_request_duration_seconds_count{route=\"/api/v1/move\"} 2"),
+        "{text}"
+    );
+}
+
+#[tokio::test]
+async fn bad_requests_get_4xx_json_naming_the_problem() {
+    let s = start(50).await;
+    let long = "x".repeat(200);
+    let cases: Vec<(&str, String, u16, &str)> = vec![
+        (
+            "GET",
+            "/api/v1/move".into(),
+            400,
+            "missing parameter \\\"user\\\"",
+        ),
+        ("GET", "/api/v1/move?user=".into(), 400, "missing parameter"),
+        (
+            "GET",
+            format!("/api/v1/move?user={long}"),
+            400,
+            "invalid user name",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=nobody".into(),
+            404,
+            "unknown player",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&fen=banana".into(),
+            400,
+            "invalid FEN",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&fen=8/8/8/8/8/8/8/8%20w%20-%20-%200%201".into(),
+            400,
+            "not a legal chess position",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&moves=e2e5".into(),
+            400,
+            "not legal",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&moves=e4".into(),
+            400,
+            "is not UCI",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&moves=e2e4&fen=x".into(),
+            400,
+            "not both",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&seed=-1".into(),
+            400,
+            "seed",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&min_games=many".into(),
+            400,
+            "min_games",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&colour=white".into(),
+            400,
+            "unknown parameter \\\"colour\\\"",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&fen=7k/6Q1/6K1/8/8/8/8/8%20b%20-%20-%200%201".into(),
+            422,
+            "checkmate",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&color=green".into(),
+            400,
+            "color",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&speeds=hyperbullet".into(),
+            400,
+            "speeds",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&rated=maybe".into(),
+            400,
+            "rated",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&modes=ranked".into(),
+            400,
+            "modes",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&since=2020-13".into(),
+            400,
+            "since",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&since=2021-01&until=2020-01".into(),
+            400,
+            "after until",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&recentGames=500".into(),
+            400,
+            "recentGames",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=a%00b".into(),
+            400,
+            "invalid user name",
+        ),
+        ("GET", "/api/v1/nothing".into(), 404, "no such endpoint"),
+        (
+            "DELETE",
+            "/api/v1/move".into(),
+            405,
+            "method DELETE not allowed",
+        ),
+        ("POST", "/api/v1/explore".into(), 405, "not allowed"),
+        ("PUT", "/health".into(), 405, "not allowed"),
+    ];
+    let client = reqwest::Client::new();
+    for (method, path, status, needle) in &cases {
+        let url = format!("{}{path}", s.base);
+        let req = match *method {
+            "GET" => client.get(&url),
+            "POST" => client.post(&url),
+            "PUT" => client.put(&url),
+            _ => client.delete(&url),
+        };
+        let r = req.send().await.expect("send");
+        let got = r.status().as_u16();
+        let ct = r
+            .headers()
+            .get("content-type")
+            .map(|v| v.to_str().unwrap_or("").to_string())
+            .unwrap_or_default();
+        let body = r.text().await.expect("body");
+        assert_eq!(got, *status, "{method} {path}: {body}");
+        assert!(ct.starts_with("application/json"), "{method} {path}: {ct}");
+        let v: Value = serde_json::from_str(&body).expect("json body");
+        assert_eq!(v["status"], *status);
+        assert!(
+            body.contains(needle),
+            "{method} {path}: {body} should say {needle}"
+        );
+    }
+    // Bodies: not JSON, wrong content type, wrong shape, too large.
+    let post = |body: String, ct: &'static str| {
+        client
+            .post(format!("{}/api/v1/move", s.base))
+            .header("content-type", ct)
+            .body(body)
+            .send()
+    };
+    let bodies: Vec<(String, &str, u16, &str)> = vec![
+        (
+            "{\"user\": ".into(),
+            "application/json",
+            400,
+            "invalid JSON",
+        ),
+        (
+            "user=Biskupstunga".into(),
+            "text/plain",
+            415,
+            "Content-Type: application/json",
+        ),
+        ("[1,2]".into(), "application/json", 400, "JSON object"),
+        (
+            "{\"user\":\"Biskupstunga\",\"moves\":[1]}".into(),
+            "application/json",
+            400,
+            "array items",
+        ),
+        (
+            format!("{{\"user\":\"{}\"}}", "y".repeat(20_000)),
+            "application/json",
+            413,
+            "too large",
+        ),
+    ];
+    for (body, ct, status, needle) in bodies {
+        let r = post(body.clone(), ct).await.expect("post");
+        let got = r.status().as_u16();
+        let text = r.text().await.expect("text");
+        assert_eq!(got, status, "{}: {text}", &body[..body.len().min(40)]);
+        assert!(text.contains(needle), "{text} should say {needle}");
+    }
+    // The server is still fine.
+    assert_eq!(get(&s, "/health").await.0, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn reads_keep_working_while_an_ingest_writes() {
+    let s = start(20).await;
+    let store = s.store.clone();
+    let writer = std::thread::spawn(move || {
+        let games = sample_games(499);
+        for chunk in games[20..].chunks(40) {
+            let mut b = Batch::new();
+            for (g, c) in chunk {
+                b.add_game(g.clone(), *c).expect("legal");
+            }
+            store.write_batch(PLAYER, &b).expect("write");
+        }
+    });
+    let mut ok = 0;
+    while !writer.is_finished() || ok < 50 {
+        let (status, v) = get(&s, "/api/v1/explore?user=Biskupstunga").await;
+        assert_eq!(status, 200, "{v}");
+        ok += 1;
+    }
+    writer.join().expect("writer");
+    let (_, v) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&color=white&recentGames=0",
+    )
+    .await;
+    let (_, b) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&color=black&recentGames=0",
+    )
+    .await;
+    let games = |v: &Value| {
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| v[k].as_u64().expect("n"))
+            .sum::<u64>()
+    };
+    assert_eq!(
+        games(&v) + games(&b),
+        499,
+        "every game is there after the ingest"
+    );
+}
+
+#[tokio::test]
+async fn graceful_shutdown_finishes_and_stops() {
+    let mut s = start(20).await;
+    assert_eq!(get(&s, "/health").await.0, 200);
+    if let Some(stop) = s.stop.take() {
+        let _ = stop.send(());
+    }
+    let done = tokio::time::timeout(Duration::from_secs(5), &mut s.done)
+        .await
+        .expect("stops in time");
+    assert!(done.expect("joined").is_ok());
+    assert!(
+        reqwest::get(format!("{}/health", s.base)).await.is_err(),
+        "no longer listening"
+    );
+}
+
+#[test]
+fn start_position_constant_is_the_default() {
+    assert_eq!(
+        mirror_engine::notation::fen(&shakmaty::Chess::default()),
+        START
+    );
+}

@@ -1,0 +1,70 @@
+//! `mirror serve` as a process: binds loopback, answers, stops gracefully on SIGTERM.
+
+mod common;
+
+use std::{
+    io::{BufRead, BufReader, Read},
+    process::Stdio,
+};
+
+use common::*;
+
+#[test]
+fn serve_answers_and_stops_on_sigterm() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let mut child = env
+        .cmd()
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("banner");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let body: serde_json::Value = rt.block_on(async {
+        reqwest::get(format!(
+            "{url}/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1"
+        ))
+        .await
+        .expect("request")
+        .json()
+        .await
+        .expect("json")
+    });
+    assert_eq!(body["source"]["kind"], "book", "{body}");
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let exit = child.wait().expect("wait");
+    assert!(exit.success(), "graceful stop exits 0: {exit:?}");
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).expect("rest");
+    assert!(rest.contains("mirror stopped"), "{rest}");
+}
+
+#[test]
+fn serve_needs_an_existing_store_and_a_valid_address() {
+    let env = Env::new();
+    let err = env.fails(&["serve"]);
+    assert!(err.contains("no such file"), "{err}");
+    env.ingest(&first500(), &[]);
+    let err = env.fails(&["serve", "--bind", "localhost"]);
+    assert!(
+        err.contains("--bind \"localhost\" is not an address"),
+        "{err}"
+    );
+}
