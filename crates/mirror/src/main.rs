@@ -13,6 +13,11 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc: fewer page faults and faster small allocations than the system allocator
+/// (measured on ingest and the HTTP benchmark).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match run(cli) {

@@ -162,7 +162,7 @@ pub fn bench(
                         Ok(resp) if resp.status().is_success() => match resp.bytes().await {
                             Ok(b) => {
                                 const BOOK: &[u8] = b"\"kind\":\"book\"";
-                                if b.windows(BOOK.len()).any(|w| w == BOOK) {
+                                if now >= warmup_end && b.windows(BOOK.len()).any(|w| w == BOOK) {
                                     book += 1;
                                 }
                                 true
