@@ -6,8 +6,11 @@
 //! Backends: [`embedded::EmbeddedStore`] (one redb file, the default). The
 //! [`conformance`] suite runs the same checks against every backend.
 
+pub mod analysis;
 pub mod conformance;
 pub mod embedded;
+#[cfg(feature = "neo4j")]
+pub mod neo4j;
 
 use std::path::PathBuf;
 

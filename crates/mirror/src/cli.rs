@@ -33,6 +33,8 @@ pub enum Command {
     Players,
     /// Play against the player's mirror in the terminal.
     Play(PlayArgs),
+    /// Copy a player's graph from the embedded store into Neo4j (idempotent).
+    Export(ExportArgs),
     /// Speak UCI on stdin/stdout, for chess GUIs and match runners.
     Uci(UciArgs),
     /// The player's own piece values, by logistic regression on game results.
@@ -41,6 +43,25 @@ pub enum Command {
     Serve(ServeArgs),
     /// Benchmarks (printed figures, never pass/fail).
     Bench(BenchArgs),
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// Neo4j (MIRROR_NEO4J_URI, MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD).
+    Neo4j,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Where to copy to.
+    #[arg(long, value_enum)]
+    pub to: ExportTarget,
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Games per Neo4j transaction.
+    #[arg(long, default_value_t = 500)]
+    pub batch_size: usize,
 }
 
 #[derive(Args, Debug)]
@@ -122,9 +143,24 @@ pub struct UciArgs {
     pub engine: EngineArgs,
 }
 
+/// Which backend holds the graph.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum StoreKind {
+    /// One redb file (the default).
+    Embedded,
+    /// Neo4j over Bolt (`MIRROR_NEO4J_URI`, `MIRROR_NEO4J_USER`, `MIRROR_NEO4J_PASSWORD`).
+    Neo4j,
+}
+
+/// A store of either kind.
+pub type AnyStore = Box<dyn mirror_store::GraphStore + Send + Sync>;
+
 /// Where the store lives.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
+    /// The backend (default: neo4j when MIRROR_NEO4J_URI is set, else embedded).
+    #[arg(long, global = true, value_enum, env = "MIRROR_STORE")]
+    pub store: Option<StoreKind>,
     /// mirror's data directory (default: the platform's user data dir + /mirror).
     #[arg(long, global = true, env = "MIRROR_DATA_DIR", value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -152,11 +188,50 @@ impl StoreArgs {
         }
     }
 
-    /// Opens the store.
-    pub fn open(&self, mode: OpenMode) -> anyhow::Result<EmbeddedStore> {
+    /// Opens the embedded store.
+    pub fn open_embedded(&self, mode: OpenMode) -> anyhow::Result<EmbeddedStore> {
         Ok(EmbeddedStore::open(&self.path()?, mode)?)
     }
+
+    /// The backend this invocation uses.
+    pub fn kind(&self) -> StoreKind {
+        self.store.unwrap_or_else(|| {
+            if std::env::var("MIRROR_NEO4J_URI").is_ok_and(|u| !u.is_empty()) {
+                StoreKind::Neo4j
+            } else {
+                StoreKind::Embedded
+            }
+        })
+    }
+
+    /// Where the graph is, for messages (a file, or the Neo4j URI; never the password).
+    pub fn describe(&self) -> String {
+        match self.kind() {
+            StoreKind::Embedded => self
+                .path()
+                .map_or_else(|_| "?".into(), |p| p.display().to_string()),
+            StoreKind::Neo4j => std::env::var("MIRROR_NEO4J_URI").unwrap_or_default(),
+        }
+    }
+
+    /// Opens the store of the chosen kind.
+    pub fn open(&self, mode: OpenMode) -> anyhow::Result<AnyStore> {
+        match self.kind() {
+            StoreKind::Embedded => Ok(Box::new(self.open_embedded(mode)?)),
+            StoreKind::Neo4j => Ok(Box::new(open_neo4j()?)),
+        }
+    }
 }
+
+/// Connects to Neo4j from the environment.
+pub fn open_neo4j() -> anyhow::Result<mirror_store::neo4j::Neo4jStore> {
+    let cfg = mirror_store::neo4j::Neo4jConfig::from_env().context(
+        "the Neo4j store needs MIRROR_NEO4J_URI (and MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD)",
+    )?;
+    Ok(mirror_store::neo4j::Neo4jStore::connect(cfg)?)
+}
+
+impl StoreArgs {}
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ProgressMode {

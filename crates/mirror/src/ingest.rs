@@ -110,7 +110,7 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
         return run_chesscom(store_args, &args, &user);
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
-    let path = store_args.path()?;
+    let path = store_args.describe();
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let opts = IngestOptions {
         player: user.clone(),
@@ -119,7 +119,7 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     };
     let mut progress = CliProgress::new(args.progress);
     let summary = mirror_ingest::ingest(&store, &sources, &opts, &mut progress)
-        .with_context(|| format!("ingest into {}", path.display()))?;
+        .with_context(|| format!("ingest into {path}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
@@ -184,7 +184,7 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
 fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
     mirror_online::lichess::validate_username(user)?;
-    let path = store_args.path()?;
+    let path = store_args.describe();
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -235,7 +235,7 @@ fn date_of_ms(ms: i64) -> String {
 fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
     mirror_online::chesscom::validate_username(user)?;
-    let path = store_args.path()?;
+    let path = store_args.describe();
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now = Date::today()
         .and_then(|d| d.month())
@@ -299,13 +299,9 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_summary(user: &str, s: &Summary, path: &std::path::Path) {
+fn print_summary(user: &str, s: &Summary, path: &str) {
     let (games_s, plies_s) = mirror_ingest::rates(s);
-    println!(
-        "ingested {} new games of {user} into {}",
-        s.ingested,
-        path.display()
-    );
+    println!("ingested {} new games of {user} into {path}", s.ingested);
     println!("  games read       {}", s.games_read);
     println!("  already stored   {}", s.duplicates);
     println!("  other players    {}", s.other_players);

@@ -4,6 +4,7 @@ mod bench;
 mod cli;
 mod engine_cfg;
 mod explore;
+mod export;
 mod ingest;
 mod play;
 mod serve;
@@ -49,6 +50,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Serve(args) => serve::run(&cli.store, args),
         cli::Command::Values(args) => values::run(&cli.store, args),
         cli::Command::Play(args) => play::play(&cli.store, args),
+        cli::Command::Export(args) => export::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
     }
 }

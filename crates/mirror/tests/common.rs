@@ -63,6 +63,8 @@ impl Env {
         let mut c = Command::new(env!("CARGO_BIN_EXE_mirror"));
         c.env("MIRROR_DATA_DIR", self.dir.path())
             .env_remove("MIRROR_DB")
+            .env_remove("MIRROR_STORE")
+            .env_remove("MIRROR_NEO4J_URI")
             .stdin(Stdio::null());
         c
     }

@@ -250,3 +250,15 @@ fn kill_9_mid_ingest_then_rerun_equals_one_clean_run() {
         want_players.lines().next()
     );
 }
+
+#[test]
+fn neo4j_without_a_uri_is_a_clear_error() {
+    let env = Env::new();
+    let err = env.fails(&["--store", "neo4j", "players"]);
+    assert!(err.contains("MIRROR_NEO4J_URI"), "{err}");
+    env.ingest(&first500(), &[]);
+    let err = env.fails(&["export", "--to", "neo4j", "--user", PLAYER]);
+    assert!(err.contains("MIRROR_NEO4J_URI"), "{err}");
+    let err = env.fails(&["export", "--to", "neo4j", "--user", "nobody"]);
+    assert!(err.contains("unknown player"), "{err}");
+}

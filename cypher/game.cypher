@@ -1,0 +1,3 @@
+// One game's record.
+MATCH (g:Game {id: $id})
+RETURN g.record AS record

@@ -1,0 +1,3 @@
+// EPD text of a position.
+MATCH (n:Position {key: $key})
+RETURN n.epd AS epd
