@@ -33,7 +33,7 @@ use shakmaty::Color;
 
 use crate::{
     EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, player_key, recent_game,
+    StoreError, WriteReport, player_key, recent_game, sum_by_move,
 };
 
 /// Games scanned (newest first) when looking for a position's recent games.
@@ -393,27 +393,14 @@ impl GraphStore for EmbeddedStore {
         lo[4..12].copy_from_slice(&pos.to_be_bytes());
         let mut hi = lo;
         hi[12..].fill(0xff);
-        let mut rows: Vec<MoveRow> = Vec::new();
-        for item in edges
+        let rows = edges
             .range(lo.as_slice()..=hi.as_slice())
             .map_err(backend)?
-        {
-            let (k, v) = item.map_err(backend)?;
-            let e = decode_edge(k.value(), v.value())?;
-            if !filter.accepts(&e.dims) {
-                continue;
-            }
-            match rows.iter_mut().find(|r| r.mv == e.mv) {
-                Some(r) => r.stats.merge(&e.stats),
-                None => rows.push(MoveRow {
-                    mv: e.mv,
-                    stats: e.stats,
-                    child: e.child,
-                }),
-            }
-        }
-        rows.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
-        Ok(rows)
+            .map(|item| {
+                let (k, v) = item.map_err(backend)?;
+                decode_edge(k.value(), v.value())
+            });
+        sum_by_move(rows, filter)
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {

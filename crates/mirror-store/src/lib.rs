@@ -172,6 +172,31 @@ pub struct FetchState {
     pub cursor: Option<i64>,
 }
 
+/// Sums edge rows that pass `filter` per move, most played first (ties by move): the
+/// answer of [`GraphStore::moves`] for every backend.
+pub fn sum_by_move(
+    rows: impl IntoIterator<Item = Result<EdgeRow>>,
+    filter: &Filter,
+) -> Result<Vec<MoveRow>> {
+    let mut out: Vec<MoveRow> = Vec::new();
+    for e in rows {
+        let e = e?;
+        if !filter.accepts(&e.dims) {
+            continue;
+        }
+        match out.iter_mut().find(|r| r.mv == e.mv) {
+            Some(r) => r.stats.merge(&e.stats),
+            None => out.push(MoveRow {
+                mv: e.mv,
+                stats: e.stats,
+                child: e.child,
+            }),
+        }
+    }
+    out.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
+    Ok(out)
+}
+
 /// A game of the player that went through a position, for "recent games".
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RecentGame {

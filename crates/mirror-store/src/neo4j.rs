@@ -24,7 +24,7 @@ use shakmaty::Color;
 
 use crate::{
     EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, player_key, recent_game,
+    StoreError, WriteReport, player_key, recent_game, sum_by_move,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -565,23 +565,7 @@ impl GraphStore for Neo4jStore {
         let key = player_key(player)?;
         let rows =
             self.rows(MOVES.query(vec![("key", key_param(pos).into()), ("player", key.into())])?)?;
-        let mut out: Vec<MoveRow> = Vec::new();
-        for r in &rows {
-            let e = edge_of(r)?;
-            if !filter.accepts(&e.dims) {
-                continue;
-            }
-            match out.iter_mut().find(|m| m.mv == e.mv) {
-                Some(m) => m.stats.merge(&e.stats),
-                None => out.push(MoveRow {
-                    mv: e.mv,
-                    stats: e.stats,
-                    child: e.child,
-                }),
-            }
-        }
-        out.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
-        Ok(out)
+        sum_by_move(rows.iter().map(edge_of), filter)
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
