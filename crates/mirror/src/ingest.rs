@@ -173,6 +173,25 @@ impl ChesscomProgress for MonthProgress {
     }
 }
 
+/// The contact for the User-Agent: `--contact` / `MIRROR_CONTACT`, else `contact = "..."`
+/// in `DATA_DIR/config.toml`.
+fn contact(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Option<String>> {
+    if let Some(c) = &args.contact {
+        return Ok(Some(c.clone()));
+    }
+    #[derive(serde::Deserialize)]
+    struct Config {
+        contact: Option<String>,
+    }
+    let path = store_args.data_dir()?.join("config.toml");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return Ok(None);
+    };
+    let cfg: Config =
+        toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+    Ok(cfg.contact.filter(|c| !c.trim().is_empty()))
+}
+
 fn retry_policy(args: &IngestArgs) -> RetryPolicy {
     RetryPolicy {
         timeout: Duration::from_secs(args.timeout.max(1)),
@@ -244,7 +263,7 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
         user: user.to_string(),
         client: ClientConfig {
             base: args.api_base.clone(),
-            contact: args.contact.clone(),
+            contact: contact(store_args, args)?,
             retry: retry_policy(args),
         },
         since: args.since,
