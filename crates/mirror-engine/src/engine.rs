@@ -141,6 +141,32 @@ impl Fallback for RandomLegal {
     }
 }
 
+/// The trained CNN as the fallback: the legal move with the highest from+to score.
+#[cfg(feature = "model")]
+#[derive(Debug)]
+pub struct ModelFallback(pub mirror_model::Predictor);
+
+#[cfg(feature = "model")]
+impl Fallback for ModelFallback {
+    fn name(&self) -> String {
+        format!(
+            "model ({} games of {}, validation top-1 {:.1}%)",
+            self.0.meta.train_games,
+            self.0.meta.player,
+            100.0 * self.0.meta.val_top1
+        )
+    }
+
+    fn choose(&mut self, pos: &Chess, rng: &mut dyn RngCore) -> (Move, String) {
+        match self.0.best(pos) {
+            Some((m, score)) => (m, format!("score {score:.2}")),
+            // The position has legal moves (checked by the engine); a model that cannot
+            // rank them falls back to a random one rather than failing the game.
+            None => RandomLegal.choose(pos, rng),
+        }
+    }
+}
+
 /// The engine for one player.
 pub struct Engine<S> {
     store: S,

@@ -8,4 +8,6 @@ pub mod notation;
 pub mod play;
 pub mod uci;
 
+#[cfg(feature = "model")]
+pub use engine::ModelFallback;
 pub use engine::{Choice, Engine, EngineError, EngineOptions, Fallback, RandomLegal, Source};

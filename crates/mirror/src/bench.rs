@@ -32,6 +32,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
             connections,
             seconds,
         } => crate::serve::bench(store_args, &user, connections, seconds),
+        BenchCommand::Model { model, user } => bench_model(store_args, model, &user),
         BenchCommand::Ingest {
             pgn,
             user,
@@ -95,4 +96,75 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
             Ok(ExitCode::SUCCESS)
         }
     }
+}
+
+fn bench_model(
+    store_args: &crate::cli::StoreArgs,
+    model: Option<std::path::PathBuf>,
+    user: &str,
+) -> anyhow::Result<ExitCode> {
+    use mirror_model::{
+        NetConfig, Predictor,
+        data::Samples,
+        training::{TrainConfig, train},
+    };
+    let store = store_args.open(OpenMode::MustExist)?;
+    let player = crate::play::require_player(&store, user)?;
+    let predictor = match model {
+        Some(dir) => Predictor::load(&dir)?,
+        None => crate::train::load_model(store_args, &player)
+            .context("no model for this player: pass --model DIR or run mirror train")?,
+    };
+    let games = store.games(&player)?;
+    let mut s = Samples::default();
+    for (g, c) in games.iter().rev().take(200) {
+        s.add_game(g, *c, |_| true);
+    }
+    anyhow::ensure!(s.len() >= 100, "too few positions");
+    // Inference: one position at a time, as the engine asks.
+    let mut lat: Vec<f64> = Vec::with_capacity(s.len().min(2000));
+    for pos in s.positions.iter().take(2000) {
+        let t = std::time::Instant::now();
+        let _ = predictor.best(pos);
+        lat.push(t.elapsed().as_secs_f64() * 1e3);
+    }
+    lat.sort_by(f64::total_cmp);
+    let pct = |p: f64| lat[((lat.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "inference, one position ({} layers x {} channels): p50 {:.2} ms, p99 {:.2} ms over {} positions",
+        predictor.meta.layers,
+        predictor.meta.channels,
+        pct(0.5),
+        pct(0.99),
+        lat.len()
+    );
+    // Training throughput: one epoch of 4,096 positions with the model's shape.
+    let mut small = Samples::default();
+    for i in 0..4096.min(s.len()) {
+        small.inputs.extend_from_slice(
+            &s.inputs[i * mirror_model::encoding::INPUT_LEN
+                ..(i + 1) * mirror_model::encoding::INPUT_LEN],
+        );
+        small.from.push(s.from[i]);
+        small.to.push(s.to[i]);
+        small.positions.push(s.positions[i].clone());
+    }
+    let net_cfg = NetConfig::new()
+        .with_channels(predictor.meta.channels)
+        .with_layers(predictor.meta.layers);
+    let cfg = TrainConfig {
+        epochs: 1,
+        ..TrainConfig::default()
+    };
+    let empty = Samples::default();
+    let (_, reports) = train(&net_cfg, &cfg, &small, &empty, &mut |_, _, _| {});
+    if let Some(r) = reports.first() {
+        println!(
+            "training: {:.0} positions/s (batch {}, {} positions, Adam)",
+            r.positions_per_sec,
+            cfg.batch,
+            small.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
 }

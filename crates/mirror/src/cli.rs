@@ -33,6 +33,8 @@ pub enum Command {
     Players,
     /// Play against the player's mirror in the terminal.
     Play(PlayArgs),
+    /// Train the CNN fallback on the player's stored games.
+    Train(TrainArgs),
     /// Copy a player's graph from the embedded store into Neo4j (idempotent).
     Export(ExportArgs),
     /// Speak UCI on stdin/stdout, for chess GUIs and match runners.
@@ -43,6 +45,40 @@ pub enum Command {
     Serve(ServeArgs),
     /// Benchmarks (printed figures, never pass/fail).
     Bench(BenchArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Most epochs (early stopping on validation top-1 may stop sooner).
+    #[arg(long, default_value_t = 10)]
+    pub epochs: usize,
+    /// Mini-batch size.
+    #[arg(long, default_value_t = 256)]
+    pub batch: usize,
+    /// Adam's learning rate.
+    #[arg(long, default_value_t = 1e-3)]
+    pub lr: f64,
+    /// Seed of initialisation, shuffling and subsampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Training positions at most (a seeded random subset when there are more).
+    #[arg(long, default_value_t = 200_000)]
+    pub max_positions: usize,
+    /// Hidden channels.
+    #[arg(long, default_value_t = 64)]
+    pub channels: usize,
+    /// Hidden convolution layers.
+    #[arg(long, default_value_t = 6)]
+    pub layers: usize,
+    /// Epochs without improvement before stopping.
+    #[arg(long, default_value_t = 2)]
+    pub patience: usize,
+    /// Where to save the model (default: DATA_DIR/models/PLAYER).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -422,6 +458,15 @@ pub enum BenchCommand {
         /// Games per write transaction.
         #[arg(long, default_value_t = 10_000)]
         batch_size: u32,
+    },
+    /// The CNN: inference latency for one position and training throughput.
+    Model {
+        /// A saved model directory (default: the player's trained or shipped model).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// The player whose stored games give the positions.
+        #[arg(long, short = 'u')]
+        user: String,
     },
     /// Load the HTTP move endpoint with book positions of a stored player (server and load
     /// generator in this process, on loopback).

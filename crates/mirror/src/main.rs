@@ -8,6 +8,7 @@ mod export;
 mod ingest;
 mod play;
 mod serve;
+mod train;
 mod values;
 
 use std::process::ExitCode;
@@ -51,6 +52,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Values(args) => values::run(&cli.store, args),
         cli::Command::Play(args) => play::play(&cli.store, args),
         cli::Command::Export(args) => export::run(&cli.store, args),
+        cli::Command::Train(args) => train::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
     }
 }

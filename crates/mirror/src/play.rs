@@ -8,7 +8,7 @@ use std::{
 
 use anyhow::Context;
 use mirror_engine::{
-    Engine,
+    Engine, ModelFallback,
     play::{PlayOptions, play as play_game},
 };
 use mirror_store::{GraphStore, embedded::OpenMode, player_key};
@@ -80,6 +80,11 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
         }
     };
     let mut engine = Engine::new(store, player.clone(), cfg.options);
+    let model = crate::train::load_model(store_args, &player);
+    let has_model = model.is_some();
+    if let Some(p) = model {
+        engine.set_fallback(Box::new(ModelFallback(p)));
+    }
     let (date, stamp) = today();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -87,6 +92,12 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
         writeln!(
             out,
             "(seed {seed}: pass --seed {seed} to replay the mirror's choices)"
+        )?;
+    }
+    if !has_model {
+        writeln!(
+            out,
+            "(no trained model for {player}: outside their games the mirror plays a random legal move; run `mirror train --user {player}`)"
         )?;
     }
     let game = play_game(
@@ -115,7 +126,10 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let cfg = engine_cfg::resolve(&args.engine)?;
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &cfg.player)?;
-    let mut engine = Engine::new(store, player, cfg.options);
+    let mut engine = Engine::new(store, player.clone(), cfg.options);
+    if let Some(p) = crate::train::load_model(store_args, &player) {
+        engine.set_fallback(Box::new(ModelFallback(p)));
+    }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     mirror_engine::uci::run(&mut engine, std::io::stdin().lock(), &mut out)?;

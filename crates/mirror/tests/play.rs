@@ -229,3 +229,53 @@ fn uci_with_python_chess_against_stockfish() {
         assert_ne!(g["result"], "*", "{g}");
     }
 }
+
+#[test]
+fn a_trained_model_answers_outside_the_book() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let out = env.ok(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--epochs",
+        "1",
+        "--max-positions",
+        "1500",
+        "--channels",
+        "16",
+        "--layers",
+        "2",
+    ]);
+    assert!(
+        out.contains("model saved in") && out.contains("random legal"),
+        "{out}"
+    );
+    assert!(
+        env.dir
+            .path()
+            .join("models/biskupstunga/meta.json")
+            .exists()
+    );
+    let save = env.dir.path().join("g.pgn");
+    // 1. h4 never happens in the player's games: the reply comes from the model.
+    let (out, err, ok) = play(
+        &env,
+        &[
+            "--user",
+            PLAYER,
+            "--seed",
+            "1",
+            "--save",
+            save.to_str().expect("p"),
+        ],
+        "h4\nquit\n",
+    );
+    assert!(ok, "{err}");
+    let reply = out
+        .lines()
+        .find(|l| l.contains("mirror plays 1..."))
+        .expect("a reply");
+    assert!(reply.contains("[fallback model ("), "{reply}");
+    assert!(!out.contains("no trained model"), "{out}");
+}

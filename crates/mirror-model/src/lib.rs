@@ -1,0 +1,14 @@
+//! The CNN fallback of mirror: where a player's own tree ends, guess the move they would
+//! play. Laid out like Burn's examples: [`encoding`] (14 planes from the side to move),
+//! [`model`] (convolutions + batch norm, from/to heads), [`data`] (samples from games),
+//! [`training`] (Adam, early stopping), [`inference`] (save/load, legal-move ranking).
+//! Burn 0.22.1 on its pure-Rust `flex` CPU backend.
+
+pub mod data;
+pub mod encoding;
+pub mod inference;
+pub mod model;
+pub mod training;
+
+pub use inference::{ModelError, ModelMeta, Predictor};
+pub use model::{Net, NetConfig};

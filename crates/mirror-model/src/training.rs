@@ -1,0 +1,170 @@
+//! Training: Adam on the sum of the from- and to-square cross-entropies, mini-batches
+//! shuffled with a seeded RNG, early stopping on validation top-1.
+
+use burn::{
+    module::Module,
+    nn::loss::CrossEntropyLossConfig,
+    optim::{AdamConfig, GradientsParams},
+    tensor::Device,
+};
+use rand::{SeedableRng, seq::SliceRandom};
+use rand_chacha::ChaCha8Rng;
+
+use crate::{
+    data::Samples,
+    inference::rank_with,
+    model::{Net, NetConfig},
+};
+
+/// How to train.
+#[derive(Debug, Clone)]
+pub struct TrainConfig {
+    /// Most epochs.
+    pub epochs: usize,
+    /// Mini-batch size.
+    pub batch: usize,
+    /// Learning rate.
+    pub lr: f64,
+    /// Seed of initialisation and shuffling.
+    pub seed: u64,
+    /// Epochs without a better validation top-1 before stopping.
+    pub patience: usize,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        TrainConfig {
+            epochs: 10,
+            batch: 256,
+            lr: 1e-3,
+            seed: 0,
+            patience: 2,
+        }
+    }
+}
+
+/// What one epoch did.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct EpochReport {
+    /// 1-based epoch.
+    pub epoch: usize,
+    /// Mean training loss (from + to cross-entropy).
+    pub train_loss: f64,
+    /// Validation top-1 over legal moves.
+    pub val_top1: f64,
+    /// Validation top-3.
+    pub val_top3: f64,
+    /// Training positions per second.
+    pub positions_per_sec: f64,
+}
+
+/// Top-1 and top-3 of ranking legal moves by the network on `samples`.
+pub fn evaluate(net: &Net, samples: &Samples) -> (f64, f64) {
+    if samples.is_empty() {
+        return (0.0, 0.0);
+    }
+    let infer = net.valid();
+    let device = Device::flex();
+    let (mut top1, mut top3) = (0usize, 0usize);
+    let idx: Vec<usize> = (0..samples.len()).collect();
+    for chunk in idx.chunks(512) {
+        let (x, _, _) = samples.batch(chunk, &device);
+        let (from, to) = infer.forward(x);
+        let from = from.into_data().try_to_vec::<f32>().unwrap_or_default();
+        let to = to.into_data().try_to_vec::<f32>().unwrap_or_default();
+        for (j, &i) in chunk.iter().enumerate() {
+            let mut f = [0.0f32; 64];
+            let mut t = [0.0f32; 64];
+            if from.len() < (j + 1) * 64 || to.len() < (j + 1) * 64 {
+                continue;
+            }
+            f.copy_from_slice(&from[j * 64..(j + 1) * 64]);
+            t.copy_from_slice(&to[j * 64..(j + 1) * 64]);
+            let pos = &samples.positions[i];
+            let ranked = rank_with(pos, &f, &t);
+            let turn = shakmaty::Position::turn(pos);
+            let played = (samples.from[i], samples.to[i]);
+            let hit = |m: &shakmaty::Move| {
+                crate::encoding::move_label(m, turn)
+                    .is_some_and(|(a, b)| (a as i64, b as i64) == played)
+            };
+            if ranked.first().is_some_and(|(m, _)| hit(m)) {
+                top1 += 1;
+            }
+            if ranked.iter().take(3).any(|(m, _)| hit(m)) {
+                top3 += 1;
+            }
+        }
+    }
+    let n = samples.len() as f64;
+    (top1 as f64 / n, top3 as f64 / n)
+}
+
+/// Trains a network; `progress` hears about every epoch and may print. Returns the network
+/// of the best validation epoch and every epoch's report.
+pub fn train(
+    net_cfg: &NetConfig,
+    cfg: &TrainConfig,
+    train_set: &Samples,
+    val_set: &Samples,
+    progress: &mut dyn FnMut(&EpochReport, usize, usize),
+) -> (Net, Vec<EpochReport>) {
+    let device = Device::flex().autodiff();
+    device.seed(cfg.seed);
+    let mut net = net_cfg.init(&device);
+    let mut optim = AdamConfig::new().init();
+    let loss_fn = CrossEntropyLossConfig::new().init(&device);
+    let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
+    let mut order: Vec<usize> = (0..train_set.len()).collect();
+    let mut best: Option<(f64, Net)> = None;
+    let mut reports = Vec::new();
+    let mut since_best = 0;
+    for epoch in 1..=cfg.epochs.max(1) {
+        order.shuffle(&mut rng);
+        let started = std::time::Instant::now();
+        let (mut loss_sum, mut batches) = (0.0f64, 0usize);
+        let total = order.len().div_ceil(cfg.batch.max(1));
+        for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
+            let (x, f, t) = train_set.batch(chunk, &device);
+            let (lf, lt) = net.forward(x);
+            let loss = loss_fn.forward(lf, f) + loss_fn.forward(lt, t);
+            loss_sum += f64::from(loss.clone().into_scalar::<f32>());
+            batches += 1;
+            let grads = GradientsParams::from_grads(loss.backward(), &net);
+            net = optim.step(cfg.lr, net, grads);
+            if b % 20 == 0 {
+                let partial = EpochReport {
+                    epoch,
+                    train_loss: loss_sum / batches as f64,
+                    val_top1: f64::NAN,
+                    val_top3: f64::NAN,
+                    positions_per_sec: (b + 1) as f64 * cfg.batch as f64
+                        / started.elapsed().as_secs_f64().max(1e-9),
+                };
+                progress(&partial, b + 1, total);
+            }
+        }
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        let (val_top1, val_top3) = evaluate(&net, val_set);
+        let report = EpochReport {
+            epoch,
+            train_loss: loss_sum / batches.max(1) as f64,
+            val_top1,
+            val_top3,
+            positions_per_sec: train_set.len() as f64 / secs,
+        };
+        progress(&report, total, total);
+        reports.push(report);
+        if best.as_ref().is_none_or(|(b, _)| val_top1 > *b) {
+            best = Some((val_top1, net.clone()));
+            since_best = 0;
+        } else {
+            since_best += 1;
+            if since_best >= cfg.patience {
+                break;
+            }
+        }
+    }
+    let net = best.map_or(net, |(_, n)| n);
+    (net, reports)
+}

@@ -1,0 +1,121 @@
+//! The CNN on real games: saving and reloading, a short training run, legality.
+
+use mirror_model::{
+    ModelMeta, NetConfig, Predictor,
+    data::Samples,
+    encoding::ENCODING_VERSION,
+    inference::save,
+    training::{TrainConfig, evaluate, train},
+};
+use mirror_store::conformance::sample_games;
+use shakmaty::Position;
+
+fn samples(from: usize, to: usize) -> Samples {
+    let games = sample_games(499);
+    let mut s = Samples::default();
+    for (g, c) in &games[from..to] {
+        s.add_game(g, *c, |_| true);
+    }
+    s
+}
+
+fn meta() -> ModelMeta {
+    ModelMeta {
+        encoding_version: ENCODING_VERSION,
+        channels: 16,
+        layers: 2,
+        player: "Biskupstunga".into(),
+        train_games: 0,
+        val_games: 0,
+        test_games: 0,
+        train_dates: (String::new(), String::new()),
+        train_positions: 0,
+        epochs: 0,
+        seed: 0,
+        val_top1: 0.0,
+        val_top3: 0.0,
+        test_top1: 0.0,
+        test_top3: 0.0,
+    }
+}
+
+fn random_top1(s: &Samples) -> f64 {
+    s.positions
+        .iter()
+        .map(|p| 1.0 / p.legal_moves().len() as f64)
+        .sum::<f64>()
+        / s.len() as f64
+}
+
+#[test]
+fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
+    let train_set = samples(0, 300);
+    let val_set = samples(400, 499);
+    assert!(train_set.len() > 3000 && val_set.len() > 1000);
+    let net_cfg = NetConfig::new().with_channels(16).with_layers(2);
+    let cfg = TrainConfig {
+        epochs: 3,
+        batch: 128,
+        lr: 2e-3,
+        seed: 7,
+        patience: 3,
+    };
+    let (net, reports) = train(&net_cfg, &cfg, &train_set, &val_set, &mut |_, _, _| {});
+    assert_eq!(reports.len(), 3);
+    assert!(
+        reports[2].train_loss < reports[0].train_loss,
+        "loss falls: {reports:?}"
+    );
+    let (top1, top3) = evaluate(&net, &val_set);
+    let random = random_top1(&val_set);
+    assert!(top1 > 2.0 * random, "top-1 {top1} vs random {random}");
+    assert!(top3 > top1);
+
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut m = meta();
+    m.val_top1 = top1;
+    save(&net, &m, dir.path()).expect("save");
+    let loaded = Predictor::load(dir.path()).expect("load");
+    assert_eq!(loaded.meta, m);
+    let direct = Predictor::from_net(net, m);
+    let positions: Vec<&shakmaty::Chess> = val_set.positions.iter().take(200).collect();
+    assert_eq!(
+        loaded.logits(&positions),
+        direct.logits(&positions),
+        "bit-identical outputs"
+    );
+}
+
+#[test]
+fn the_model_only_ever_picks_legal_moves() {
+    // An untrained model gives arbitrary scores: the legality must come from the ranking.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let net = NetConfig::new()
+        .with_channels(16)
+        .with_layers(2)
+        .init(&burn::tensor::Device::flex());
+    save(&net, &meta(), dir.path()).expect("save");
+    let p = Predictor::load(dir.path()).expect("load");
+    let s = samples(0, 150);
+    assert!(s.len() > 2000);
+    for pos in &s.positions {
+        let (m, score) = p.best(pos).expect("a move");
+        assert!(pos.is_legal(m), "illegal {m:?} in {pos:?}");
+        assert!(score.is_finite());
+        assert_eq!(p.rank(pos).len(), pos.legal_moves().len());
+    }
+}
+
+#[test]
+fn a_model_of_another_encoding_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let net = NetConfig::new()
+        .with_channels(16)
+        .with_layers(2)
+        .init(&burn::tensor::Device::flex());
+    let mut m = meta();
+    m.encoding_version = ENCODING_VERSION + 1;
+    save(&net, &m, dir.path()).expect("save");
+    let err = Predictor::load(dir.path()).expect_err("refused");
+    assert!(err.to_string().contains("encoding version"), "{err}");
+}

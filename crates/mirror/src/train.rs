@@ -1,0 +1,303 @@
+//! `mirror train`: fit the CNN fallback on a player's stored games, split by date (oldest
+//! 80% train, next 10% validation, newest 10% test; a game is in one set only), and report
+//! test top-1/top-3 outside the player's training tree against baselines.
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::{Path, PathBuf},
+    process::ExitCode,
+};
+
+use anyhow::Context;
+use indicatif::{ProgressBar, ProgressStyle};
+use mirror_core::{GameRecord, PositionKey};
+use mirror_model::{
+    ModelMeta, NetConfig, Predictor,
+    data::Samples,
+    encoding::ENCODING_VERSION,
+    inference::save,
+    training::{TrainConfig, evaluate, train},
+};
+use mirror_store::{GraphStore, embedded::OpenMode, player_key};
+use rand::{SeedableRng, seq::SliceRandom};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{CastlingMode, Chess, Color, Position};
+
+use crate::{
+    cli::{StoreArgs, TrainArgs},
+    play::require_player,
+};
+
+/// The model directory of a player under the data directory.
+pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf> {
+    Ok(store_args
+        .data_dir()?
+        .join("models")
+        .join(player_key(player)?))
+}
+
+/// Splits games (oldest first) 80/10/10 by position in time.
+pub fn split(games: &[(GameRecord, Color)]) -> (usize, usize) {
+    let n = games.len();
+    (n * 8 / 10, n * 9 / 10)
+}
+
+/// Keys of the positions where the player was to move in these games.
+fn tree(games: &[(GameRecord, Color)]) -> HashSet<PositionKey> {
+    let mut out = HashSet::new();
+    for (g, c) in games {
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() == *c {
+                out.insert(ply.key);
+            }
+        }
+    }
+    out
+}
+
+fn subsample(s: Samples, max: usize, seed: u64) -> Samples {
+    if s.len() <= max {
+        return s;
+    }
+    let mut idx: Vec<usize> = (0..s.len()).collect();
+    idx.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    idx.truncate(max);
+    idx.sort_unstable();
+    let mut out = Samples::default();
+    for i in idx {
+        out.inputs.extend_from_slice(
+            &s.inputs[i * mirror_model::encoding::INPUT_LEN
+                ..(i + 1) * mirror_model::encoding::INPUT_LEN],
+        );
+        out.from.push(s.from[i]);
+        out.to.push(s.to[i]);
+        out.positions.push(s.positions[i].clone());
+    }
+    out
+}
+
+/// Expected top-1/top-3 of a uniformly random legal move.
+fn random_baseline(s: &Samples) -> (f64, f64) {
+    let n = s.len().max(1) as f64;
+    let (mut t1, mut t3) = (0.0, 0.0);
+    for p in &s.positions {
+        let k = p.legal_moves().len().max(1) as f64;
+        t1 += 1.0 / k;
+        t3 += (3.0f64).min(k) / k;
+    }
+    (t1 / n, t3 / n)
+}
+
+/// The "habit" baseline: legal moves ranked by how often the player played the same UCI
+/// move anywhere in training.
+fn habit_baseline(s: &Samples, habits: &HashMap<String, u32>) -> (f64, f64) {
+    let n = s.len().max(1) as f64;
+    let (mut t1, mut t3) = (0usize, 0usize);
+    for (i, p) in s.positions.iter().enumerate() {
+        let turn = p.turn();
+        let mut moves: Vec<(shakmaty::Move, u32)> = p
+            .legal_moves()
+            .into_iter()
+            .map(|m| {
+                let u = m.to_uci(CastlingMode::Standard).to_string();
+                (m, habits.get(&u).copied().unwrap_or(0))
+            })
+            .collect();
+        moves.sort_by(|a, b| {
+            b.1.cmp(&a.1).then_with(|| {
+                a.0.to_uci(CastlingMode::Standard)
+                    .to_string()
+                    .cmp(&b.0.to_uci(CastlingMode::Standard).to_string())
+            })
+        });
+        let hit = |m: &shakmaty::Move| {
+            mirror_model::encoding::move_label(m, turn)
+                .is_some_and(|(a, b)| (a as i64, b as i64) == (s.from[i], s.to[i]))
+        };
+        if moves.first().is_some_and(|(m, _)| hit(m)) {
+            t1 += 1;
+        }
+        if moves.iter().take(3).any(|(m, _)| hit(m)) {
+            t3 += 1;
+        }
+    }
+    (t1 as f64 / n, t3 as f64 / n)
+}
+
+fn date_text(g: Option<&(GameRecord, Color)>) -> String {
+    g.and_then(|(g, _)| g.date)
+        .map_or_else(|| "?".into(), |d| d.to_string())
+}
+
+pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> {
+    let store = store_args.open(OpenMode::MustExist)?;
+    let player = require_player(&store, &args.user)?;
+    let games = store.games(&player)?;
+    anyhow::ensure!(
+        games.len() >= 30,
+        "{player} has only {} games; train needs at least 30",
+        games.len()
+    );
+    let (a, b) = split(&games);
+    let (train_g, val_g, test_g) = (&games[..a], &games[a..b], &games[b..]);
+    let book = tree(train_g);
+    let mut train_s = Samples::default();
+    let mut habits: HashMap<String, u32> = HashMap::new();
+    for (g, c) in train_g {
+        train_s.add_game(g, *c, |_| true);
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() == *c {
+                *habits.entry(ply.code.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let train_s = subsample(train_s, args.max_positions, args.seed);
+    let mut val_s = Samples::default();
+    for (g, c) in val_g {
+        val_s.add_game(g, *c, |_| true);
+    }
+    let val_s = subsample(val_s, 20_000, args.seed);
+    let mut test_out = Samples::default();
+    let mut test_in = Samples::default();
+    for (g, c) in test_g {
+        test_out.add_game(g, *c, |p: &Chess| {
+            !book.contains(&PositionKey::from_position(p))
+        });
+        test_in.add_game(g, *c, |p: &Chess| {
+            book.contains(&PositionKey::from_position(p))
+        });
+    }
+    println!(
+        "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
+        games.len(),
+        train_g.len(),
+        train_s.len(),
+        val_g.len(),
+        val_s.len(),
+        test_g.len(),
+        test_out.len(),
+        test_in.len()
+    );
+    let net_cfg = NetConfig::new()
+        .with_channels(args.channels)
+        .with_layers(args.layers);
+    let cfg = TrainConfig {
+        epochs: args.epochs,
+        batch: args.batch,
+        lr: args.lr,
+        seed: args.seed,
+        patience: args.patience,
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(
+        ProgressStyle::with_template("epoch {msg} [{bar:30}] {pos}/{len} batches")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let (net, reports) = train(&net_cfg, &cfg, &train_s, &val_s, &mut |r, done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if r.val_top1.is_nan() {
+            bar.set_message(format!(
+                "{} loss {:.3} ({:.0} pos/s)",
+                r.epoch, r.train_loss, r.positions_per_sec
+            ));
+        } else {
+            let line = format!(
+                "epoch {}: loss {:.3}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",
+                r.epoch,
+                r.train_loss,
+                100.0 * r.val_top1,
+                100.0 * r.val_top3,
+                r.positions_per_sec
+            );
+            if bar.is_hidden() {
+                println!("{line}");
+            } else {
+                bar.println(line);
+            }
+        }
+    });
+    bar.finish_and_clear();
+    let (val_top1, val_top3) = evaluate(&net, &val_s);
+    let (test_top1, test_top3) = evaluate(&net, &test_out);
+    let (in_top1, in_top3) = evaluate(&net, &test_in);
+    let (r1, r3) = random_baseline(&test_out);
+    let (h1, h3) = habit_baseline(&test_out, &habits);
+    println!(
+        "test positions outside the training tree ({}):",
+        test_out.len()
+    );
+    println!(
+        "  model            top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * test_top1,
+        100.0 * test_top3
+    );
+    println!(
+        "  random legal     top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * r1,
+        100.0 * r3
+    );
+    println!(
+        "  habit (most played UCI move) top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * h1,
+        100.0 * h3
+    );
+    println!(
+        "test positions inside the training tree ({}): model top-1 {:.1}%, top-3 {:.1}%",
+        test_in.len(),
+        100.0 * in_top1,
+        100.0 * in_top3
+    );
+    let meta = ModelMeta {
+        encoding_version: ENCODING_VERSION,
+        channels: args.channels,
+        layers: args.layers,
+        player: player.clone(),
+        train_games: train_g.len(),
+        val_games: val_g.len(),
+        test_games: test_g.len(),
+        train_dates: (date_text(train_g.first()), date_text(train_g.last())),
+        train_positions: train_s.len(),
+        epochs: reports.len(),
+        seed: args.seed,
+        val_top1,
+        val_top3,
+        test_top1,
+        test_top3,
+    };
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None => model_dir(store_args, &player)?,
+    };
+    save(&net, &meta, &dir)
+        .with_context(|| format!("cannot save the model in {}", dir.display()))?;
+    println!("model saved in {}", dir.display());
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The player's model: `DATA_DIR/models/PLAYER` if trained, else the one shipped in
+/// `models/` for the shared player, installed there on first use (Burn reads weights
+/// lazily from the file, so it must stay on disk).
+pub fn load_model(store_args: &StoreArgs, player: &str) -> Option<Predictor> {
+    let dir = model_dir(store_args, player).ok()?;
+    if !dir.join("meta.json").exists() {
+        install_shipped(player, &dir)?;
+    }
+    Predictor::load(&dir).ok()
+}
+
+/// Writes the model shipped for `player` into `dir`, if there is one.
+fn install_shipped(player: &str, dir: &Path) -> Option<()> {
+    const SHIPPED: &[(&str, &[u8], &str)] = &[(
+        "Biskupstunga",
+        include_bytes!("../../../models/biskupstunga/model.bpk"),
+        include_str!("../../../models/biskupstunga/meta.json"),
+    )];
+    let (_, weights, meta) = SHIPPED
+        .iter()
+        .find(|(p, _, _)| p.eq_ignore_ascii_case(player))?;
+    std::fs::create_dir_all(dir).ok()?;
+    std::fs::write(dir.join("model.bpk"), weights).ok()?;
+    // meta.json last: its presence marks a complete model.
+    std::fs::write(dir.join("meta.json"), meta).ok()
+}
