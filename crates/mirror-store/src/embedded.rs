@@ -33,7 +33,7 @@ use shakmaty::Color;
 
 use crate::{
     EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, player_key, recent_game, sum_by_move,
+    StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
 };
 
 /// Games scanned (newest first) when looking for a position's recent games.
@@ -530,11 +530,10 @@ impl GraphStore for EmbeddedStore {
         let txn = self.db.begin_read().map_err(backend)?;
         let by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
         let games = txn.open_table(GAMES).map_err(backend)?;
-        let mut out = Vec::new();
         let range = by_date
             .range((pid, 0, "")..=(pid, newest, "\u{10ffff}"))
             .map_err(backend)?;
-        for item in range.rev().take(RECENT_SCAN) {
+        let candidates = range.rev().take(RECENT_SCAN).map(|item| {
             let (k, v) = item.map_err(backend)?;
             let (_, _, id) = k.value();
             let color = if v.value() == 1 {
@@ -543,18 +542,13 @@ impl GraphStore for EmbeddedStore {
                 Color::White
             };
             let Some(rec) = games.get(id).map_err(backend)? else {
-                continue;
+                return Ok(None);
             };
             let rec =
                 GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if let Some(found) = recent_game(rec, color, pos, filter) {
-                out.push(found);
-                if out.len() >= limit {
-                    break;
-                }
-            }
-        }
-        Ok(out)
+            Ok(Some((rec, color)))
+        });
+        first_recent_games(candidates, pos, filter, limit)
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {

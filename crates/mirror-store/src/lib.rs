@@ -233,6 +233,27 @@ pub fn recent_game(
     Some(RecentGame { game, color, mv })
 }
 
+/// The first `limit` of `games` (newest first) that pass `filter` and go through `pos`:
+/// the search of [`GraphStore::recent_games`] for every backend.
+pub fn first_recent_games(
+    games: impl IntoIterator<Item = Result<Option<(GameRecord, Color)>>>,
+    pos: PositionKey,
+    filter: &Filter,
+    limit: usize,
+) -> Result<Vec<RecentGame>> {
+    let mut out = Vec::new();
+    for item in games {
+        let Some((game, color)) = item? else { continue };
+        if let Some(found) = recent_game(game, color, pos, filter) {
+            out.push(found);
+            if out.len() >= limit {
+                break;
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// A graph of players' positions and moves. All methods are blocking and take `&self`, so
 /// one store can serve readers while a writer ingests.
 pub trait GraphStore {

@@ -24,7 +24,7 @@ use shakmaty::Color;
 
 use crate::{
     EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, player_key, recent_game, sum_by_move,
+    StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -663,8 +663,7 @@ impl GraphStore for Neo4jStore {
         let key = player_key(player)?;
         let rows =
             self.rows(GAMES.query(vec![("player", key.into()), ("limit", 2000i64.into())])?)?;
-        let mut out = Vec::new();
-        for r in &rows {
+        let candidates = rows.iter().map(|r| {
             let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
             let color: String = r.get("color").map_err(de)?;
             let c = if color == "black" {
@@ -672,14 +671,9 @@ impl GraphStore for Neo4jStore {
             } else {
                 Color::White
             };
-            if let Some(found) = recent_game(rec, c, pos, filter) {
-                out.push(found);
-                if out.len() >= limit {
-                    break;
-                }
-            }
-        }
-        Ok(out)
+            Ok(Some((rec, c)))
+        });
+        first_recent_games(candidates, pos, filter, limit)
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
