@@ -56,6 +56,19 @@ impl Samples {
         }
     }
 
+    /// A copy of the samples at `idx`, in that order.
+    pub fn subset(&self, idx: &[usize]) -> Samples {
+        let mut out = Samples::default();
+        for &i in idx {
+            out.inputs
+                .extend_from_slice(&self.inputs[i * INPUT_LEN..(i + 1) * INPUT_LEN]);
+            out.from.push(self.from[i]);
+            out.to.push(self.to[i]);
+            out.positions.push(self.positions[i].clone());
+        }
+        out
+    }
+
     /// The samples at `idx` as (input `[n, 14, 8, 8]`, from `[n]`, to `[n]`) tensors.
     pub fn batch(
         &self,

@@ -139,16 +139,8 @@ fn bench_model(
         lat.len()
     );
     // Training throughput: one epoch of 4,096 positions with the model's shape.
-    let mut small = Samples::default();
-    for i in 0..4096.min(s.len()) {
-        small.inputs.extend_from_slice(
-            &s.inputs[i * mirror_model::encoding::INPUT_LEN
-                ..(i + 1) * mirror_model::encoding::INPUT_LEN],
-        );
-        small.from.push(s.from[i]);
-        small.to.push(s.to[i]);
-        small.positions.push(s.positions[i].clone());
-    }
+    let first: Vec<usize> = (0..4096.min(s.len())).collect();
+    let small = s.subset(&first);
     let net_cfg = NetConfig::new()
         .with_channels(predictor.meta.channels)
         .with_layers(predictor.meta.layers);

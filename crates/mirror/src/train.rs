@@ -63,17 +63,7 @@ fn subsample(s: Samples, max: usize, seed: u64) -> Samples {
     idx.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
     idx.truncate(max);
     idx.sort_unstable();
-    let mut out = Samples::default();
-    for i in idx {
-        out.inputs.extend_from_slice(
-            &s.inputs[i * mirror_model::encoding::INPUT_LEN
-                ..(i + 1) * mirror_model::encoding::INPUT_LEN],
-        );
-        out.from.push(s.from[i]);
-        out.to.push(s.to[i]);
-        out.positions.push(s.positions[i].clone());
-    }
-    out
+    s.subset(&idx)
 }
 
 /// Expected top-1/top-3 of a uniformly random legal move.
