@@ -117,6 +117,10 @@ impl Choice {
     }
 }
 
+/// Builds the fallback for a player (e.g. loads their model once and shares it); used by
+/// servers, which make one engine per request.
+pub type FallbackFactory = std::sync::Arc<dyn Fn(&str) -> Box<dyn Fallback> + Send + Sync>;
+
 /// A policy for positions the book cannot answer.
 pub trait Fallback: Send {
     /// Short name, shown with every move it chooses.
@@ -141,10 +145,11 @@ impl Fallback for RandomLegal {
     }
 }
 
-/// The trained CNN as the fallback: the legal move with the highest from+to score.
+/// The trained CNN as the fallback: the legal move with the highest from+to score. The
+/// predictor is shared (it is `Send + Sync`), so a server loads a player's model once.
 #[cfg(feature = "model")]
-#[derive(Debug)]
-pub struct ModelFallback(pub mirror_model::Predictor);
+#[derive(Debug, Clone)]
+pub struct ModelFallback(pub std::sync::Arc<mirror_model::Predictor>);
 
 #[cfg(feature = "model")]
 impl Fallback for ModelFallback {

@@ -10,4 +10,6 @@ pub mod uci;
 
 #[cfg(feature = "model")]
 pub use engine::ModelFallback;
-pub use engine::{Choice, Engine, EngineError, EngineOptions, Fallback, RandomLegal, Source};
+pub use engine::{
+    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, RandomLegal, Source,
+};

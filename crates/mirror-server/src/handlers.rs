@@ -133,7 +133,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
         )));
     }
     state
-        .blocking(move |store| {
+        .blocking(move |store, fallbacks| {
             require_player(store, &user)?;
             let opts = EngineOptions {
                 min_games,
@@ -142,6 +142,9 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
                 ..EngineOptions::default()
             };
             let mut engine = Engine::new(store, user.clone(), opts);
+            if let Some(make) = fallbacks {
+                engine.set_fallback(make(&user));
+            }
             let choice = engine.choose(&pos).map_err(|e| match e {
                 mirror_engine::EngineError::NoLegalMoves(w) => {
                     ApiError::Unprocessable(format!("no legal moves in this position ({w})"))
@@ -320,7 +323,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
         )));
     }
     state
-        .blocking(move |store| {
+        .blocking(move |store, _| {
             require_player(store, &user)?;
             let key = PositionKey::from_position(&pos);
             let rows = store.moves(&user, key, &filter)?;
@@ -376,7 +379,7 @@ pub(crate) async fn health<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
 ) -> Result<Json<Health>, ApiError> {
     let players = state
-        .blocking(|store| Ok(store.players()?.len()))
+        .blocking(|store, _| Ok(store.players()?.len()))
         .await
         .map_err(|_| ApiError::Busy)?;
     Ok(Json(Health {

@@ -28,6 +28,7 @@ use axum::{
     response::Response,
     routing::get,
 };
+use mirror_engine::FallbackFactory;
 use mirror_store::GraphStore;
 use tokio::sync::Semaphore;
 
@@ -47,6 +48,9 @@ pub struct AppState<S> {
     pub metrics: Arc<Metrics>,
     /// Seeds of requests that do not give one.
     pub seeds: AtomicU64,
+    /// The fallback of each player's engine (their model, loaded once); `None` = a random
+    /// legal move.
+    pub fallbacks: Option<FallbackFactory>,
 }
 
 impl<S> std::fmt::Debug for AppState<S> {
@@ -58,6 +62,15 @@ impl<S> std::fmt::Debug for AppState<S> {
 impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
     /// State over `store` allowing `blocking` concurrent store operations.
     pub fn new(store: Arc<S>, blocking: usize) -> Arc<AppState<S>> {
+        Self::with_fallbacks(store, blocking, None)
+    }
+
+    /// State whose engines take their fallback from `fallbacks` (e.g. the player's model).
+    pub fn with_fallbacks(
+        store: Arc<S>,
+        blocking: usize,
+        fallbacks: Option<FallbackFactory>,
+    ) -> Arc<AppState<S>> {
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -66,6 +79,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             blocking: Arc::new(Semaphore::new(blocking.max(1))),
             metrics: Arc::new(Metrics::default()),
             seeds: AtomicU64::new(seed),
+            fallbacks,
         })
     }
 
@@ -73,7 +87,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
     pub async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
     where
         T: Send + 'static,
-        F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce(&S, Option<&FallbackFactory>) -> Result<T, ApiError> + Send + 'static,
     {
         let permit = self
             .blocking
@@ -84,7 +98,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         let state = self.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
-            work(&state.store)
+            work(&state.store, state.fallbacks.as_ref())
         })
         .await
         .map_err(|e| ApiError::Internal(format!("store task failed: {e}")))?

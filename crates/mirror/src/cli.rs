@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use mirror_core::{TimeClass, time::Month};
+use mirror_eval::split::Fractions;
 use mirror_store::{
     Filter,
     embedded::{EmbeddedStore, OpenMode},
@@ -35,6 +36,8 @@ pub enum Command {
     Play(PlayArgs),
     /// Train the CNN fallback on the player's stored games.
     Train(TrainArgs),
+    /// Measure how faithfully the mirror plays like the player on their newest games.
+    Eval(EvalArgs),
     /// Copy a player's graph from the embedded store into Neo4j (idempotent).
     Export(ExportArgs),
     /// Speak UCI on stdin/stdout, for chess GUIs and match runners.
@@ -52,6 +55,25 @@ pub struct TrainArgs {
     /// The player.
     #[arg(long, short = 'u')]
     pub user: String,
+    /// Percent of games (oldest first) for training, validation and test.
+    #[arg(long, default_value = "80,10,10")]
+    pub split: Fractions,
+    /// Seed of initialisation, shuffling and subsampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Training positions at most (a seeded random subset when there are more).
+    #[arg(long, default_value_t = 200_000)]
+    pub max_positions: usize,
+    #[command(flatten)]
+    pub opts: TrainOpts,
+    /// Where to save the model (default: DATA_DIR/models/PLAYER).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// Hyperparameters shared by `train` and `eval --train`.
+#[derive(Args, Debug, Clone)]
+pub struct TrainOpts {
     /// Most epochs (early stopping on validation top-1 may stop sooner).
     #[arg(long, default_value_t = 10)]
     pub epochs: usize,
@@ -61,12 +83,6 @@ pub struct TrainArgs {
     /// Adam's learning rate.
     #[arg(long, default_value_t = 1e-3)]
     pub lr: f64,
-    /// Seed of initialisation, shuffling and subsampling.
-    #[arg(long, default_value_t = 0)]
-    pub seed: u64,
-    /// Training positions at most (a seeded random subset when there are more).
-    #[arg(long, default_value_t = 200_000)]
-    pub max_positions: usize,
     /// Hidden channels.
     #[arg(long, default_value_t = 64)]
     pub channels: usize,
@@ -76,9 +92,62 @@ pub struct TrainArgs {
     /// Epochs without improvement before stopping.
     #[arg(long, default_value_t = 2)]
     pub patience: usize,
-    /// Where to save the model (default: DATA_DIR/models/PLAYER).
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Percent of games (oldest first) for training, validation and test.
+    #[arg(long, default_value = "80,10,10")]
+    pub split: Fractions,
+    /// Seed of the engine's choices, the judged sample and (with --train) training.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Evaluate at most this many test positions (oldest test games first).
     #[arg(long)]
-    pub out: Option<PathBuf>,
+    pub max_positions: Option<usize>,
+    /// Train the model on this split first (saved where --model points).
+    #[arg(long)]
+    pub train: bool,
+    /// With --train: training positions at most.
+    #[arg(long, default_value_t = 200_000)]
+    pub train_positions: usize,
+    #[command(flatten)]
+    pub opts: TrainOpts,
+    /// The model's directory (default: DATA_DIR/models/PLAYER); it must have been trained
+    /// on the same split.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Evaluate without a model (the engine's fallback is then a random legal move).
+    #[arg(long, conflicts_with = "train")]
+    pub no_model: bool,
+    /// Stockfish for the depth-1 baseline and the mistake judge (default: `stockfish` on
+    /// PATH or /usr/games/stockfish, if present).
+    #[arg(long, env = "MIRROR_STOCKFISH")]
+    pub stockfish: Option<PathBuf>,
+    /// Do not use Stockfish even if it is installed.
+    #[arg(long, conflicts_with = "stockfish")]
+    pub no_stockfish: bool,
+    /// Depth of the mistake judge.
+    #[arg(long, default_value_t = 8)]
+    pub judge_depth: u32,
+    /// Judge at most this many positions (a seeded random sample of the evaluated ones).
+    #[arg(long)]
+    pub judge_positions: Option<usize>,
+    /// Stockfish processes judging at once.
+    #[arg(long, default_value_t = 2)]
+    pub judge_threads: usize,
+    /// The sampler's tiers, as for `play` (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
+    #[arg(long)]
+    pub tiers: Option<mirror_core::sampler::Tiers>,
+    /// Moves played in fewer training games than this are left out of the book.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_games: u32,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]

@@ -3,6 +3,7 @@
 mod bench;
 mod cli;
 mod engine_cfg;
+mod eval;
 mod explore;
 mod export;
 mod ingest;
@@ -53,6 +54,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Play(args) => play::play(&cli.store, args),
         cli::Command::Export(args) => export::run(&cli.store, args),
         cli::Command::Train(args) => train::run(&cli.store, args),
+        cli::Command::Eval(args) => eval::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
     }
 }

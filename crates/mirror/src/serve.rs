@@ -1,15 +1,17 @@
 //! `mirror serve` and `mirror bench serve`.
 
 use std::{
+    collections::HashMap,
     net::SocketAddr,
     process::ExitCode,
-    sync::Arc,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
 use anyhow::Context;
 use mirror_core::PositionKey;
-use mirror_engine::notation;
+use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal, notation};
+use mirror_model::Predictor;
 use mirror_server::{AppState, serve};
 use mirror_store::{GraphStore, embedded::OpenMode};
 use shakmaty::{Chess, Position};
@@ -40,6 +42,29 @@ async fn shutdown_signal() {
     }
 }
 
+/// Each player's model fallback, loaded on the first request that needs it and shared by
+/// every request after it; a player without a model gets a random legal move.
+pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
+    let store_args = store_args.clone();
+    let cache: Mutex<HashMap<String, Option<Arc<Predictor>>>> = Mutex::new(HashMap::new());
+    Arc::new(move |player: &str| -> Box<dyn Fallback> {
+        let key = player.to_lowercase();
+        let model = {
+            let mut cache = cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            cache
+                .entry(key)
+                .or_insert_with(|| crate::train::load_model(&store_args, player).map(Arc::new))
+                .clone()
+        };
+        match model {
+            Some(p) => Box::new(ModelFallback(p)),
+            None => Box::new(RandomLegal),
+        }
+    })
+}
+
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let addr: SocketAddr = args.bind.parse().with_context(|| {
         format!(
@@ -63,7 +88,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         );
         serve(
             listener,
-            AppState::new(store, args.blocking),
+            AppState::with_fallbacks(store, args.blocking, Some(model_fallbacks(store_args))),
             shutdown_signal(),
         )
         .await?;

@@ -11,6 +11,7 @@ use std::{
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::{GameRecord, PositionKey};
+use mirror_eval::split::Fractions;
 use mirror_model::{
     ModelMeta, NetConfig, Predictor,
     data::Samples,
@@ -21,10 +22,10 @@ use mirror_model::{
 use mirror_store::{GraphStore, embedded::OpenMode, player_key};
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{CastlingMode, Chess, Color, Position};
+use shakmaty::{CastlingMode, Chess, Color, Position, Role};
 
 use crate::{
-    cli::{StoreArgs, TrainArgs},
+    cli::{StoreArgs, TrainArgs, TrainOpts},
     play::require_player,
 };
 
@@ -34,12 +35,6 @@ pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf
         .data_dir()?
         .join("models")
         .join(player_key(player)?))
-}
-
-/// Splits games (oldest first) 80/10/10 by position in time.
-pub fn split(games: &[(GameRecord, Color)]) -> (usize, usize) {
-    let n = games.len();
-    (n * 8 / 10, n * 9 / 10)
 }
 
 /// Keys of the positions where the player was to move in these games.
@@ -114,7 +109,39 @@ fn habit_baseline(s: &Samples, habits: &HashMap<String, u32>) -> (f64, f64) {
     (t1 as f64 / n, t3 as f64 / n)
 }
 
-fn date_text(g: Option<&(GameRecord, Color)>) -> String {
+/// The player's promotions in these games by piece: knight, bishop, rook, queen.
+pub fn promotions(games: &[(GameRecord, Color)]) -> [usize; 4] {
+    let mut out = [0; 4];
+    for (g, c) in games {
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() != *c {
+                continue;
+            }
+            match ply.mv.promotion() {
+                Some(Role::Knight) => out[0] += 1,
+                Some(Role::Bishop) => out[1] += 1,
+                Some(Role::Rook) => out[2] += 1,
+                Some(Role::Queen) => out[3] += 1,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// "12 (queen 11, rook 0, bishop 0, knight 1)".
+pub fn promotion_text(p: &[usize; 4]) -> String {
+    format!(
+        "{} (queen {}, rook {}, bishop {}, knight {})",
+        p.iter().sum::<usize>(),
+        p[3],
+        p[2],
+        p[1],
+        p[0]
+    )
+}
+
+pub fn date_text(g: Option<&(GameRecord, Color)>) -> String {
     g.and_then(|(g, _)| g.date)
         .map_or_else(|| "?".into(), |d| d.to_string())
 }
@@ -123,13 +150,63 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.user)?;
     let games = store.games(&player)?;
+    let dir = match &args.out {
+        Some(d) => d.clone(),
+        None => model_dir(store_args, &player)?,
+    };
+    fit(&Fit {
+        player: &player,
+        games: &games,
+        split: args.split,
+        opts: &args.opts,
+        max_positions: args.max_positions,
+        seed: args.seed,
+        dir: &dir,
+        report_to_stderr: false,
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What to train: a player's games (oldest first), the split and the options.
+pub struct Fit<'a> {
+    pub player: &'a str,
+    pub games: &'a [(GameRecord, Color)],
+    pub split: Fractions,
+    pub opts: &'a TrainOpts,
+    pub max_positions: usize,
+    pub seed: u64,
+    /// Where the model is saved.
+    pub dir: &'a Path,
+    /// Print the training report on stderr instead of stdout.
+    pub report_to_stderr: bool,
+}
+
+/// Trains on the split's training games with early stopping on its validation games,
+/// reports test figures against baselines, and saves the model in `fit.dir`.
+pub fn fit(fit: &Fit<'_>) -> anyhow::Result<Predictor> {
+    let (player, games, opts) = (fit.player, fit.games, fit.opts);
+    // The report goes to stderr when stdout carries something else (eval --json).
+    macro_rules! say {
+        ($($t:tt)*) => {
+            if fit.report_to_stderr {
+                eprintln!($($t)*)
+            } else {
+                println!($($t)*)
+            }
+        };
+    }
     anyhow::ensure!(
         games.len() >= 30,
         "{player} has only {} games; train needs at least 30",
         games.len()
     );
-    let (a, b) = split(&games);
-    let (train_g, val_g, test_g) = (&games[..a], &games[a..b], &games[b..]);
+    let sp = fit.split.split(games.len());
+    let (train_g, val_g, test_g) = (&games[sp.train], &games[sp.val], &games[sp.test]);
+    anyhow::ensure!(
+        !val_g.is_empty(),
+        "the split {} leaves no validation games: early stopping needs some",
+        fit.split
+    );
     let book = tree(train_g);
     let mut train_s = Samples::default();
     let mut habits: HashMap<String, u32> = HashMap::new();
@@ -141,12 +218,12 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
             }
         }
     }
-    let train_s = subsample(train_s, args.max_positions, args.seed);
+    let train_s = subsample(train_s, fit.max_positions, fit.seed);
     let mut val_s = Samples::default();
     for (g, c) in val_g {
         val_s.add_game(g, *c, |_| true);
     }
-    let val_s = subsample(val_s, 20_000, args.seed);
+    let val_s = subsample(val_s, 20_000, fit.seed);
     let mut test_out = Samples::default();
     let mut test_in = Samples::default();
     for (g, c) in test_g {
@@ -157,7 +234,7 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
             book.contains(&PositionKey::from_position(p))
         });
     }
-    println!(
+    say!(
         "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
         games.len(),
         train_g.len(),
@@ -169,14 +246,14 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         test_in.len()
     );
     let net_cfg = NetConfig::new()
-        .with_channels(args.channels)
-        .with_layers(args.layers);
+        .with_channels(opts.channels)
+        .with_layers(opts.layers);
     let cfg = TrainConfig {
-        epochs: args.epochs,
-        batch: args.batch,
-        lr: args.lr,
-        seed: args.seed,
-        patience: args.patience,
+        epochs: opts.epochs,
+        batch: opts.batch,
+        lr: opts.lr,
+        seed: fit.seed,
+        patience: opts.patience,
     };
     let bar = ProgressBar::new(0);
     bar.set_style(
@@ -201,7 +278,7 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
                 r.positions_per_sec
             );
             if bar.is_hidden() {
-                println!("{line}");
+                say!("{line}");
             } else {
                 bar.println(line);
             }
@@ -213,56 +290,61 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
     let (in_top1, in_top3) = evaluate(&net, &test_in);
     let (r1, r3) = random_baseline(&test_out);
     let (h1, h3) = habit_baseline(&test_out, &habits);
-    println!(
+    say!(
         "test positions outside the training tree ({}):",
         test_out.len()
     );
-    println!(
+    say!(
         "  model            top-1 {:5.1}%  top-3 {:5.1}%",
         100.0 * test_top1,
         100.0 * test_top3
     );
-    println!(
+    say!(
         "  random legal     top-1 {:5.1}%  top-3 {:5.1}%",
         100.0 * r1,
         100.0 * r3
     );
-    println!(
+    say!(
         "  habit (most played UCI move) top-1 {:5.1}%  top-3 {:5.1}%",
         100.0 * h1,
         100.0 * h3
     );
-    println!(
+    say!(
         "test positions inside the training tree ({}): model top-1 {:.1}%, top-3 {:.1}%",
         test_in.len(),
         100.0 * in_top1,
         100.0 * in_top3
     );
+    // The heads name squares, not pieces: a promotion is always to a queen. How often
+    // that is the player's own choice:
+    let (pt, pv) = (promotions(train_g), promotions(test_g));
+    say!(
+        "promotions by {player}: training {}; test {}; the model always promotes to a queen, which matches {:.1}% of the test promotions",
+        promotion_text(&pt),
+        promotion_text(&pv),
+        100.0 * pv[3] as f64 / pv.iter().sum::<usize>().max(1) as f64
+    );
     let meta = ModelMeta {
         encoding_version: ENCODING_VERSION,
-        channels: args.channels,
-        layers: args.layers,
-        player: player.clone(),
+        channels: opts.channels,
+        layers: opts.layers,
+        player: player.to_string(),
         train_games: train_g.len(),
         val_games: val_g.len(),
         test_games: test_g.len(),
         train_dates: (date_text(train_g.first()), date_text(train_g.last())),
         train_positions: train_s.len(),
         epochs: reports.len(),
-        seed: args.seed,
+        seed: fit.seed,
         val_top1,
         val_top3,
         test_top1,
         test_top3,
     };
-    let dir = match &args.out {
-        Some(d) => d.clone(),
-        None => model_dir(store_args, &player)?,
-    };
-    save(&net, &meta, &dir)
-        .with_context(|| format!("cannot save the model in {}", dir.display()))?;
-    println!("model saved in {}", dir.display());
-    Ok(ExitCode::SUCCESS)
+    save(&net, &meta, fit.dir)
+        .with_context(|| format!("cannot save the model in {}", fit.dir.display()))?;
+    say!("model saved in {}", fit.dir.display());
+    Ok(Predictor::from_net(net, meta))
 }
 
 /// The player's model: `DATA_DIR/models/PLAYER` if trained, else the one shipped in

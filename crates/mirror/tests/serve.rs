@@ -33,17 +33,37 @@ fn serve_answers_and_stops_on_sigterm() {
         .enable_all()
         .build()
         .expect("runtime");
-    let body: serde_json::Value = rt.block_on(async {
-        reqwest::get(format!(
-            "{url}/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1"
-        ))
-        .await
-        .expect("request")
-        .json()
-        .await
-        .expect("json")
-    });
+    let get = |query: &str| -> serde_json::Value {
+        rt.block_on(async {
+            reqwest::get(format!("{url}/api/v1/move?{query}"))
+                .await
+                .expect("request")
+                .json()
+                .await
+                .expect("json")
+        })
+    };
+    let body = get("user=Biskupstunga&moves=e2e4&seed=1");
     assert_eq!(body["source"]["kind"], "book", "{body}");
+    // Outside the player's games the shipped model answers (loaded once, then shared):
+    // the same position gives the same move whatever the seed.
+    let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
+    let a = get(&format!("user=biskupstunga&fen={fen}&seed=1"));
+    let b = get(&format!("user=Biskupstunga&fen={fen}&seed=2"));
+    assert_eq!(a["source"]["kind"], "fallback", "{a}");
+    assert!(
+        a["source"]["policy"]
+            .as_str()
+            .is_some_and(|p| p.starts_with("model (")),
+        "{a}"
+    );
+    assert!(
+        a["source"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("score ")),
+        "{a}"
+    );
+    assert_eq!(a["uci"], b["uci"], "the model is deterministic: {a} {b}");
     let status = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()

@@ -1,0 +1,541 @@
+//! `mirror eval`: how faithfully mirror plays like the player, measured on the player's
+//! newest games (the test split), with a book built from their oldest games only.
+//!
+//! For every test position where the player is to move it asks each predictor for its
+//! move(s) and compares with the move actually played:
+//!
+//! - **book**: the move the player played most often there in training games;
+//! - **sampler**: the tiered sampler's distribution (top-1 = its expected match, the
+//!   probability it gives the move played);
+//! - **model**: the CNN's ranking of the legal moves;
+//! - **engine**: the whole engine (sampler, then model) as it plays, with the seed;
+//! - baselines: a uniformly random legal move (its expectation) and Stockfish at depth 1.
+//!
+//! Each figure is given in-book / out-of-book and by phase with a 95% interval clustered by
+//! game ([`stats`]). With Stockfish as a judge it also measures how often the player's and
+//! the mirror's moves lose 15 win% points or more ([`stockfish::win_percent`]).
+
+pub mod report;
+pub mod split;
+pub mod stats;
+pub mod stockfish;
+
+use std::{path::PathBuf, sync::Arc};
+
+use mirror_core::GameRecord;
+use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, RandomLegal, Source};
+use mirror_model::{Predictor, inference::rank_with};
+use mirror_store::{GraphStore, StoreError};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
+
+pub use report::{MistakeReport, PredictorReport, Report, SegmentReport};
+use stats::Clustered;
+use stockfish::{Stockfish, win_percent};
+
+/// Errors of an evaluation.
+#[derive(Debug, thiserror::Error)]
+pub enum EvalError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The engine failed.
+    #[error(transparent)]
+    Engine(#[from] mirror_engine::EngineError),
+    /// Stockfish failed.
+    #[error("stockfish {path}: {message}")]
+    Stockfish {
+        /// The executable.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// A judging thread panicked.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
+/// How to evaluate.
+#[derive(Clone, Debug)]
+pub struct EvalConfig {
+    /// Seed of the engine's choices and of the judged sample.
+    pub seed: u64,
+    /// Evaluate at most this many positions (the oldest test games first).
+    pub max_positions: Option<usize>,
+    /// Stockfish, for the depth-1 baseline and the mistake judge.
+    pub stockfish: Option<PathBuf>,
+    /// Depth of the mistake judge.
+    pub judge_depth: u32,
+    /// Judge at most this many positions (a seeded random sample); `None` = all.
+    pub judge_positions: Option<usize>,
+    /// Stockfish processes for judging.
+    pub judge_threads: usize,
+    /// The engine's tiers and minimum games (its seed is `seed`).
+    pub engine: EngineOptions,
+}
+
+impl Default for EvalConfig {
+    fn default() -> Self {
+        EvalConfig {
+            seed: 0,
+            max_positions: None,
+            stockfish: None,
+            judge_depth: 8,
+            judge_positions: None,
+            judge_threads: 2,
+            engine: EngineOptions::default(),
+        }
+    }
+}
+
+/// Win% points a move must lose to count as a mistake.
+pub const MISTAKE_WIN_PERCENT: f64 = 15.0;
+
+/// The predictors, in report order.
+pub const PREDICTORS: [&str; 6] = [
+    "book (most played)",
+    "sampler (expected)",
+    "model",
+    "engine",
+    "random legal",
+    "stockfish depth 1",
+];
+const BOOK: usize = 0;
+const SAMPLER: usize = 1;
+const MODEL: usize = 2;
+const ENGINE: usize = 3;
+const RANDOM: usize = 4;
+const SF1: usize = 5;
+
+/// The segments, in report order.
+pub const SEGMENTS: [&str; 6] = [
+    "all",
+    "in book",
+    "out of book",
+    "plies 1-10",
+    "plies 11-30",
+    "plies 31+",
+];
+
+/// One test position where the player is to move.
+#[derive(Clone, Debug)]
+pub struct TestPosition {
+    /// Index of its game in the test set.
+    pub game: u32,
+    /// 1-based ply of the move played.
+    pub ply: u32,
+    /// The position.
+    pub pos: Chess,
+    /// The player's move.
+    pub played: Move,
+}
+
+/// The player's test positions, game by game, oldest first; at most `max`.
+pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<TestPosition> {
+    let mut out = Vec::new();
+    'games: for (gi, (g, color)) in games.iter().enumerate() {
+        for (i, ply) in g.replay().map_while(Result::ok).enumerate() {
+            if ply.pos.turn() != *color {
+                continue;
+            }
+            if max.is_some_and(|m| out.len() >= m) {
+                break 'games;
+            }
+            out.push(TestPosition {
+                game: gi as u32,
+                ply: i as u32 + 1,
+                pos: ply.pos,
+                played: ply.mv,
+            });
+        }
+    }
+    out
+}
+
+fn phase(ply: u32) -> usize {
+    match ply {
+        0..=10 => 3,
+        11..=30 => 4,
+        _ => 5,
+    }
+}
+
+/// Top-1 and top-3 accumulators of one predictor in one segment.
+#[derive(Clone, Debug, Default)]
+struct Cell {
+    top1: Clustered,
+    top3: Clustered,
+    answered: usize,
+}
+
+/// What is collected per position before judging.
+struct Judged {
+    game: u32,
+    pos: Chess,
+    played: Move,
+    mirror: Move,
+}
+
+fn uci(m: Move) -> String {
+    m.to_uci(CastlingMode::Standard).to_string()
+}
+
+fn fen(pos: &Chess) -> String {
+    Fen::from_position(pos, EnPassantMode::Legal).to_string()
+}
+
+/// Where the evaluation is (for a progress bar).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Phase {
+    /// Predicting moves.
+    Predict,
+    /// Stockfish judging.
+    Judge,
+}
+
+/// Evaluates `player`'s test games against a `book` store holding their training games
+/// only, with the model (if any) as the engine's fallback.
+pub fn evaluate<S: GraphStore>(
+    book: S,
+    player: &str,
+    test: &[(GameRecord, Color)],
+    model: Option<Arc<Predictor>>,
+    cfg: &EvalConfig,
+    progress: &(dyn Fn(Phase, usize, usize) + Sync),
+) -> Result<Report, EvalError> {
+    let positions = test_positions(test, cfg.max_positions);
+    let mut engine = Engine::new(
+        book,
+        player,
+        EngineOptions {
+            seed: cfg.seed,
+            ..cfg.engine.clone()
+        },
+    );
+    let fallback: Box<dyn Fallback> = match &model {
+        Some(p) => Box::new(ModelFallback(p.clone())),
+        None => Box::new(RandomLegal),
+    };
+    let fallback_name = fallback.name();
+    engine.set_fallback(fallback);
+    let mut sf1 = match &cfg.stockfish {
+        Some(p) => Some(Stockfish::start(p)?),
+        None => None,
+    };
+    let stockfish_name = sf1.as_ref().map(|s| s.name.clone());
+    let mut cells = vec![vec![Cell::default(); PREDICTORS.len()]; SEGMENTS.len()];
+    let mut counts = vec![0usize; SEGMENTS.len()];
+    let mut judged = Vec::new();
+    let total = positions.len();
+    const CHUNK: usize = 256;
+    for (ci, chunk) in positions.chunks(CHUNK).enumerate() {
+        let logits = match &model {
+            Some(p) => p.logits(&chunk.iter().map(|t| &t.pos).collect::<Vec<_>>()),
+            None => Vec::new(),
+        };
+        for (i, t) in chunk.iter().enumerate() {
+            let played = uci(t.played);
+            let legal = t.pos.legal_moves();
+            let k = legal.len().max(1) as f64;
+            let view = engine.book(&t.pos)?;
+            let in_book = !view.candidates.is_empty();
+            let segs = [0, if in_book { 1 } else { 2 }, phase(t.ply)];
+            for &s in &segs {
+                counts[s] += 1;
+            }
+            // (answered, top-1 value, top-3 value) per predictor; `None` = no answer.
+            let mut row: [Option<(f64, f64)>; 6] = [None; 6];
+            let hit = |ms: &[String], n: usize| -> f64 {
+                f64::from(u8::from(ms.iter().take(n).any(|m| *m == played)))
+            };
+            // Book: most played first (the store's order), then by UCI.
+            if in_book {
+                let mut by_games: Vec<(u32, String)> = view
+                    .candidates
+                    .iter()
+                    .map(|(m, c)| (c.stats.games(), uci(*m)))
+                    .collect();
+                by_games.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                let ms: Vec<String> = by_games.into_iter().map(|(_, m)| m).collect();
+                row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
+            }
+            // Sampler: expected match, and the move among its three likeliest.
+            let mut engine_list: Vec<String> = Vec::new();
+            if let Some(sel) = &view.selection {
+                let mut probs: Vec<(f64, String)> = sel
+                    .moves
+                    .iter()
+                    .map(|(c, p)| (*p, c.mv.to_string()))
+                    .collect();
+                probs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+                let expected: f64 = probs
+                    .iter()
+                    .filter(|(_, m)| *m == played)
+                    .map(|(p, _)| p)
+                    .sum();
+                engine_list = probs.into_iter().map(|(_, m)| m).collect();
+                row[SAMPLER] = Some((expected, hit(&engine_list, 3)));
+            }
+            // Model.
+            let model_list: Vec<String> = match logits.get(i) {
+                Some((f, to)) => rank_with(&t.pos, f, to)
+                    .into_iter()
+                    .map(|(m, _)| uci(m))
+                    .collect(),
+                None => Vec::new(),
+            };
+            if !model_list.is_empty() {
+                row[MODEL] = Some((hit(&model_list, 1), hit(&model_list, 3)));
+            }
+            // Engine: its real (seeded) choice; its top 3 = the tier's moves by
+            // probability, then the fallback's ranking.
+            let choice = engine.choose(&t.pos)?;
+            let chosen = uci(choice.mv);
+            if matches!(choice.source, Source::Fallback { .. }) {
+                engine_list = vec![chosen.clone()];
+            }
+            for m in &model_list {
+                if engine_list.len() >= 3 {
+                    break;
+                }
+                if !engine_list.contains(m) {
+                    engine_list.push(m.clone());
+                }
+            }
+            row[ENGINE] = Some((f64::from(u8::from(chosen == played)), hit(&engine_list, 3)));
+            row[RANDOM] = Some((1.0 / k, (3.0f64).min(k) / k));
+            if let Some(sf) = sf1.as_mut() {
+                let lines = sf.analyse(&fen(&t.pos), 1, 3)?;
+                let ms: Vec<String> = lines.into_iter().map(|l| l.mv).collect();
+                row[SF1] = Some((hit(&ms, 1), hit(&ms, 3)));
+            }
+            for &s in &segs {
+                for (p, r) in row.iter().enumerate() {
+                    let cell = &mut cells[s][p];
+                    let (a, b) = match r {
+                        Some(v) => {
+                            cell.answered += 1;
+                            *v
+                        }
+                        // A predictor without an answer does not match.
+                        None => (0.0, 0.0),
+                    };
+                    cell.top1.push(t.game, a);
+                    cell.top3.push(t.game, b);
+                }
+            }
+            judged.push(Judged {
+                game: t.game,
+                pos: t.pos.clone(),
+                played: t.played,
+                mirror: choice.mv,
+            });
+        }
+        progress(Phase::Predict, (ci * CHUNK + chunk.len()).min(total), total);
+    }
+    drop(sf1);
+    let segments = SEGMENTS
+        .iter()
+        .enumerate()
+        .map(|(s, name)| SegmentReport {
+            name: (*name).to_string(),
+            positions: counts[s],
+            predictors: PREDICTORS
+                .iter()
+                .enumerate()
+                .filter(|(p, _)| *p != SF1 || cfg.stockfish.is_some())
+                .filter(|(p, _)| *p != MODEL || model.is_some())
+                .map(|(p, pname)| {
+                    let c = &cells[s][p];
+                    PredictorReport {
+                        name: (*pname).to_string(),
+                        answered: c.answered,
+                        top1: if c.answered > 0 {
+                            c.top1.estimate()
+                        } else {
+                            None
+                        },
+                        top3: if c.answered > 0 {
+                            c.top3.estimate()
+                        } else {
+                            None
+                        },
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    let mistakes = match &cfg.stockfish {
+        Some(path) => Some(judge(path, judged, cfg, progress)?),
+        None => None,
+    };
+    Ok(Report {
+        player: player.to_string(),
+        split: None,
+        positions: total,
+        seed: cfg.seed,
+        fallback: fallback_name,
+        tiers: cfg.engine.tiers.to_string(),
+        min_games: cfg.engine.min_games,
+        stockfish: stockfish_name,
+        segments,
+        mistakes,
+    })
+}
+
+/// Win% the mover loses with `mv` in `pos`, judged at `depth`.
+fn win_loss(
+    sf: &mut Stockfish,
+    pos: &Chess,
+    before: f64,
+    mv: Move,
+    depth: u32,
+) -> Result<f64, EvalError> {
+    let mut after = pos.clone();
+    after.play_unchecked(mv);
+    // From the mover's side after the move.
+    let mover_cp = if after.is_checkmate() {
+        1000.0
+    } else if after.is_stalemate() || after.is_insufficient_material() {
+        0.0
+    } else {
+        let lines = sf.analyse(&fen(&after), depth, 1)?;
+        match lines.first() {
+            Some(l) => -l.score.capped_cp(),
+            None => 0.0,
+        }
+    };
+    Ok((before - win_percent(mover_cp)).max(0.0))
+}
+
+/// (index of the judged position, win% lost by the player's move, by the mirror's).
+type Loss = (usize, f64, f64);
+
+fn judge(
+    path: &std::path::Path,
+    mut judged: Vec<Judged>,
+    cfg: &EvalConfig,
+    progress: &(dyn Fn(Phase, usize, usize) + Sync),
+) -> Result<MistakeReport, EvalError> {
+    if let Some(max) = cfg.judge_positions
+        && judged.len() > max
+    {
+        // A seeded sample, kept in game order.
+        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x006a_7564_6765);
+        let mut keyed: Vec<(f64, usize)> = (0..judged.len()).map(|i| (rng.random(), i)).collect();
+        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut keep: Vec<usize> = keyed.into_iter().take(max).map(|(_, i)| i).collect();
+        keep.sort_unstable();
+        let mut it = keep.into_iter().peekable();
+        judged = judged
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| it.next_if_eq(i).is_some())
+            .map(|(_, j)| j)
+            .collect();
+    }
+    let total = judged.len();
+    let threads = cfg.judge_threads.clamp(1, 16);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let depth = cfg.judge_depth;
+    // Each position's searches start from a cleared hash, so results do not depend on
+    // how positions are shared between processes.
+    let results: Vec<Result<Vec<Loss>, EvalError>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
+            .map(|t| {
+                let judged = &judged;
+                let done = &done;
+                scope.spawn(move || -> Result<Vec<Loss>, EvalError> {
+                    let mut sf = Stockfish::start(path)?;
+                    let mut out = Vec::new();
+                    for (i, j) in judged.iter().enumerate().skip(t).step_by(threads) {
+                        let best = sf.analyse(&fen(&j.pos), depth, 1)?;
+                        let before = win_percent(best.first().map_or(0.0, |l| l.score.capped_cp()));
+                        let lp = win_loss(&mut sf, &j.pos, before, j.played, depth)?;
+                        let lm = if j.mirror == j.played {
+                            lp
+                        } else {
+                            win_loss(&mut sf, &j.pos, before, j.mirror, depth)?
+                        };
+                        out.push((i, lp, lm));
+                        let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                        if n.is_multiple_of(64) || n == total {
+                            progress(Phase::Judge, n, total);
+                        }
+                    }
+                    Ok(out)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join().unwrap_or_else(|_| {
+                    Err(EvalError::Internal("a judging thread panicked".into()))
+                })
+            })
+            .collect()
+    });
+    let mut losses = vec![(0.0, 0.0); total];
+    for r in results {
+        for (i, lp, lm) in r? {
+            losses[i] = (lp, lm);
+        }
+    }
+    let (mut player, mut mirror, mut diff) = (
+        Clustered::default(),
+        Clustered::default(),
+        Clustered::default(),
+    );
+    let (mut player_loss, mut mirror_loss) = (Clustered::default(), Clustered::default());
+    for (j, (lp, lm)) in judged.iter().zip(&losses) {
+        let mp = f64::from(u8::from(*lp >= MISTAKE_WIN_PERCENT));
+        let mm = f64::from(u8::from(*lm >= MISTAKE_WIN_PERCENT));
+        player.push(j.game, mp);
+        mirror.push(j.game, mm);
+        diff.push(j.game, mm - mp);
+        player_loss.push(j.game, *lp);
+        mirror_loss.push(j.game, *lm);
+    }
+    Ok(MistakeReport {
+        depth,
+        threshold: MISTAKE_WIN_PERCENT,
+        player: player.estimate(),
+        mirror: mirror.estimate(),
+        difference: diff.estimate_within(-1.0, 1.0),
+        player_mean_loss: player_loss.estimate_within(0.0, 100.0),
+        mirror_mean_loss: mirror_loss.estimate_within(0.0, 100.0),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_store::conformance::sample_games;
+
+    #[test]
+    fn test_positions_are_the_players_moves_with_their_ply() {
+        let games = sample_games(20);
+        let all = test_positions(&games, None);
+        let expected: usize = games
+            .iter()
+            .map(|(g, c)| {
+                let first = usize::from(*c == Color::Black);
+                (g.moves.len() + 1 - first) / 2
+            })
+            .sum();
+        assert_eq!(all.len(), expected);
+        for t in &all {
+            let (g, c) = &games[t.game as usize];
+            assert_eq!(t.pos.turn(), *c);
+            // White moves on odd plies, Black on even ones.
+            assert_eq!(t.ply % 2 == 1, *c == Color::White, "{}", g.id);
+            assert!(t.pos.is_legal(t.played));
+        }
+        assert_eq!(test_positions(&games, Some(7)).len(), 7);
+        assert_eq!(phase(10), 3);
+        assert_eq!(phase(11), 4);
+        assert_eq!(phase(31), 5);
+    }
+}

@@ -1,0 +1,185 @@
+//! The report: a table for people and JSON for tools.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+
+use crate::stats::Estimate;
+
+/// How the games were split.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SplitInfo {
+    /// Percentages, `train,validation,test`.
+    pub fractions: String,
+    /// Training games (the book and the model learn from these only).
+    pub train_games: usize,
+    /// Validation games.
+    pub val_games: usize,
+    /// Test games (evaluated).
+    pub test_games: usize,
+    /// First and last date of the training games.
+    pub train_dates: (String, String),
+    /// First and last date of the test games.
+    pub test_dates: (String, String),
+}
+
+/// One predictor in one segment.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PredictorReport {
+    /// Its name.
+    pub name: String,
+    /// Positions where it gave an answer (it counts as a miss elsewhere).
+    pub answered: usize,
+    /// Top-1 match over all positions of the segment.
+    pub top1: Option<Estimate>,
+    /// Top-3 match.
+    pub top3: Option<Estimate>,
+}
+
+/// One segment of the test positions.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct SegmentReport {
+    /// `all`, `in book`, `out of book`, `plies 1-10`, ...
+    pub name: String,
+    /// Positions in it.
+    pub positions: usize,
+    /// Each predictor.
+    pub predictors: Vec<PredictorReport>,
+}
+
+/// Mistakes judged by Stockfish.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct MistakeReport {
+    /// Judge depth.
+    pub depth: u32,
+    /// Win% points lost that make a mistake.
+    pub threshold: f64,
+    /// Share of the player's moves that are mistakes.
+    pub player: Option<Estimate>,
+    /// Share of the mirror's (engine's) moves that are mistakes.
+    pub mirror: Option<Estimate>,
+    /// Mirror minus player, paired by position.
+    pub difference: Option<Estimate>,
+    /// Mean win% lost by the player's moves.
+    pub player_mean_loss: Option<Estimate>,
+    /// Mean win% lost by the mirror's moves.
+    pub mirror_mean_loss: Option<Estimate>,
+}
+
+/// The whole evaluation.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    /// The player.
+    pub player: String,
+    /// The split (filled by the caller who made it).
+    pub split: Option<SplitInfo>,
+    /// Test positions evaluated.
+    pub positions: usize,
+    /// The seed.
+    pub seed: u64,
+    /// The engine's fallback (the model's description, or the random policy).
+    pub fallback: String,
+    /// The sampler's tiers.
+    pub tiers: String,
+    /// Fewest training games of a book move.
+    pub min_games: u32,
+    /// Stockfish's name, when used.
+    pub stockfish: Option<String>,
+    /// Every segment, `all` first.
+    pub segments: Vec<SegmentReport>,
+    /// Mistakes, when Stockfish judged.
+    pub mistakes: Option<MistakeReport>,
+}
+
+fn pct(e: Option<&Estimate>) -> String {
+    match e {
+        Some(e) => format!("{:5.1}% ±{:4.1}", 100.0 * e.value, 100.0 * e.half_width()),
+        None => format!("{:>12}", "—"),
+    }
+}
+
+impl Report {
+    /// The table.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "mirror eval: {}", self.player);
+        if let Some(s) = &self.split {
+            let _ = writeln!(
+                out,
+                "split {} by date: train {} games ({} .. {}), validation {}, test {} ({} .. {})",
+                s.fractions,
+                s.train_games,
+                s.train_dates.0,
+                s.train_dates.1,
+                s.val_games,
+                s.test_games,
+                s.test_dates.0,
+                s.test_dates.1
+            );
+        }
+        let _ = writeln!(
+            out,
+            "{} test positions with {} to move; seed {}; tiers {}, min games {}; engine fallback: {}",
+            self.positions, self.player, self.seed, self.tiers, self.min_games, self.fallback
+        );
+        let _ = writeln!(
+            out,
+            "match with the move played, 95% interval clustered by game; a predictor without an answer counts as a miss (answered = where it had one)"
+        );
+        for seg in &self.segments {
+            let _ = writeln!(out);
+            let _ = writeln!(out, "{} ({} positions)", seg.name, seg.positions);
+            let _ = writeln!(
+                out,
+                "  {:<20} {:>9}  {:>12}  {:>12}",
+                "predictor", "answered", "top-1", "top-3"
+            );
+            for p in &seg.predictors {
+                let _ = writeln!(
+                    out,
+                    "  {:<20} {:>9}  {}  {}",
+                    p.name,
+                    p.answered,
+                    pct(p.top1.as_ref()),
+                    pct(p.top3.as_ref())
+                );
+            }
+        }
+        if let Some(m) = &self.mistakes {
+            let _ = writeln!(out);
+            let n = m.player.as_ref().map_or(0, |e| e.n);
+            let _ = writeln!(
+                out,
+                "mistakes (lose >= {} win% points; Stockfish depth {}, {} positions):",
+                m.threshold, m.depth, n
+            );
+            let _ = writeln!(out, "  player's moves       {}", pct(m.player.as_ref()));
+            let _ = writeln!(out, "  mirror's moves       {}", pct(m.mirror.as_ref()));
+            let _ = writeln!(
+                out,
+                "  mirror - player      {}",
+                match &m.difference {
+                    Some(d) => format!(
+                        "{:+5.1} points ±{:.1}",
+                        100.0 * d.value,
+                        100.0 * d.half_width()
+                    ),
+                    None => "—".into(),
+                }
+            );
+            let loss = |e: Option<&Estimate>| {
+                e.map_or_else(
+                    || "—".into(),
+                    |e| format!("{:.2} ±{:.2}", e.value, e.half_width()),
+                )
+            };
+            let _ = writeln!(
+                out,
+                "  mean win% lost: player {}, mirror {}",
+                loss(m.player_mean_loss.as_ref()),
+                loss(m.mirror_mean_loss.as_ref())
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,239 @@
+//! A minimal UCI client for Stockfish: fixed-depth searches with MultiPV, each from a
+//! cleared hash so that results do not depend on what was searched before.
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    path::{Path, PathBuf},
+    process::{Child, ChildStdin, ChildStdout, Command, Stdio},
+};
+
+use crate::EvalError;
+
+/// A score from the side to move's point of view.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Score {
+    /// Centipawns.
+    Cp(i32),
+    /// Mate in this many moves (negative: the side to move is mated).
+    Mate(i32),
+}
+
+impl Score {
+    /// Centipawns with mates as ±1000, as lichess counts them for win%.
+    pub fn capped_cp(self) -> f64 {
+        match self {
+            Score::Cp(c) => f64::from(c.clamp(-1000, 1000)),
+            Score::Mate(m) if m > 0 => 1000.0,
+            Score::Mate(_) => -1000.0,
+        }
+    }
+}
+
+/// lichess's win percentage of the side to move for an evaluation:
+/// `50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`, centipawns capped at ±1000.
+pub fn win_percent(cp: f64) -> f64 {
+    let cp = cp.clamp(-1000.0, 1000.0);
+    50.0 + 50.0 * (2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0)
+}
+
+/// One principal variation: its first move (UCI) and score.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Line {
+    /// First move, UCI (castling as king to its destination square, e.g. `e1g1`).
+    pub mv: String,
+    /// Score for the side to move.
+    pub score: Score,
+}
+
+/// A running Stockfish process.
+#[derive(Debug)]
+pub struct Stockfish {
+    path: PathBuf,
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+    multipv: u32,
+    /// The engine's name from `id name`.
+    pub name: String,
+}
+
+impl Stockfish {
+    /// Starts `path` with one thread and a 16 MiB hash.
+    pub fn start(path: &Path) -> Result<Stockfish, EvalError> {
+        let fail = |e: &dyn std::fmt::Display| EvalError::Stockfish {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        };
+        let mut child = Command::new(path)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| fail(&format!("cannot start: {e}")))?;
+        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
+            return Err(fail(&"no pipes"));
+        };
+        let mut sf = Stockfish {
+            path: path.to_path_buf(),
+            child,
+            stdin,
+            stdout: BufReader::new(stdout),
+            multipv: 1,
+            name: String::new(),
+        };
+        sf.send("uci")?;
+        let mut name = String::new();
+        sf.read_until(|l| {
+            if let Some(n) = l.strip_prefix("id name ") {
+                name = n.trim().to_string();
+            }
+            l.trim() == "uciok"
+        })?;
+        sf.name = name;
+        sf.send("setoption name Threads value 1")?;
+        sf.send("setoption name Hash value 16")?;
+        sf.ready()?;
+        Ok(sf)
+    }
+
+    fn err(&self, message: impl Into<String>) -> EvalError {
+        EvalError::Stockfish {
+            path: self.path.clone(),
+            message: message.into(),
+        }
+    }
+
+    fn send(&mut self, line: &str) -> Result<(), EvalError> {
+        writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .map_err(|e| self.err(format!("write failed (did it exit?): {e}")))
+    }
+
+    fn read_until(&mut self, mut done: impl FnMut(&str) -> bool) -> Result<(), EvalError> {
+        let mut line = String::new();
+        loop {
+            line.clear();
+            let n = self
+                .stdout
+                .read_line(&mut line)
+                .map_err(|e| self.err(format!("read failed: {e}")))?;
+            if n == 0 {
+                return Err(self.err("exited unexpectedly"));
+            }
+            if done(&line) {
+                return Ok(());
+            }
+        }
+    }
+
+    fn ready(&mut self) -> Result<(), EvalError> {
+        self.send("isready")?;
+        self.read_until(|l| l.trim() == "readyok")
+    }
+
+    /// The best `multipv` lines of the position (FEN) at `depth`, best first; empty when
+    /// the side to move has no legal move. The hash is cleared first.
+    pub fn analyse(&mut self, fen: &str, depth: u32, multipv: u32) -> Result<Vec<Line>, EvalError> {
+        if multipv != self.multipv {
+            self.send(&format!("setoption name MultiPV value {multipv}"))?;
+            self.multipv = multipv;
+        }
+        self.send("ucinewgame")?;
+        self.ready()?;
+        self.send(&format!("position fen {fen}"))?;
+        self.send(&format!("go depth {depth}"))?;
+        let mut lines: Vec<Option<Line>> = vec![None; multipv as usize];
+        self.read_until(|l| {
+            if l.starts_with("bestmove") {
+                return true;
+            }
+            if let Some((k, line)) = parse_info(l)
+                && (1..=lines.len()).contains(&k)
+            {
+                lines[k - 1] = Some(line);
+            }
+            false
+        })?;
+        Ok(lines.into_iter().flatten().collect())
+    }
+}
+
+impl Drop for Stockfish {
+    fn drop(&mut self) {
+        let _ = self.send("quit");
+        let _ = self.child.wait();
+    }
+}
+
+/// `(multipv, line)` of an `info` line with a score and a pv; bounds are skipped.
+fn parse_info(l: &str) -> Option<(usize, Line)> {
+    let mut it = l.split_whitespace();
+    if it.next()? != "info" {
+        return None;
+    }
+    let (mut k, mut score, mut mv) = (1usize, None, None);
+    while let Some(w) = it.next() {
+        match w {
+            "multipv" => k = it.next()?.parse().ok()?,
+            "score" => {
+                let kind = it.next()?;
+                let v: i32 = it.next()?.parse().ok()?;
+                score = Some(match kind {
+                    "cp" => Score::Cp(v),
+                    "mate" => Score::Mate(v),
+                    _ => return None,
+                });
+            }
+            "lowerbound" | "upperbound" => return None,
+            "pv" => {
+                mv = Some(it.next()?.to_string());
+                break;
+            }
+            _ => {}
+        }
+    }
+    Some((
+        k,
+        Line {
+            mv: mv?,
+            score: score?,
+        },
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_info_lines() {
+        let l = "info depth 8 seldepth 10 multipv 2 score cp -35 nodes 5012 nps 1 tbhits 0 time 3 pv d7d5 e4d5";
+        assert_eq!(
+            parse_info(l),
+            Some((
+                2,
+                Line {
+                    mv: "d7d5".into(),
+                    score: Score::Cp(-35)
+                }
+            ))
+        );
+        let m = "info depth 3 seldepth 2 multipv 1 score mate -1 nodes 3 pv g8h8";
+        assert_eq!(parse_info(m).map(|(_, l)| l.score), Some(Score::Mate(-1)));
+        assert_eq!(
+            parse_info("info depth 9 score cp 10 lowerbound pv e2e4"),
+            None
+        );
+        assert_eq!(parse_info("info string NNUE evaluation enabled"), None);
+    }
+
+    #[test]
+    fn win_percent_is_lichess_formula() {
+        assert!((win_percent(0.0) - 50.0).abs() < 1e-12);
+        assert!((win_percent(100.0) - 59.1).abs() < 0.05);
+        assert!((win_percent(-300.0) + win_percent(300.0) - 100.0).abs() < 1e-9);
+        assert_eq!(win_percent(5000.0), win_percent(1000.0));
+        assert_eq!(Score::Mate(3).capped_cp(), 1000.0);
+        assert_eq!(Score::Mate(-2).capped_cp(), -1000.0);
+    }
+}

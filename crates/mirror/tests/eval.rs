@@ -1,0 +1,192 @@
+//! `mirror eval` on the first 500 real games: reproducible with a seed, the book beats a
+//! random move, the split keeps every game in one set, a model of another split is refused.
+
+mod common;
+
+use common::*;
+use serde_json::Value;
+
+fn stockfish() -> String {
+    let sf = std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
+    assert!(
+        std::path::Path::new(&sf).exists(),
+        "Stockfish not found at {sf}: apt-get install stockfish (or set MIRROR_STOCKFISH)"
+    );
+    sf
+}
+
+fn segment<'a>(r: &'a Value, name: &str) -> &'a Value {
+    r["segments"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == name))
+        .unwrap_or_else(|| panic!("no segment {name} in {r}"))
+}
+
+fn predictor<'a>(seg: &'a Value, name: &str) -> &'a Value {
+    seg["predictors"]
+        .as_array()
+        .and_then(|s| s.iter().find(|p| p["name"] == name))
+        .unwrap_or_else(|| panic!("no predictor {name} in {seg}"))
+}
+
+fn top1(seg: &Value, name: &str) -> f64 {
+    predictor(seg, name)["top1"]["value"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{name} has no top-1 in {seg}"))
+}
+
+#[test]
+fn eval_is_reproducible_and_the_book_beats_random() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let sf = stockfish();
+    let common = [
+        "eval",
+        "--user",
+        PLAYER,
+        "--max-positions",
+        "700",
+        "--stockfish",
+        &sf,
+        "--judge-depth",
+        "5",
+        "--judge-positions",
+        "150",
+        "--seed",
+        "5",
+        "--json",
+    ];
+    let train: Vec<&str> = common
+        .iter()
+        .copied()
+        .chain([
+            "--train",
+            "--epochs",
+            "3",
+            "--patience",
+            "3",
+            "--channels",
+            "16",
+            "--layers",
+            "2",
+            "--batch",
+            "128",
+            "--lr",
+            "2e-3",
+            "--train-positions",
+            "8000",
+        ])
+        .collect();
+    // With --json the training report goes to stderr: stdout is the JSON alone.
+    let first: Value = serde_json::from_str(&env.ok(&train)).expect("json");
+    // The same split's model is reused and the same seed gives the same report.
+    let again: Value = serde_json::from_str(&env.ok(&common)).expect("json");
+    assert_eq!(first, again, "same seed, same report");
+
+    // The split: every game in one set, oldest first.
+    let split = &first["split"];
+    let n = |k: &str| split[k].as_u64().expect("count");
+    assert_eq!(n("train_games") + n("val_games") + n("test_games"), 499);
+    assert_eq!(
+        (n("train_games"), n("val_games"), n("test_games")),
+        (399, 50, 50)
+    );
+    assert!(
+        split["train_dates"][1].as_str() <= split["test_dates"][0].as_str(),
+        "{split}"
+    );
+
+    assert_eq!(first["positions"], 700);
+    let all = segment(&first, "all");
+    let (inb, outb) = (segment(&first, "in book"), segment(&first, "out of book"));
+    assert_eq!(
+        inb["positions"].as_u64().expect("n") + outb["positions"].as_u64().expect("n"),
+        700
+    );
+    let phases: u64 = ["plies 1-10", "plies 11-30", "plies 31+"]
+        .iter()
+        .map(|p| segment(&first, p)["positions"].as_u64().expect("n"))
+        .sum();
+    assert_eq!(phases, 700);
+    // In book, the player's most played move beats a random legal one by far.
+    let (book, random) = (top1(inb, "book (most played)"), top1(inb, "random legal"));
+    assert!(book > random + 0.3, "book {book} vs random {random}");
+    // The book answers nowhere outside the book; the engine and model answer everywhere.
+    assert_eq!(predictor(outb, "book (most played)")["answered"], 0);
+    assert_eq!(predictor(all, "engine")["answered"], 700);
+    assert_eq!(predictor(all, "model")["answered"], 700);
+    let (model, random_all) = (top1(all, "model"), top1(all, "random legal"));
+    assert!(
+        model > 2.0 * random_all,
+        "model {model} vs random {random_all}"
+    );
+    assert!(top1(all, "stockfish depth 1") > top1(all, "random legal"));
+    // Intervals hold their value; top-3 is at least top-1.
+    for seg in first["segments"].as_array().expect("segments") {
+        for p in seg["predictors"].as_array().expect("predictors") {
+            if let (Some(a), Some(b)) = (p["top1"].as_object(), p["top3"].as_object()) {
+                let v = |o: &serde_json::Map<String, Value>, k: &str| o[k].as_f64().expect("f64");
+                assert!(
+                    v(a, "low") <= v(a, "value") && v(a, "value") <= v(a, "high"),
+                    "{p}"
+                );
+                assert!(v(b, "value") + 1e-12 >= v(a, "value"), "{p}");
+            }
+        }
+    }
+    // Stockfish judged the sample: the player's and the mirror's mistake shares.
+    let m = &first["mistakes"];
+    assert_eq!(m["player"]["n"], 150, "{m}");
+    assert_eq!(m["depth"], 5);
+    let (p, q, d) = (
+        m["player"]["value"].as_f64().expect("f64"),
+        m["mirror"]["value"].as_f64().expect("f64"),
+        m["difference"]["value"].as_f64().expect("f64"),
+    );
+    assert!((q - p - d).abs() < 1e-9, "{m}");
+    assert!(p > 0.0 && p < 0.6, "a real player errs sometimes: {p}");
+
+    // Another seed: another engine sample, the same book figures.
+    let mut other: Vec<&str> = common.to_vec();
+    let i = other.iter().position(|a| *a == "5").expect("seed");
+    other[i] = "6";
+    let other: Value = serde_json::from_str(&env.ok(&other)).expect("json");
+    assert_eq!(
+        predictor(segment(&other, "in book"), "book (most played)"),
+        predictor(inb, "book (most played)")
+    );
+}
+
+#[test]
+fn eval_refuses_a_model_of_another_split_and_bad_options() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    // No model for a player with no shipped one... the shared player has one, trained on
+    // the 27k games: not this store's split.
+    let err = env.fails(&["eval", "--user", PLAYER, "--no-stockfish"]);
+    assert!(
+        err.contains("trained on") && err.contains("pass --train"),
+        "{err}"
+    );
+    let err = env.fails(&["eval", "--user", PLAYER, "--split", "80,10"]);
+    assert!(err.contains("invalid split \"80,10\""), "{err}");
+    let err = env.fails(&["eval", "--user", "nobody", "--no-model"]);
+    assert!(err.contains("unknown player"), "{err}");
+    // Without a model or Stockfish the table still comes, and says what it lacks.
+    let out = env.ok(&[
+        "eval",
+        "--user",
+        PLAYER,
+        "--no-model",
+        "--no-stockfish",
+        "--max-positions",
+        "300",
+    ]);
+    assert!(out.contains("engine fallback: random legal move"), "{out}");
+    assert!(out.contains("no Stockfish"), "{out}");
+    assert!(
+        out.contains("in book (") && out.contains("plies 31+ ("),
+        "{out}"
+    );
+    assert!(!out.contains("stockfish depth 1"), "{out}");
+}
