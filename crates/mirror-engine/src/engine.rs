@@ -5,6 +5,7 @@ use std::fmt;
 use mirror_core::{
     MoveStats, PositionKey,
     sampler::{Candidate, Selection, Tiers, select},
+    time::Month,
 };
 use mirror_store::{Filter, GraphStore, StoreError};
 use rand::{Rng, RngCore, SeedableRng};
@@ -22,10 +23,79 @@ pub enum EngineError {
     NoLegalMoves(String),
 }
 
+/// How the engine chooses among the player's own moves in a book position.
+#[derive(Copy, Clone, Debug, PartialEq, Default)]
+pub enum Policy {
+    /// The seed's win-rate tiers, sampled by frequency within the first non-empty tier.
+    #[default]
+    Tiers,
+    /// Sampled by how often the player played each move, with the fallback's (the
+    /// model's) probabilities over all legal moves added as `prior` pseudo-games: a move
+    /// played once and one the model likes can both come, as with the player.
+    Habit {
+        /// Pseudo-games of the model's prior.
+        prior: f64,
+    },
+    /// Always the player's likeliest move by that same weight (deterministic; the model
+    /// breaks ties between moves played equally often).
+    Likely {
+        /// Pseudo-games of the model's prior.
+        prior: f64,
+    },
+}
+
+/// A policy that could not be parsed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid policy {0:?}: expected tiers, habit or likely, the last two optionally with the \
+     model's weight in games, e.g. habit:1"
+)]
+pub struct ParsePolicyError(pub String);
+
+impl std::str::FromStr for Policy {
+    type Err = ParsePolicyError;
+
+    fn from_str(s: &str) -> Result<Policy, ParsePolicyError> {
+        let err = || ParsePolicyError(s.to_string());
+        let (name, prior) = match s.trim().split_once(':') {
+            Some((n, p)) => {
+                let p: f64 = p.trim().parse().map_err(|_| err())?;
+                if !(p.is_finite() && p >= 0.0) {
+                    return Err(err());
+                }
+                (n.trim(), Some(p))
+            }
+            None => (s.trim(), None),
+        };
+        match (name.to_ascii_lowercase().as_str(), prior) {
+            ("tiers", None) => Ok(Policy::Tiers),
+            ("habit", p) => Ok(Policy::Habit {
+                prior: p.unwrap_or(1.0),
+            }),
+            ("likely", p) => Ok(Policy::Likely {
+                prior: p.unwrap_or(1.0),
+            }),
+            _ => Err(err()),
+        }
+    }
+}
+
+impl fmt::Display for Policy {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Policy::Tiers => f.write_str("tiers"),
+            Policy::Habit { prior } => write!(f, "habit:{prior}"),
+            Policy::Likely { prior } => write!(f, "likely:{prior}"),
+        }
+    }
+}
+
 /// How the engine chooses.
 #[derive(Clone, Debug)]
 pub struct EngineOptions {
-    /// The sampler's tiers, in order.
+    /// How book positions are answered.
+    pub policy: Policy,
+    /// The sampler's tiers, in order (for [`Policy::Tiers`]).
     pub tiers: Tiers,
     /// Moves played in fewer games than this are left out of the book.
     pub min_games: u32,
@@ -33,15 +103,23 @@ pub struct EngineOptions {
     pub filter: Filter,
     /// Seed of the random choices; the same seed gives the same moves.
     pub seed: u64,
+    /// For [`Policy::Habit`] and [`Policy::Likely`]: games of the player's last this many
+    /// months (up to their newest game) count `recent_weight` extra; 0 = off.
+    pub recent_months: u32,
+    /// The extra weight of a recent game.
+    pub recent_weight: f64,
 }
 
 impl Default for EngineOptions {
     fn default() -> Self {
         EngineOptions {
+            policy: Policy::default(),
             tiers: Tiers::default(),
             min_games: 1,
             filter: Filter::default(),
             seed: 0,
+            recent_months: 0,
+            recent_weight: 2.0,
         }
     }
 }
@@ -127,6 +205,11 @@ pub trait Fallback: Send {
     fn name(&self) -> String;
     /// A legal move in `pos` (which has at least one) and a detail for people.
     fn choose(&mut self, pos: &Chess, rng: &mut dyn RngCore) -> (Move, String);
+    /// A probability for every legal move of `pos`, if the policy has one (the model's
+    /// softmax); `None` means uniform.
+    fn prior(&mut self, _pos: &Chess) -> Option<Vec<(Move, f64)>> {
+        None
+    }
 }
 
 /// The simple fallback until a model is trained: a uniformly random legal move.
@@ -170,6 +253,23 @@ impl Fallback for ModelFallback {
             None => RandomLegal.choose(pos, rng),
         }
     }
+
+    fn prior(&mut self, pos: &Chess) -> Option<Vec<(Move, f64)>> {
+        let ranked = self.0.rank(pos);
+        let top = ranked.first()?.1;
+        let exp: Vec<f64> = ranked
+            .iter()
+            .map(|(_, s)| f64::from(s - top).exp())
+            .collect();
+        let sum: f64 = exp.iter().sum();
+        Some(
+            ranked
+                .into_iter()
+                .zip(exp)
+                .map(|((m, _), e)| (m, e / sum))
+                .collect(),
+        )
+    }
 }
 
 /// The engine for one player.
@@ -179,6 +279,8 @@ pub struct Engine<S> {
     opts: EngineOptions,
     rng: ChaCha8Rng,
     fallback: Box<dyn Fallback>,
+    /// The month of the player's newest game, once looked up.
+    newest: Option<Option<Month>>,
 }
 
 impl<S> fmt::Debug for Engine<S> {
@@ -210,6 +312,7 @@ impl<S: GraphStore> Engine<S> {
             opts,
             rng,
             fallback: Box::new(RandomLegal),
+            newest: None,
         }
     }
 
@@ -226,6 +329,63 @@ impl<S: GraphStore> Engine<S> {
     /// Changes the player.
     pub fn set_player(&mut self, player: impl Into<String>) {
         self.player = player.into();
+        self.newest = None;
+    }
+
+    /// The first month counted as recent, if recency weighting is on.
+    fn recent_since(&mut self) -> Result<Option<Month>, EngineError> {
+        if self.opts.recent_months == 0 {
+            return Ok(None);
+        }
+        if self.newest.is_none() {
+            let start = PositionKey::from_position(&Chess::default());
+            let newest = self
+                .store
+                .recent_games(&self.player, start, &Filter::default(), 1)?
+                .first()
+                .and_then(|g| g.game.date)
+                .and_then(|d| d.month());
+            self.newest = Some(newest);
+        }
+        Ok(self.newest.flatten().and_then(|m| {
+            Month::from_u16(
+                m.to_u16()
+                    .saturating_sub(self.opts.recent_months as u16 - 1),
+            )
+        }))
+    }
+
+    /// Games per book move with recent games weighted.
+    fn weighted_games(
+        &mut self,
+        pos: &Chess,
+        view: &BookView,
+    ) -> Result<Vec<(Move, f64)>, EngineError> {
+        let min = self.opts.min_games;
+        let mut out: Vec<(Move, f64)> = view
+            .candidates
+            .iter()
+            .filter(|(_, c)| c.stats.games() >= min)
+            .map(|(m, c)| (*m, f64::from(c.stats.games())))
+            .collect();
+        if let Some(since) = self.recent_since()? {
+            let filter = Filter {
+                color: Some(pos.turn()),
+                since: Some(self.opts.filter.since.map_or(since, |s| s.max(since))),
+                ..self.opts.filter.clone()
+            };
+            let rows = self
+                .store
+                .moves(&self.player, PositionKey::from_position(pos), &filter)?;
+            for r in rows {
+                if let Ok(m) = r.mv.to_move(pos)
+                    && let Some(e) = out.iter_mut().find(|(b, _)| *b == m)
+                {
+                    e.1 += self.opts.recent_weight * f64::from(r.stats.games());
+                }
+            }
+        }
+        Ok(out)
     }
 
     /// Restarts the random sequence from `seed`.
@@ -285,6 +445,121 @@ impl<S: GraphStore> Engine<S> {
         })
     }
 
+    /// The [`Policy::Habit`]/[`Policy::Likely`] distribution over the legal moves of `pos`,
+    /// likeliest first (ties by UCI); empty when the player has no book move here (with at
+    /// least `min_games` games).
+    fn blend(
+        &mut self,
+        pos: &Chess,
+        view: &BookView,
+        prior: f64,
+    ) -> Result<Vec<(Move, f64)>, EngineError> {
+        let book = self.weighted_games(pos, view)?;
+        if book.is_empty() {
+            return Ok(Vec::new());
+        }
+        let legal = pos.legal_moves();
+        let model = if prior > 0.0 {
+            self.fallback.prior(pos)
+        } else {
+            None
+        };
+        let uniform = 1.0 / legal.len().max(1) as f64;
+        let mut dist: Vec<(Move, f64, String)> = legal
+            .iter()
+            .map(|m| {
+                let games = book.iter().find(|(b, _)| b == m).map_or(0.0, |(_, g)| *g);
+                let p = model.as_ref().map_or(uniform, |ps| {
+                    ps.iter().find(|(b, _)| b == m).map_or(0.0, |(_, p)| *p)
+                });
+                (
+                    *m,
+                    games + prior * p,
+                    m.to_uci(shakmaty::CastlingMode::Standard).to_string(),
+                )
+            })
+            .filter(|(_, w, _)| *w > 0.0)
+            .collect();
+        let total: f64 = dist.iter().map(|(_, w, _)| w).sum();
+        dist.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+        Ok(dist.into_iter().map(|(m, w, _)| (m, w / total)).collect())
+    }
+
+    fn pick_blended(&mut self, view: &BookView, dist: Vec<(Move, f64)>, prior: f64) -> Choice {
+        let policy = self.opts.policy;
+        let (mv, probability) = match policy {
+            Policy::Likely { .. } => dist[0],
+            _ => {
+                let u: f64 = self.rng.random();
+                let mut acc = 0.0;
+                let mut chosen = dist[dist.len() - 1];
+                for &(m, p) in &dist {
+                    acc += p;
+                    if u < acc {
+                        chosen = (m, p);
+                        break;
+                    }
+                }
+                chosen
+            }
+        };
+        let p_of = |m: &Move| dist.iter().find(|(d, _)| d == m).map_or(0.0, |(_, p)| *p);
+        match view.candidates.iter().find(|(m, _)| *m == mv) {
+            Some((_, c)) => Choice {
+                mv,
+                source: Source::Book {
+                    tier: 1,
+                    rule: format!("{policy} (games played + {prior} x model)"),
+                    stats: c.stats,
+                    probability,
+                    candidates: view
+                        .candidates
+                        .iter()
+                        .map(|(m, c)| (*m, c.stats, p_of(m)))
+                        .collect(),
+                },
+            },
+            None => Choice {
+                mv,
+                source: Source::Fallback {
+                    policy: format!("{} (as {policy}'s prior)", self.fallback.name()),
+                    detail: format!("p={probability:.2} in a position the player knows"),
+                    rejected: view.candidates.iter().map(|(m, c)| (*m, c.stats)).collect(),
+                },
+            },
+        }
+    }
+
+    /// The engine's moves in `pos` with their probabilities, likeliest first: the tier's
+    /// or the blend's distribution in the book (for [`Policy::Likely`] the first is always
+    /// played); empty when the fallback answers.
+    pub fn distribution(&mut self, pos: &Chess) -> Result<Vec<(Move, f64)>, EngineError> {
+        let view = self.book(pos)?;
+        Ok(match self.opts.policy {
+            Policy::Habit { prior } | Policy::Likely { prior } => self.blend(pos, &view, prior)?,
+            Policy::Tiers => {
+                let Some(sel) = &view.selection else {
+                    return Ok(Vec::new());
+                };
+                let mut out: Vec<(Move, f64, String)> = sel
+                    .moves
+                    .iter()
+                    .filter_map(|(c, p)| {
+                        let m = view.candidates.iter().find(|(_, b)| b.mv == c.mv)?.0;
+                        Some((m, *p, c.mv.to_string()))
+                    })
+                    .collect();
+                out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+                out.into_iter().map(|(m, p, _)| (m, p)).collect()
+            }
+        })
+    }
+
+    /// Changes the policy.
+    pub fn set_policy(&mut self, policy: Policy) {
+        self.opts.policy = policy;
+    }
+
     /// Chooses a move in `pos`.
     pub fn choose(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
         if pos.legal_moves().is_empty() {
@@ -296,7 +571,12 @@ impl<S: GraphStore> Engine<S> {
             return Err(EngineError::NoLegalMoves(why.into()));
         }
         let view = self.book(pos)?;
-        if let Some(sel) = &view.selection {
+        if let Policy::Habit { prior } | Policy::Likely { prior } = self.opts.policy {
+            let dist = self.blend(pos, &view, prior)?;
+            if !dist.is_empty() {
+                return Ok(self.pick_blended(&view, dist, prior));
+            }
+        } else if let Some(sel) = &view.selection {
             let u: f64 = self.rng.random();
             let picked = sel.pick(u);
             let probability = sel
@@ -351,11 +631,12 @@ impl<S: GraphStore> Engine<S> {
 mod tests {
     use super::*;
     use crate::notation;
-    use mirror_core::batch::Batch;
+    use mirror_core::{MoveCode, batch::Batch};
     use mirror_store::{
         conformance::{PLAYER, sample_games},
         embedded::{EmbeddedStore, OpenMode},
     };
+    use shakmaty::Color;
 
     fn store(dir: &tempfile::TempDir) -> EmbeddedStore {
         let s = EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing)
@@ -416,5 +697,153 @@ mod tests {
         assert!(c.describe().contains("not in the player's games"));
         let mate = notation::parse_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
         assert!(matches!(e.choose(&mate), Err(EngineError::NoLegalMoves(w)) if w == "checkmate"));
+    }
+
+    #[test]
+    fn policies_parse_and_print() {
+        for (text, p) in [
+            ("tiers", Policy::Tiers),
+            ("likely", Policy::Likely { prior: 1.0 }),
+            ("Habit:0.5", Policy::Habit { prior: 0.5 }),
+            ("likely:0", Policy::Likely { prior: 0.0 }),
+        ] {
+            let parsed: Policy = text.parse().expect(text);
+            assert_eq!(parsed, p);
+            assert_eq!(parsed.to_string().parse::<Policy>().expect("round trip"), p);
+        }
+        for bad in [
+            "",
+            "greedy",
+            "tiers:1",
+            "likely:-1",
+            "habit:x",
+            "likely:inf",
+        ] {
+            let e = bad.parse::<Policy>().expect_err(bad);
+            assert!(
+                e.to_string().contains("expected tiers, habit or likely"),
+                "{e}"
+            );
+        }
+    }
+
+    #[test]
+    fn likely_plays_the_most_played_move_and_habit_samples_by_games() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let start = Chess::default();
+        let likely = EngineOptions {
+            policy: Policy::Likely { prior: 1.0 },
+            ..EngineOptions::default()
+        };
+        let mut e = Engine::new(store(&dir), PLAYER, likely);
+        let view = e.book(&start).expect("book");
+        let most = view
+            .candidates
+            .iter()
+            .max_by_key(|(_, c)| c.stats.games())
+            .map(|(m, _)| *m)
+            .expect("opening moves");
+        for seed in 0..20 {
+            e.set_seed(seed);
+            let c = e.choose(&start).expect("choice");
+            assert_eq!(c.mv, most, "seed {seed}");
+            assert!(c.describe().contains("likely:1"), "{}", c.describe());
+        }
+        // Habit without a prior: probabilities are the shares of games.
+        e.set_policy(Policy::Habit { prior: 0.0 });
+        let dist = e.distribution(&start).expect("distribution");
+        let total: u32 = view.candidates.iter().map(|(_, c)| c.stats.games()).sum();
+        assert_eq!(dist.len(), view.candidates.len());
+        for (m, p) in &dist {
+            let games = view
+                .candidates
+                .iter()
+                .find(|(c, _)| c == m)
+                .map(|(_, c)| c.stats.games())
+                .expect("book move");
+            assert!((p - f64::from(games) / f64::from(total)).abs() < 1e-12);
+        }
+        let n = 400;
+        let hits = (0..n)
+            .filter(|_| e.choose(&start).expect("choice").mv == most)
+            .count();
+        let p_most = dist[0].1;
+        assert_eq!(dist[0].0, most);
+        assert!(
+            (hits as f64 / n as f64 - p_most).abs() < 0.08,
+            "{hits}/{n} vs {p_most}"
+        );
+        // A prior spreads some weight over moves the player never played here.
+        e.set_policy(Policy::Habit { prior: 2.0 });
+        let spread = e.distribution(&start).expect("distribution");
+        assert_eq!(spread.len(), start.legal_moves().len());
+        assert!((spread.iter().map(|(_, p)| p).sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn recent_games_weigh_more() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = store(&dir);
+        let start = Chess::default();
+        // The player's newest month in the sample, and their moves in it only.
+        let newest = s
+            .recent_games(
+                PLAYER,
+                PositionKey::from_position(&start),
+                &Filter::default(),
+                1,
+            )
+            .expect("recent")[0]
+            .game
+            .date
+            .and_then(|d| d.month())
+            .expect("dated");
+        let recent = s
+            .moves(
+                PLAYER,
+                PositionKey::from_position(&start),
+                &Filter {
+                    color: Some(Color::White),
+                    since: Some(newest),
+                    ..Filter::default()
+                },
+            )
+            .expect("moves");
+        let all = s
+            .moves(
+                PLAYER,
+                PositionKey::from_position(&start),
+                &Filter {
+                    color: Some(Color::White),
+                    ..Filter::default()
+                },
+            )
+            .expect("moves");
+        let opts = EngineOptions {
+            policy: Policy::Habit { prior: 0.0 },
+            recent_months: 1,
+            recent_weight: 3.0,
+            ..EngineOptions::default()
+        };
+        let mut e = Engine::new(s, PLAYER, opts);
+        let dist = e.distribution(&start).expect("distribution");
+        let weight = |mv: MoveCode| {
+            let a = all
+                .iter()
+                .find(|r| r.mv == mv)
+                .map_or(0, |r| r.stats.games());
+            let r = recent
+                .iter()
+                .find(|r| r.mv == mv)
+                .map_or(0, |r| r.stats.games());
+            f64::from(a) + 3.0 * f64::from(r)
+        };
+        let total: f64 = all.iter().map(|r| weight(r.mv)).sum();
+        assert!(recent.iter().map(|r| r.stats.games()).sum::<u32>() > 0);
+        for r in &all {
+            let m = r.mv.to_move(&start).expect("legal");
+            let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
+            assert!((p - weight(r.mv) / total).abs() < 1e-12, "{}", r.mv);
+        }
     }
 }

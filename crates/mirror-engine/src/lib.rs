@@ -11,5 +11,6 @@ pub mod uci;
 #[cfg(feature = "model")]
 pub use engine::ModelFallback;
 pub use engine::{
-    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, RandomLegal, Source,
+    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, ParsePolicyError,
+    Policy, RandomLegal, Source,
 };

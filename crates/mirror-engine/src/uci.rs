@@ -1,6 +1,7 @@
 //! The UCI protocol, so any chess GUI or match runner can play the mirror.
 //!
-//! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, Seed, Tiers, MinGames),
+//! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, Seed, Policy, Tiers,
+//! MinGames),
 //! `position startpos|fen ... [moves ...]`, `go` with any time control (the mirror answers
 //! at once; with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`.
 //! Errors are reported as `info string error: ...` and the engine keeps going.
@@ -80,6 +81,12 @@ fn set_option<S: GraphStore>(engine: &mut Engine<S>, args: &[&str]) -> Result<()
                 .map_err(|e: mirror_core::sampler::ParseTiersError| e.to_string())?;
             engine.set_tiers(tiers);
         }
+        "policy" => {
+            let policy: crate::engine::Policy = value
+                .parse()
+                .map_err(|e: crate::engine::ParsePolicyError| e.to_string())?;
+            engine.set_policy(policy);
+        }
         "mingames" => {
             let n = value
                 .trim()
@@ -126,6 +133,7 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
                     "option name Seed type spin default {} min 0 max 2147483647",
                     o.seed.min(2_147_483_647)
                 )?;
+                writeln!(out, "option name Policy type string default {}", o.policy)?;
                 writeln!(out, "option name Tiers type string default {}", o.tiers)?;
                 writeln!(
                     out,

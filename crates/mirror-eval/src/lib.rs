@@ -261,7 +261,6 @@ pub fn evaluate<S: GraphStore>(
                 row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
             }
             // Sampler: expected match, and the move among its three likeliest.
-            let mut engine_list: Vec<String> = Vec::new();
             if let Some(sel) = &view.selection {
                 let mut probs: Vec<(f64, String)> = sel
                     .moves
@@ -274,8 +273,8 @@ pub fn evaluate<S: GraphStore>(
                     .filter(|(_, m)| *m == played)
                     .map(|(p, _)| p)
                     .sum();
-                engine_list = probs.into_iter().map(|(_, m)| m).collect();
-                row[SAMPLER] = Some((expected, hit(&engine_list, 3)));
+                let ms: Vec<String> = probs.into_iter().map(|(_, m)| m).collect();
+                row[SAMPLER] = Some((expected, hit(&ms, 3)));
             }
             // Model.
             let model_list: Vec<String> = match logits.get(i) {
@@ -288,8 +287,13 @@ pub fn evaluate<S: GraphStore>(
             if !model_list.is_empty() {
                 row[MODEL] = Some((hit(&model_list, 1), hit(&model_list, 3)));
             }
-            // Engine: its real (seeded) choice; its top 3 = the tier's moves by
-            // probability, then the fallback's ranking.
+            // Engine: its real (seeded) choice; its top 3 = its policy's moves by
+            // probability, then the model's ranking.
+            let mut engine_list: Vec<String> = engine
+                .distribution(&t.pos)?
+                .into_iter()
+                .map(|(m, _)| uci(m))
+                .collect();
             let choice = engine.choose(&t.pos)?;
             let chosen = uci(choice.mv);
             if matches!(choice.source, Source::Fallback { .. }) {
@@ -376,6 +380,7 @@ pub fn evaluate<S: GraphStore>(
         positions: total,
         seed: cfg.seed,
         fallback: fallback_name,
+        policy: cfg.engine.policy.to_string(),
         tiers: cfg.engine.tiers.to_string(),
         min_games: cfg.engine.min_games,
         stockfish: stockfish_name,

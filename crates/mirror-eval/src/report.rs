@@ -79,6 +79,8 @@ pub struct Report {
     pub seed: u64,
     /// The engine's fallback (the model's description, or the random policy).
     pub fallback: String,
+    /// The engine's policy in book positions.
+    pub policy: String,
     /// The sampler's tiers.
     pub tiers: String,
     /// Fewest training games of a book move.
@@ -119,8 +121,14 @@ impl Report {
         }
         let _ = writeln!(
             out,
-            "{} test positions with {} to move; seed {}; tiers {}, min games {}; engine fallback: {}",
-            self.positions, self.player, self.seed, self.tiers, self.min_games, self.fallback
+            "{} test positions with {} to move; seed {}; engine policy {} (tiers {}), min games {}; fallback: {}",
+            self.positions,
+            self.player,
+            self.seed,
+            self.policy,
+            self.tiers,
+            self.min_games,
+            self.fallback
         );
         let _ = writeln!(
             out,

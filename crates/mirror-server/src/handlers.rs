@@ -122,6 +122,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     let min_games = params::number::<u32>(&raw, "min_games")?
         .unwrap_or(1)
         .max(1);
+    let policy = params::policy(&raw)?.unwrap_or_default();
     if pos.legal_moves().is_empty() {
         let why = if pos.is_checkmate() {
             "checkmate"
@@ -136,6 +137,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
         .blocking(move |store, fallbacks| {
             require_player(store, &user)?;
             let opts = EngineOptions {
+                policy,
                 min_games,
                 filter,
                 seed,

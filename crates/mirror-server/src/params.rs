@@ -25,6 +25,7 @@ const KNOWN: &[&str] = &[
     "until",
     "seed",
     "min_games",
+    "policy",
     "modes",
     "recentGames",
 ];
@@ -160,6 +161,16 @@ pub fn number<T: std::str::FromStr>(raw: &Raw, key: &str) -> Result<Option<T>, A
             v.trim()
                 .parse::<T>()
                 .map_err(|_| bad(format!("{key}: {v:?} is not a valid number")))
+        })
+        .transpose()
+}
+
+/// The engine's `policy` (`tiers`, `habit[:W]`, `likely[:W]`), if given.
+pub fn policy(raw: &Raw) -> Result<Option<mirror_engine::Policy>, ApiError> {
+    raw.get("policy")
+        .map(|v| {
+            v.parse()
+                .map_err(|e: mirror_engine::ParsePolicyError| bad(format!("policy: {e}")))
         })
         .transpose()
 }

@@ -87,6 +87,26 @@ async fn move_from_the_book_get_and_post_agree() {
     let p: Value = post.json().await.expect("json");
     assert_eq!(p["uci"], v["uci"], "same seed, same move");
     assert_eq!(p["san"], v["san"]);
+    // policy=likely: the player's most played reply, whatever the seed.
+    let mut seen = std::collections::HashSet::new();
+    for seed in 0..8 {
+        let (status, l) = get(
+            &s,
+            &format!("/api/v1/move?user=Biskupstunga&moves=e2e4&policy=likely&seed={seed}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{l}");
+        assert_eq!(l["source"]["kind"], "book", "{l}");
+        assert!(
+            l["explanation"]
+                .as_str()
+                .expect("text")
+                .contains("likely:1"),
+            "{l}"
+        );
+        seen.insert(l["uci"].as_str().expect("uci").to_string());
+    }
+    assert_eq!(seen.len(), 1, "{seen:?}");
     // A position the player never reached: the labelled fallback.
     let (status, v) = get(
         &s,
@@ -261,6 +281,12 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "/api/v1/move?user=Biskupstunga&min_games=many".into(),
             400,
             "min_games",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&policy=greedy".into(),
+            400,
+            "invalid policy \\\"greedy\\\"",
         ),
         (
             "GET",

@@ -139,9 +139,18 @@ pub struct EvalArgs {
     /// Stockfish processes judging at once.
     #[arg(long, default_value_t = 2)]
     pub judge_threads: usize,
+    /// The engine's policy in book positions, as for `play`.
+    #[arg(long)]
+    pub policy: Option<mirror_engine::Policy>,
     /// The sampler's tiers, as for `play` (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
     #[arg(long)]
     pub tiers: Option<mirror_core::sampler::Tiers>,
+    /// With habit/likely: games of the player's last N training months count extra.
+    #[arg(long, default_value_t = 0)]
+    pub recent_months: u32,
+    /// The extra weight of a recent game.
+    #[arg(long, default_value_t = 2.0)]
+    pub recent_weight: f64,
     /// Moves played in fewer training games than this are left out of the book.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
     pub min_games: u32,
@@ -207,9 +216,15 @@ pub struct EngineArgs {
     /// The player to mirror.
     #[arg(long, short = 'u')]
     pub user: Option<String>,
-    /// A TOML file with any of: player, seed, tiers, min_games, time_class, rated, since, until.
+    /// A TOML file with any of: player, seed, policy, tiers, min_games, time_class, rated,
+    /// since, until.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
+    /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
+    /// (sampled by games played, the model's probabilities as W pseudo-games) or
+    /// likely[:W] (always the likeliest of those).
+    #[arg(long)]
+    pub policy: Option<String>,
     /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,

@@ -4,7 +4,7 @@ use std::path::Path;
 
 use anyhow::Context;
 use mirror_core::sampler::Tiers;
-use mirror_engine::EngineOptions;
+use mirror_engine::{EngineOptions, Policy};
 use serde::Deserialize;
 
 use crate::cli::{EngineArgs, FilterArgs, parse_month, parse_time_class};
@@ -17,6 +17,8 @@ pub struct EngineFile {
     pub player: Option<String>,
     /// RNG seed.
     pub seed: Option<u64>,
+    /// Policy, as for `--policy`.
+    pub policy: Option<String>,
     /// Tiers, as for `--tiers`.
     pub tiers: Option<String>,
     /// Minimum games per book move.
@@ -62,6 +64,10 @@ pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
         Some(t) => t.parse::<Tiers>()?,
         None => Tiers::default(),
     };
+    let policy = match args.policy.clone().or(file.policy.clone()) {
+        Some(p) => p.parse::<Policy>()?,
+        None => Policy::default(),
+    };
     let min_games = args.min_games.or(file.min_games).unwrap_or(1);
     if min_games == 0 {
         anyhow::bail!("--min-games must be at least 1");
@@ -106,10 +112,12 @@ pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
     Ok(Resolved {
         player,
         options: EngineOptions {
+            policy,
             tiers,
             min_games,
             filter,
             seed,
+            ..EngineOptions::default()
         },
         seed_from_clock,
     })

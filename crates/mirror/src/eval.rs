@@ -161,8 +161,11 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         judge_positions: args.judge_positions,
         judge_threads: args.judge_threads,
         engine: EngineOptions {
+            policy: args.policy.unwrap_or_default(),
             tiers: args.tiers.clone().unwrap_or_default(),
             min_games: args.min_games,
+            recent_months: args.recent_months,
+            recent_weight: args.recent_weight,
             ..EngineOptions::default()
         },
     };

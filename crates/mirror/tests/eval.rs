@@ -182,7 +182,7 @@ fn eval_refuses_a_model_of_another_split_and_bad_options() {
         "--max-positions",
         "300",
     ]);
-    assert!(out.contains("engine fallback: random legal move"), "{out}");
+    assert!(out.contains("fallback: random legal move"), "{out}");
     assert!(out.contains("no Stockfish"), "{out}");
     assert!(
         out.contains("in book (") && out.contains("plies 31+ ("),
