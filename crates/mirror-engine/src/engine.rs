@@ -23,11 +23,12 @@ pub enum EngineError {
     NoLegalMoves(String),
 }
 
-/// How the engine chooses among the player's own moves in a book position.
-#[derive(Copy, Clone, Debug, PartialEq, Default)]
+/// How the engine chooses among the player's own moves in a book position. The default
+/// is [`Policy::Likely`] with the model's prior at 1 game: on the shared player it matches
+/// the player's move in the book twice as often as the seed's tiers (`mirror eval`).
+#[derive(Copy, Clone, Debug, PartialEq)]
 pub enum Policy {
     /// The seed's win-rate tiers, sampled by frequency within the first non-empty tier.
-    #[default]
     Tiers,
     /// Sampled by how often the player played each move, with the fallback's (the
     /// model's) probabilities over all legal moves added as `prior` pseudo-games: a move
@@ -51,6 +52,12 @@ pub enum Policy {
      model's weight in games, e.g. habit:1"
 )]
 pub struct ParsePolicyError(pub String);
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy::Likely { prior: 1.0 }
+    }
+}
 
 impl std::str::FromStr for Policy {
     type Err = ParsePolicyError;
@@ -228,34 +235,96 @@ impl Fallback for RandomLegal {
     }
 }
 
-/// The trained CNN as the fallback: the legal move with the highest from+to score. The
-/// predictor is shared (it is `Send + Sync`), so a server loads a player's model once.
+/// How the blunder guard ([`crate::guard`]) checks the model's choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    /// How many of the model's best moves are checked.
+    pub top: usize,
+    /// Centipawns of material a move may lose against the best checked one.
+    pub margin: i32,
+}
+
+impl Default for Guard {
+    /// The model's top 64 (in practice every legal move), half a pawn: the model's best
+    /// move among those that keep the most material. Chosen on the validation games of
+    /// the shared player (see the README's `mirror eval` section).
+    fn default() -> Self {
+        Guard {
+            top: 64,
+            margin: 50,
+        }
+    }
+}
+
+/// The trained CNN as the fallback: the legal move with the highest from+to score, unless
+/// the guard finds that it gives material away (then the model's next best that does
+/// not). The predictor is shared (it is `Send + Sync`), so a server loads a player's
+/// model once.
 #[cfg(feature = "model")]
 #[derive(Debug, Clone)]
-pub struct ModelFallback(pub std::sync::Arc<mirror_model::Predictor>);
+pub struct ModelFallback {
+    /// The model.
+    pub predictor: std::sync::Arc<mirror_model::Predictor>,
+    /// The blunder guard; `None` plays the model's first choice.
+    pub guard: Option<Guard>,
+}
+
+#[cfg(feature = "model")]
+impl ModelFallback {
+    /// The model with the default guard.
+    pub fn new(predictor: std::sync::Arc<mirror_model::Predictor>) -> ModelFallback {
+        ModelFallback {
+            predictor,
+            guard: Some(Guard::default()),
+        }
+    }
+}
 
 #[cfg(feature = "model")]
 impl Fallback for ModelFallback {
     fn name(&self) -> String {
+        let meta = &self.predictor.meta;
         format!(
-            "model ({} games of {}, validation top-1 {:.1}%)",
-            self.0.meta.train_games,
-            self.0.meta.player,
-            100.0 * self.0.meta.val_top1
+            "model ({} games of {}, validation top-1 {:.1}%{})",
+            meta.train_games,
+            meta.player,
+            100.0 * meta.val_top1,
+            if self.guard.is_some() {
+                ", guarded"
+            } else {
+                ""
+            }
         )
     }
 
     fn choose(&mut self, pos: &Chess, rng: &mut dyn RngCore) -> (Move, String) {
-        match self.0.best(pos) {
-            Some((m, score)) => (m, format!("score {score:.2}")),
+        let ranked = self.predictor.rank(pos);
+        if ranked.is_empty() {
             // The position has legal moves (checked by the engine); a model that cannot
             // rank them falls back to a random one rather than failing the game.
-            None => RandomLegal.choose(pos, rng),
+            return RandomLegal.choose(pos, rng);
         }
+        let i = match self.guard {
+            Some(g) => {
+                let moves: Vec<Move> = ranked.iter().map(|(m, _)| *m).collect();
+                crate::guard::guarded_choice(pos, &moves, g.top, g.margin)
+            }
+            None => 0,
+        };
+        let (m, score) = ranked[i];
+        let detail = if i == 0 {
+            format!("score {score:.2}")
+        } else {
+            format!(
+                "score {score:.2}, its choice no. {} (the guard skipped {i} that lose material)",
+                i + 1
+            )
+        };
+        (m, detail)
     }
 
     fn prior(&mut self, pos: &Chess) -> Option<Vec<(Move, f64)>> {
-        let ranked = self.0.rank(pos);
+        let ranked = self.predictor.rank(pos);
         let top = ranked.first()?.1;
         let exp: Vec<f64> = ranked
             .iter()
@@ -503,7 +572,12 @@ impl<S: GraphStore> Engine<S> {
                 chosen
             }
         };
-        let p_of = |m: &Move| dist.iter().find(|(d, _)| d == m).map_or(0.0, |(_, p)| *p);
+        // What the engine really plays with: the blend for habit, certainty for likely.
+        let p_of = |m: &Move| match policy {
+            Policy::Likely { .. } => f64::from(u8::from(*m == mv)),
+            _ => dist.iter().find(|(d, _)| d == m).map_or(0.0, |(_, p)| *p),
+        };
+        let probability = p_of(&mv);
         match view.candidates.iter().find(|(m, _)| *m == mv) {
             Some((_, c)) => Choice {
                 mv,
@@ -652,7 +726,11 @@ mod tests {
     #[test]
     fn book_moves_follow_the_sampler_and_seed_reproduces() {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut e = Engine::new(store(&dir), PLAYER, EngineOptions::default());
+        let tiers = EngineOptions {
+            policy: Policy::Tiers,
+            ..EngineOptions::default()
+        };
+        let mut e = Engine::new(store(&dir), PLAYER, tiers);
         let start = Chess::default();
         let view = e.book(&start).expect("book");
         let sel = view

@@ -4,6 +4,7 @@
 
 pub mod board;
 pub mod engine;
+pub mod guard;
 pub mod notation;
 pub mod play;
 pub mod uci;
@@ -11,6 +12,6 @@ pub mod uci;
 #[cfg(feature = "model")]
 pub use engine::ModelFallback;
 pub use engine::{
-    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, ParsePolicyError,
+    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, Guard, ParsePolicyError,
     Policy, RandomLegal, Source,
 };

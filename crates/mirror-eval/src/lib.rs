@@ -23,14 +23,14 @@ pub mod stockfish;
 use std::{path::PathBuf, sync::Arc};
 
 use mirror_core::GameRecord;
-use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, RandomLegal, Source};
+use mirror_engine::{Engine, EngineOptions, Fallback, Guard, ModelFallback, RandomLegal, Source};
 use mirror_model::{Predictor, inference::rank_with};
 use mirror_store::{GraphStore, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
 
-pub use report::{MistakeReport, PredictorReport, Report, SegmentReport};
+pub use report::{MistakeReport, PredictorReport, Promotions, Report, SegmentReport};
 use stats::Clustered;
 use stockfish::{Stockfish, win_percent};
 
@@ -73,6 +73,8 @@ pub struct EvalConfig {
     pub judge_threads: usize,
     /// The engine's tiers and minimum games (its seed is `seed`).
     pub engine: EngineOptions,
+    /// The blunder guard on the model's moves.
+    pub guard: Option<Guard>,
 }
 
 impl Default for EvalConfig {
@@ -85,6 +87,7 @@ impl Default for EvalConfig {
             judge_positions: None,
             judge_threads: 2,
             engine: EngineOptions::default(),
+            guard: Some(Guard::default()),
         }
     }
 }
@@ -214,7 +217,10 @@ pub fn evaluate<S: GraphStore>(
         },
     );
     let fallback: Box<dyn Fallback> = match &model {
-        Some(p) => Box::new(ModelFallback(p.clone())),
+        Some(p) => Box::new(ModelFallback {
+            predictor: p.clone(),
+            guard: cfg.guard,
+        }),
         None => Box::new(RandomLegal),
     };
     let fallback_name = fallback.name();
@@ -228,6 +234,7 @@ pub fn evaluate<S: GraphStore>(
     let mut counts = vec![0usize; SEGMENTS.len()];
     let mut judged = Vec::new();
     let total = positions.len();
+    let mut promotions = Promotions::default();
     const CHUNK: usize = 256;
     for (ci, chunk) in positions.chunks(CHUNK).enumerate() {
         let logits = match &model {
@@ -236,6 +243,10 @@ pub fn evaluate<S: GraphStore>(
         };
         for (i, t) in chunk.iter().enumerate() {
             let played = uci(t.played);
+            if let Some(role) = t.played.promotion() {
+                promotions.played += 1;
+                promotions.to_queen += usize::from(role == shakmaty::Role::Queen);
+            }
             let legal = t.pos.legal_moves();
             let k = legal.len().max(1) as f64;
             let view = engine.book(&t.pos)?;
@@ -385,6 +396,7 @@ pub fn evaluate<S: GraphStore>(
         min_games: cfg.engine.min_games,
         stockfish: stockfish_name,
         segments,
+        promotions,
         mistakes,
     })
 }

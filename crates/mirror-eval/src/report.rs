@@ -21,6 +21,8 @@ pub struct SplitInfo {
     pub train_dates: (String, String),
     /// First and last date of the test games.
     pub test_dates: (String, String),
+    /// The games evaluated: `test` or `validation`.
+    pub evaluated: String,
 }
 
 /// One predictor in one segment.
@@ -45,6 +47,16 @@ pub struct SegmentReport {
     pub positions: usize,
     /// Each predictor.
     pub predictors: Vec<PredictorReport>,
+}
+
+/// The player's promotions in the evaluated positions (the model always promotes to a
+/// queen).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Promotions {
+    /// Promotions played.
+    pub played: usize,
+    /// Of which to a queen.
+    pub to_queen: usize,
 }
 
 /// Mistakes judged by Stockfish.
@@ -89,6 +101,8 @@ pub struct Report {
     pub stockfish: Option<String>,
     /// Every segment, `all` first.
     pub segments: Vec<SegmentReport>,
+    /// The player's promotions.
+    pub promotions: Promotions,
     /// Mistakes, when Stockfish judged.
     pub mistakes: Option<MistakeReport>,
 }
@@ -105,6 +119,7 @@ impl Report {
     pub fn table(&self) -> String {
         let mut out = String::new();
         let _ = writeln!(out, "mirror eval: {}", self.player);
+        let mut evaluated = "test";
         if let Some(s) = &self.split {
             let _ = writeln!(
                 out,
@@ -118,10 +133,11 @@ impl Report {
                 s.test_dates.0,
                 s.test_dates.1
             );
+            evaluated = &s.evaluated;
         }
         let _ = writeln!(
             out,
-            "{} test positions with {} to move; seed {}; engine policy {} (tiers {}), min games {}; fallback: {}",
+            "{} {evaluated} positions with {} to move; seed {}; engine policy {} (tiers {}), min games {}; fallback: {}",
             self.positions,
             self.player,
             self.seed,
@@ -153,6 +169,12 @@ impl Report {
                 );
             }
         }
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "promotions played: {}, to a queen: {} (the model always promotes to a queen)",
+            self.promotions.played, self.promotions.to_queen
+        );
         if let Some(m) = &self.mistakes {
             let _ = writeln!(out);
             let n = m.player.as_ref().map_or(0, |e| e.n);

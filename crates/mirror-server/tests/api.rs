@@ -65,7 +65,11 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 #[tokio::test]
 async fn move_from_the_book_get_and_post_agree() {
     let s = start(499).await;
-    let (status, v) = get(&s, "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=3").await;
+    let (status, v) = get(
+        &s,
+        "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=3&policy=tiers",
+    )
+    .await;
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["source"]["kind"], "book", "{v}");
     assert!(v["source"]["tier"].as_u64().expect("tier") >= 1);
@@ -79,7 +83,7 @@ async fn move_from_the_book_get_and_post_agree() {
     assert!((sum - 1.0).abs() < 1e-9, "{sum}");
     let post = reqwest::Client::new()
         .post(format!("{}/api/v1/move", s.base))
-        .json(&serde_json::json!({"user": "biskupstunga", "moves": ["e2e4"], "seed": 3}))
+        .json(&serde_json::json!({"user": "biskupstunga", "moves": ["e2e4"], "seed": 3, "policy": "tiers"}))
         .send()
         .await
         .expect("post");

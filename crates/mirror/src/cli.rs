@@ -94,6 +94,15 @@ pub struct TrainOpts {
     pub patience: usize,
 }
 
+/// The games `mirror eval` measures on.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum EvalOn {
+    /// The newest games.
+    Test,
+    /// The games between training and test.
+    Validation,
+}
+
 #[derive(Args, Debug)]
 pub struct EvalArgs {
     /// The player.
@@ -108,6 +117,10 @@ pub struct EvalArgs {
     /// Evaluate at most this many test positions (oldest test games first).
     #[arg(long)]
     pub max_positions: Option<usize>,
+    /// Which games to evaluate: the test games, or the validation games (to tune options
+    /// without looking at the test games).
+    #[arg(long, value_enum, default_value_t = EvalOn::Test)]
+    pub on: EvalOn,
     /// Train the model on this split first (saved where --model points).
     #[arg(long)]
     pub train: bool,
@@ -145,6 +158,15 @@ pub struct EvalArgs {
     /// The sampler's tiers, as for `play` (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
     #[arg(long)]
     pub tiers: Option<mirror_core::sampler::Tiers>,
+    /// Play the model's first choice even when it gives material away.
+    #[arg(long)]
+    pub no_guard: bool,
+    /// The guard checks this many of the model's best moves.
+    #[arg(long, default_value_t = 64)]
+    pub guard_top: usize,
+    /// Centipawns of material a model move may lose against the best checked one.
+    #[arg(long, default_value_t = 50)]
+    pub guard_margin: i32,
     /// With habit/likely: games of the player's last N training months count extra.
     #[arg(long, default_value_t = 0)]
     pub recent_months: u32,

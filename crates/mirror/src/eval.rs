@@ -10,7 +10,7 @@ use std::{
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::{GameRecord, batch::Batch};
-use mirror_engine::EngineOptions;
+use mirror_engine::{EngineOptions, Guard};
 use mirror_eval::{EvalConfig, Phase, evaluate, report::SplitInfo};
 use mirror_model::Predictor;
 use mirror_store::{
@@ -20,7 +20,7 @@ use mirror_store::{
 use shakmaty::Color;
 
 use crate::{
-    cli::{EvalArgs, StoreArgs},
+    cli::{EvalArgs, EvalOn, StoreArgs},
     play::require_player,
     train::{Fit, date_text, fit, load_model, model_dir},
 };
@@ -104,14 +104,31 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         games.len(),
         args.split
     );
-    let (train_g, test_g) = (&games[sp.train.clone()], &games[sp.test.clone()]);
+    let measured = match args.on {
+        EvalOn::Test => sp.test.clone(),
+        EvalOn::Validation => sp.val.clone(),
+    };
+    anyhow::ensure!(
+        !measured.is_empty(),
+        "the split {} leaves no validation games to evaluate",
+        args.split
+    );
+    let (train_g, test_g) = (&games[sp.train.clone()], &games[measured]);
     let info = SplitInfo {
         fractions: args.split.to_string(),
         train_games: sp.train.len(),
         val_games: sp.val.len(),
         test_games: sp.test.len(),
         train_dates: (date_text(train_g.first()), date_text(train_g.last())),
-        test_dates: (date_text(test_g.first()), date_text(test_g.last())),
+        test_dates: (
+            date_text(games[sp.test.clone()].first()),
+            date_text(games[sp.test.clone()].last()),
+        ),
+        evaluated: match args.on {
+            EvalOn::Test => "test",
+            EvalOn::Validation => "validation",
+        }
+        .to_string(),
     };
     let dir = match &args.model {
         Some(d) => d.clone(),
@@ -160,6 +177,10 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         judge_depth: args.judge_depth,
         judge_positions: args.judge_positions,
         judge_threads: args.judge_threads,
+        guard: (!args.no_guard).then_some(Guard {
+            top: args.guard_top.max(1),
+            margin: args.guard_margin,
+        }),
         engine: EngineOptions {
             policy: args.policy.unwrap_or_default(),
             tiers: args.tiers.clone().unwrap_or_default(),

@@ -83,7 +83,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
     let model = crate::train::load_model(store_args, &player);
     let has_model = model.is_some();
     if let Some(p) = model {
-        engine.set_fallback(Box::new(ModelFallback(std::sync::Arc::new(p))));
+        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
     }
     let (date, stamp) = today();
     let stdout = std::io::stdout();
@@ -128,7 +128,7 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let player = require_player(&store, &cfg.player)?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     if let Some(p) = crate::train::load_model(store_args, &player) {
-        engine.set_fallback(Box::new(ModelFallback(std::sync::Arc::new(p))));
+        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();

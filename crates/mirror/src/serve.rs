@@ -59,7 +59,7 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
                 .clone()
         };
         match model {
-            Some(p) => Box::new(ModelFallback(p)),
+            Some(p) => Box::new(ModelFallback::new(p)),
             None => Box::new(RandomLegal),
         }
     })

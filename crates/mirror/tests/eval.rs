@@ -134,6 +134,11 @@ fn eval_is_reproducible_and_the_book_beats_random() {
             }
         }
     }
+    let promos = &first["promotions"];
+    assert!(
+        promos["to_queen"].as_u64() <= promos["played"].as_u64(),
+        "{promos}"
+    );
     // Stockfish judged the sample: the player's and the mirror's mistake shares.
     let m = &first["mistakes"];
     assert_eq!(m["player"]["n"], 150, "{m}");

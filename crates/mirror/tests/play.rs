@@ -177,7 +177,7 @@ fn config_file_sets_player_seed_and_tiers() {
     let cfg = env.dir.path().join("mirror.toml");
     std::fs::write(
         &cfg,
-        "player = \"Biskupstunga\"\nseed = 9\ntiers = \"wd>0\"\nmin_games = 20\ntime_class = [\"blitz\", \"rapid\"]\n",
+        "player = \"Biskupstunga\"\nseed = 9\npolicy = \"tiers\"\ntiers = \"wd>0\"\nmin_games = 20\ntime_class = [\"blitz\", \"rapid\"]\n",
     )
     .expect("write");
     let (out, err, ok) = play(&env, &["--config", cfg.to_str().expect("p")], "e4\nquit\n");
@@ -258,7 +258,7 @@ fn a_trained_model_answers_outside_the_book() {
             .exists()
     );
     let save = env.dir.path().join("g.pgn");
-    // 1. h4 never happens in the player's games: the reply comes from the model.
+    // 1. Na3 never happens in the player's games: the reply comes from the model.
     let (out, err, ok) = play(
         &env,
         &[
@@ -269,7 +269,7 @@ fn a_trained_model_answers_outside_the_book() {
             "--save",
             save.to_str().expect("p"),
         ],
-        "h4\nquit\n",
+        "Na3\nquit\n",
     );
     assert!(ok, "{err}");
     let reply = out

@@ -1,0 +1,126 @@
+//! A blunder guard for the model's moves: a short capture-only search (quiescence) that
+//! tells how much material a move gives away. The model ranks moves like the player; the
+//! guard skips those of its top choices that lose clearly more material than the best of
+//! them, the kind of one-move blunder a club player rarely makes.
+
+use shakmaty::{Chess, Move, Position, Role};
+
+/// Centipawn value of a piece.
+fn value(role: Role) -> i32 {
+    match role {
+        Role::Pawn => 100,
+        Role::Knight | Role::Bishop => 300,
+        Role::Rook => 500,
+        Role::Queen => 900,
+        Role::King => 0,
+    }
+}
+
+const MATE: i32 = 100_000;
+
+/// Material of the side to move minus the other side's, in centipawns.
+fn material(pos: &Chess) -> i32 {
+    let board = pos.board();
+    let us = pos.turn();
+    board
+        .iter()
+        .map(|(_, piece)| {
+            let v = value(piece.role);
+            if piece.color == us { v } else { -v }
+        })
+        .sum()
+}
+
+/// Capture-only negamax with alpha-beta from the side to move's point of view.
+fn quiesce(pos: &Chess, mut alpha: i32, beta: i32, depth: u32) -> i32 {
+    let moves = pos.legal_moves();
+    if moves.is_empty() {
+        return if pos.is_check() { -MATE } else { 0 };
+    }
+    let stand = material(pos);
+    if depth == 0 || stand >= beta {
+        return stand;
+    }
+    alpha = alpha.max(stand);
+    let mut captures: Vec<&Move> = moves
+        .iter()
+        .filter(|m| m.is_capture() || m.is_promotion())
+        .collect();
+    // Most valuable victim first.
+    captures.sort_by_key(|m| -m.capture().map_or(0, value));
+    for m in captures {
+        let mut next = pos.clone();
+        next.play_unchecked(*m);
+        let score = -quiesce(&next, -beta, -alpha, depth - 1);
+        if score >= beta {
+            return score;
+        }
+        alpha = alpha.max(score);
+    }
+    alpha
+}
+
+/// The material balance (mover's side minus the other, centipawns) after `mv` once the
+/// captures settle; a mate delivered counts as a huge gain, allowing a mate in one as a
+/// huge loss.
+pub fn settle(pos: &Chess, mv: Move) -> i32 {
+    let mut next = pos.clone();
+    next.play_unchecked(mv);
+    if next.is_checkmate() {
+        return MATE;
+    }
+    let allows_mate = next.legal_moves().iter().any(|r| {
+        let mut after = next.clone();
+        after.play_unchecked(*r);
+        after.is_checkmate()
+    });
+    if allows_mate {
+        return -MATE;
+    }
+    -quiesce(&next, -MATE - 1, MATE + 1, 6)
+}
+
+/// Index into `ranked` (best first) of the first move whose settled material is within
+/// `margin` centipawns of the best of the first `top` moves; 0 when the list is empty.
+pub fn guarded_choice(pos: &Chess, ranked: &[Move], top: usize, margin: i32) -> usize {
+    let scores: Vec<i32> = ranked.iter().take(top).map(|m| settle(pos, *m)).collect();
+    let Some(best) = scores.iter().max().copied() else {
+        return 0;
+    };
+    scores.iter().position(|s| *s >= best - margin).unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::notation::{parse_fen, parse_move};
+
+    #[test]
+    fn hanging_the_queen_is_seen_and_skipped() {
+        // Qd3xh7?? Rxh7: a queen for a pawn; Nf3 keeps the balance.
+        let pos = parse_fen("rnbqkbnr/ppp2ppp/3p4/4p3/3P4/3Q4/PPP1PPPP/RNB1KBNR w KQkq - 0 4")
+            .expect("fen");
+        let blunder = parse_move(&pos, "Qxh7").expect("legal");
+        let quiet = parse_move(&pos, "Nf3").expect("legal");
+        assert_eq!(settle(&pos, blunder), -800);
+        assert_eq!(settle(&pos, quiet), 0);
+        assert_eq!(guarded_choice(&pos, &[blunder, quiet], 5, 200), 1);
+        // A small loss within the margin keeps the model's first choice.
+        assert_eq!(guarded_choice(&pos, &[quiet, blunder], 5, 200), 0);
+        // Winning material is fine: a free queen.
+        let free = parse_fen("4k3/8/8/3q4/8/8/8/3RK3 w - - 0 1").expect("fen");
+        let take = parse_move(&free, "Rxd5").expect("legal");
+        assert_eq!(settle(&free, take), 500);
+        // Mate counts as the best outcome, allowing one as the worst.
+        let mate = parse_fen("6k1/5ppp/8/8/8/8/8/R5K1 w - - 0 1").expect("fen");
+        let ra8 = parse_move(&mate, "Ra8#").expect("legal");
+        assert_eq!(settle(&mate, ra8), MATE);
+        // Back rank: Nb5?? allows Ra1#; h3 makes room (knight and pawns for the rook).
+        let back = parse_fen("r5k1/8/8/8/3N4/8/5PPP/6K1 w - - 0 1").expect("fen");
+        let nb5 = parse_move(&back, "Nb5").expect("legal");
+        let h3 = parse_move(&back, "h3").expect("legal");
+        assert_eq!(settle(&back, nb5), -MATE);
+        assert_eq!(settle(&back, h3), 100);
+        assert_eq!(guarded_choice(&back, &[nb5, h3], 5, 200), 1);
+    }
+}
