@@ -556,16 +556,16 @@ impl<S: GraphStore> Engine<S> {
 
     fn pick_blended(&mut self, view: &BookView, dist: Vec<(Move, f64)>, prior: f64) -> Choice {
         let policy = self.opts.policy;
-        let (mv, probability) = match policy {
-            Policy::Likely { .. } => dist[0],
+        let mv = match policy {
+            Policy::Likely { .. } => dist[0].0,
             _ => {
                 let u: f64 = self.rng.random();
                 let mut acc = 0.0;
-                let mut chosen = dist[dist.len() - 1];
+                let mut chosen = dist[dist.len() - 1].0;
                 for &(m, p) in &dist {
                     acc += p;
                     if u < acc {
-                        chosen = (m, p);
+                        chosen = m;
                         break;
                     }
                 }
