@@ -522,10 +522,23 @@ impl<S: GraphStore> Engine<S> {
         pos: &Chess,
         view: &BookView,
         prior: f64,
+        winner_only: bool,
     ) -> Result<Vec<(Move, f64)>, EngineError> {
         let book = self.weighted_games(pos, view)?;
         if book.is_empty() {
             return Ok(Vec::new());
+        }
+        if winner_only {
+            // `likely` plays the heaviest move; when it outweighs the runner-up and any
+            // move the prior alone could lift by more than the prior, the model cannot
+            // change the answer and is not asked (a server answers book positions
+            // without running the network).
+            let mut w: Vec<(Move, f64)> = book.clone();
+            w.sort_by(|a, b| b.1.total_cmp(&a.1));
+            let second = w.get(1).map_or(0.0, |(_, g)| *g);
+            if w[0].1 > second + prior && w[0].1 > prior {
+                return Ok(vec![(w[0].0, 1.0)]);
+            }
         }
         let legal = pos.legal_moves();
         let model = if prior > 0.0 {
@@ -610,7 +623,9 @@ impl<S: GraphStore> Engine<S> {
     pub fn distribution(&mut self, pos: &Chess) -> Result<Vec<(Move, f64)>, EngineError> {
         let view = self.book(pos)?;
         Ok(match self.opts.policy {
-            Policy::Habit { prior } | Policy::Likely { prior } => self.blend(pos, &view, prior)?,
+            Policy::Habit { prior } | Policy::Likely { prior } => {
+                self.blend(pos, &view, prior, false)?
+            }
             Policy::Tiers => {
                 let Some(sel) = &view.selection else {
                     return Ok(Vec::new());
@@ -646,7 +661,8 @@ impl<S: GraphStore> Engine<S> {
         }
         let view = self.book(pos)?;
         if let Policy::Habit { prior } | Policy::Likely { prior } = self.opts.policy {
-            let dist = self.blend(pos, &view, prior)?;
+            let winner_only = matches!(self.opts.policy, Policy::Likely { .. });
+            let dist = self.blend(pos, &view, prior, winner_only)?;
             if !dist.is_empty() {
                 return Ok(self.pick_blended(&view, dist, prior));
             }
@@ -827,6 +843,19 @@ mod tests {
             assert_eq!(c.mv, most, "seed {seed}");
             assert!(c.describe().contains("likely:1"), "{}", c.describe());
         }
+        // Deciding without the prior where it cannot matter gives the same moves as the
+        // full blend, over the first plies of every game.
+        let mut checked = 0;
+        for (g, _) in sample_games(499) {
+            for ply in g.replay().map_while(Result::ok).take(12) {
+                let dist = e.distribution(&ply.pos).expect("distribution");
+                if let Some((best, _)) = dist.first() {
+                    assert_eq!(e.choose(&ply.pos).expect("choice").mv, *best);
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 1000, "{checked}");
         // Habit without a prior: probabilities are the shares of games.
         e.set_policy(Policy::Habit { prior: 0.0 });
         let dist = e.distribution(&start).expect("distribution");
