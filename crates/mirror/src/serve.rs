@@ -149,7 +149,9 @@ pub fn bench(
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
         let addr = listener.local_addr()?;
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let server = tokio::spawn(serve(listener, AppState::new(store, 64), async move {
+        // The same state as `mirror serve`: the player's model answers outside the book.
+        let state = AppState::with_fallbacks(store, 64, Some(model_fallbacks(store_args)));
+        let server = tokio::spawn(serve(listener, state, async move {
             let _ = stopped.await;
         }));
         let urls: Arc<Vec<String>> = Arc::new(
