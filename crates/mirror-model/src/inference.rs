@@ -75,11 +75,20 @@ pub struct ModelMeta {
     pub test_top3: f64,
 }
 
-/// A loaded model ready to choose moves.
+/// Logits of one position (from-square, to-square).
+type Logits = ([f32; 64], [f32; 64]);
+
+/// Positions whose logits are remembered by [`Predictor::rank`] (about 10 MiB); when full,
+/// the memory starts again.
+const CACHE_POSITIONS: usize = 20_000;
+
+/// A loaded model ready to choose moves. It can be shared between threads; single-position
+/// answers are cached by position (the same position always gets the same answer).
 #[derive(Debug)]
 pub struct Predictor {
     net: Net,
     device: Device,
+    cache: std::sync::Mutex<std::collections::HashMap<u64, Logits>>,
     /// Its metadata.
     pub meta: ModelMeta,
 }
@@ -112,6 +121,7 @@ impl Predictor {
         Predictor {
             net: net.valid(),
             device: Device::flex(),
+            cache: Default::default(),
             meta,
         }
     }
@@ -139,6 +149,7 @@ impl Predictor {
         Ok(Predictor {
             net: net.valid(),
             device,
+            cache: Default::default(),
             meta,
         })
     }
@@ -173,9 +184,29 @@ impl Predictor {
     /// The legal moves of `pos` by score (from + to logit), best first; among promotions
     /// with the same squares the queen comes first.
     pub fn rank(&self, pos: &Chess) -> Vec<(Move, f32)> {
-        let Some((f, t)) = self.logits(&[pos]).pop() else {
-            return Vec::new();
+        let key = mirror_core::PositionKey::from_position(pos).0;
+        let lock = || {
+            self.cache
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
+        let cached = lock().get(&key).copied();
+        let (f, t) = match cached {
+            Some(l) => l,
+            None => {
+                let Some(l) = self.logits(&[pos]).pop() else {
+                    return Vec::new();
+                };
+                let mut cache = lock();
+                if cache.len() >= CACHE_POSITIONS {
+                    cache.clear();
+                }
+                cache.insert(key, l);
+                l
+            }
+        };
+        // Legal moves come from `pos` itself, so even a key collision cannot give an
+        // illegal move.
         rank_with(pos, &f, &t)
     }
 

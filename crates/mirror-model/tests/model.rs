@@ -4,7 +4,7 @@ use mirror_model::{
     ModelMeta, NetConfig, Predictor,
     data::Samples,
     encoding::ENCODING_VERSION,
-    inference::save,
+    inference::{rank_with, save},
     training::{TrainConfig, evaluate, train},
 };
 use mirror_store::conformance::sample_games;
@@ -118,4 +118,21 @@ fn a_model_of_another_encoding_is_refused() {
     save(&net, &m, dir.path()).expect("save");
     let err = Predictor::load(dir.path()).expect_err("refused");
     assert!(err.to_string().contains("encoding version"), "{err}");
+}
+
+#[test]
+fn cached_ranking_equals_the_network() {
+    let set = samples(0, 20);
+    let net = NetConfig::new()
+        .with_channels(8)
+        .with_layers(1)
+        .init(&burn::tensor::Device::flex());
+    let p = Predictor::from_net(net, meta());
+    for pos in set.positions.iter().take(200) {
+        let (f, t) = p.logits(&[pos]).pop().expect("logits");
+        let direct = rank_with(pos, &f, &t);
+        // First call fills the cache, the second reads it: both equal the network.
+        assert_eq!(p.rank(pos), direct);
+        assert_eq!(p.rank(pos), direct);
+    }
 }

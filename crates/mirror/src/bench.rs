@@ -121,11 +121,13 @@ fn bench_model(
         s.add_game(g, *c, |_| true);
     }
     anyhow::ensure!(s.len() >= 100, "too few positions");
-    // Inference: one position at a time, as the engine asks.
+    // Inference: one position at a time, as the engine asks, past the position cache.
     let mut lat: Vec<f64> = Vec::with_capacity(s.len().min(2000));
     for pos in s.positions.iter().take(2000) {
         let t = std::time::Instant::now();
-        let _ = predictor.best(pos);
+        if let Some((f, to)) = predictor.logits(&[pos]).pop() {
+            let _ = mirror_model::inference::rank_with(pos, &f, &to);
+        }
         lat.push(t.elapsed().as_secs_f64() * 1e3);
     }
     lat.sort_by(f64::total_cmp);
