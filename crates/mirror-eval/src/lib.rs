@@ -8,7 +8,8 @@
 //! - **sampler**: the tiered sampler's distribution (top-1 = its expected match, the
 //!   probability it gives the move played);
 //! - **model**: the CNN's ranking of the legal moves;
-//! - **engine**: the whole engine (sampler, then model) as it plays, with the seed;
+//! - **engine**: the whole engine as it plays, with the seed: its policy in the book, then
+//!   the model behind the blunder guard;
 //! - baselines: a uniformly random legal move (its expectation) and Stockfish at depth 1.
 //!
 //! Each figure is given in-book / out-of-book and by phase with a 95% interval clustered by
@@ -71,7 +72,7 @@ pub struct EvalConfig {
     pub judge_positions: Option<usize>,
     /// Stockfish processes for judging.
     pub judge_threads: usize,
-    /// The engine's tiers and minimum games (its seed is `seed`).
+    /// The engine's policy, tiers and minimum games (its seed is `seed`).
     pub engine: EngineOptions,
     /// The blunder guard on the model's moves.
     pub guard: Option<Guard>,
@@ -255,7 +256,7 @@ pub fn evaluate<S: GraphStore>(
             for &s in &segs {
                 counts[s] += 1;
             }
-            // (answered, top-1 value, top-3 value) per predictor; `None` = no answer.
+            // (top-1 value, top-3 value) per predictor; `None` = no answer.
             let mut row: [Option<(f64, f64)>; 6] = [None; 6];
             let hit = |ms: &[String], n: usize| -> f64 {
                 f64::from(u8::from(ms.iter().take(n).any(|m| *m == played)))
