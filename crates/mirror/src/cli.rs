@@ -256,6 +256,9 @@ pub struct EngineArgs {
     /// Leave out book moves played in fewer games than this (default 1).
     #[arg(long)]
     pub min_games: Option<u32>,
+    /// Play the model's first choice even when it gives material away (no blunder guard).
+    #[arg(long)]
+    pub no_guard: bool,
     #[command(flatten)]
     pub filters: FilterArgs,
 }

@@ -83,7 +83,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
     let model = crate::train::load_model(store_args, &player);
     let has_model = model.is_some();
     if let Some(p) = model {
-        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
+        engine.set_fallback(Box::new(model_fallback(p, &args.engine)));
     }
     let (date, stamp) = today();
     let stdout = std::io::stdout();
@@ -128,10 +128,19 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let player = require_player(&store, &cfg.player)?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     if let Some(p) = crate::train::load_model(store_args, &player) {
-        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
+        engine.set_fallback(Box::new(model_fallback(p, &args.engine)));
     }
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     mirror_engine::uci::run(&mut engine, std::io::stdin().lock(), &mut out)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The player's model as the fallback, guarded unless `--no-guard`.
+fn model_fallback(p: mirror_model::Predictor, args: &crate::cli::EngineArgs) -> ModelFallback {
+    let mut f = ModelFallback::new(std::sync::Arc::new(p));
+    if args.no_guard {
+        f.guard = None;
+    }
+    f
 }

@@ -277,5 +277,21 @@ fn a_trained_model_answers_outside_the_book() {
         .find(|l| l.contains("mirror plays 1..."))
         .expect("a reply");
     assert!(reply.contains("[fallback model ("), "{reply}");
+    assert!(reply.contains(", guarded)"), "{reply}");
     assert!(!out.contains("no trained model"), "{out}");
+    // Without the guard the model's first choice is played and the label says so.
+    let (out, err, ok) = play(
+        &env,
+        &["--user", PLAYER, "--seed", "1", "--no-guard"],
+        "Na3\nquit\n",
+    );
+    assert!(ok, "{err}");
+    let reply = out
+        .lines()
+        .find(|l| l.contains("mirror plays 1..."))
+        .expect("a reply");
+    assert!(
+        reply.contains("[fallback model (") && !reply.contains("guarded"),
+        "{reply}"
+    );
 }
