@@ -371,6 +371,26 @@ pub struct BookView {
     pub selection: Option<Selection>,
 }
 
+impl BookView {
+    /// The tier's moves with their probabilities, likeliest first (ties by UCI); empty
+    /// when no tier applies.
+    pub fn tier_moves(&self) -> Vec<(Move, f64)> {
+        let Some(sel) = &self.selection else {
+            return Vec::new();
+        };
+        let mut out: Vec<(Move, f64, String)> = sel
+            .moves
+            .iter()
+            .filter_map(|(c, p)| {
+                let m = self.candidates.iter().find(|(_, b)| b.mv == c.mv)?.0;
+                Some((m, *p, c.mv.to_string()))
+            })
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+        out.into_iter().map(|(m, p, _)| (m, p)).collect()
+    }
+}
+
 impl<S: GraphStore> Engine<S> {
     /// An engine for `player` with the random-legal fallback.
     pub fn new(store: S, player: impl Into<String>, opts: EngineOptions) -> Engine<S> {
@@ -626,21 +646,7 @@ impl<S: GraphStore> Engine<S> {
             Policy::Habit { prior } | Policy::Likely { prior } => {
                 self.blend(pos, &view, prior, false)?
             }
-            Policy::Tiers => {
-                let Some(sel) = &view.selection else {
-                    return Ok(Vec::new());
-                };
-                let mut out: Vec<(Move, f64, String)> = sel
-                    .moves
-                    .iter()
-                    .filter_map(|(c, p)| {
-                        let m = view.candidates.iter().find(|(_, b)| b.mv == c.mv)?.0;
-                        Some((m, *p, c.mv.to_string()))
-                    })
-                    .collect();
-                out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
-                out.into_iter().map(|(m, p, _)| (m, p)).collect()
-            }
+            Policy::Tiers => view.tier_moves(),
         })
     }
 

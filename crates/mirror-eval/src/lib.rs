@@ -273,19 +273,18 @@ pub fn evaluate<S: GraphStore>(
                 row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
             }
             // Sampler: expected match, and the move among its three likeliest.
-            if let Some(sel) = &view.selection {
-                let mut probs: Vec<(f64, String)> = sel
-                    .moves
-                    .iter()
-                    .map(|(c, p)| (*p, c.mv.to_string()))
+            if view.selection.is_some() {
+                let probs: Vec<(String, f64)> = view
+                    .tier_moves()
+                    .into_iter()
+                    .map(|(m, p)| (uci(m), p))
                     .collect();
-                probs.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
                 let expected: f64 = probs
                     .iter()
-                    .filter(|(_, m)| *m == played)
-                    .map(|(p, _)| p)
+                    .filter(|(m, _)| *m == played)
+                    .map(|(_, p)| p)
                     .sum();
-                let ms: Vec<String> = probs.into_iter().map(|(_, m)| m).collect();
+                let ms: Vec<String> = probs.into_iter().map(|(m, _)| m).collect();
                 row[SAMPLER] = Some((expected, hit(&ms, 3)));
             }
             // Model.

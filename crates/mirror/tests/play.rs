@@ -6,6 +6,13 @@ use std::{io::Write, process::Stdio};
 
 use common::*;
 
+/// The line with the mirror's reply to White's first move.
+fn first_reply(out: &str) -> &str {
+    out.lines()
+        .find(|l| l.contains("mirror plays 1..."))
+        .unwrap_or_else(|| panic!("no reply to 1. in:\n{out}"))
+}
+
 fn play(env: &Env, args: &[&str], input: &str) -> (String, String, bool) {
     let mut child = env
         .cmd()
@@ -49,10 +56,7 @@ fn a_piped_game_with_every_command() {
     );
     assert!(out.contains("undo    take back"), "help: {out}");
     // The reply to 1. e4 comes from the player's book and says so.
-    let reply = out
-        .lines()
-        .find(|l| l.contains("mirror plays 1..."))
-        .expect("a reply to e4");
+    let reply = first_reply(&out);
     assert!(reply.contains("[book, tier "), "{reply}");
     assert!(
         out.contains("Biskupstunga's mirror would most likely play"),
@@ -183,10 +187,7 @@ fn config_file_sets_player_seed_and_tiers() {
     let (out, err, ok) = play(&env, &["--config", cfg.to_str().expect("p")], "e4\nquit\n");
     assert!(ok, "{err}");
     // With min_games 20, only d5 (131 games) is left after 1. e4 in one tier.
-    let reply = out
-        .lines()
-        .find(|l| l.contains("mirror plays 1..."))
-        .expect("reply");
+    let reply = first_reply(&out);
     assert!(
         reply.contains("1... d5") && reply.contains("tier 1 (win+draw > 0)"),
         "{reply}"
@@ -272,10 +273,7 @@ fn a_trained_model_answers_outside_the_book() {
         "Na3\nquit\n",
     );
     assert!(ok, "{err}");
-    let reply = out
-        .lines()
-        .find(|l| l.contains("mirror plays 1..."))
-        .expect("a reply");
+    let reply = first_reply(&out);
     assert!(reply.contains("[fallback model ("), "{reply}");
     assert!(reply.contains(", guarded)"), "{reply}");
     assert!(!out.contains("no trained model"), "{out}");
@@ -286,10 +284,7 @@ fn a_trained_model_answers_outside_the_book() {
         "Na3\nquit\n",
     );
     assert!(ok, "{err}");
-    let reply = out
-        .lines()
-        .find(|l| l.contains("mirror plays 1..."))
-        .expect("a reply");
+    let reply = first_reply(&out);
     assert!(
         reply.contains("[fallback model (") && !reply.contains("guarded"),
         "{reply}"
