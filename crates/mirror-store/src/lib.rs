@@ -49,6 +49,16 @@ pub enum StoreError {
     /// A database operation failed.
     #[error("store operation failed: {0}")]
     Backend(String),
+    /// A database server (Neo4j) could not do what was asked; the driver's error is kept as
+    /// the cause.
+    #[error("{what}")]
+    Server {
+        /// What mirror was doing, and what to check.
+        what: String,
+        /// The driver's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// Stored data could not be decoded.
     #[error("corrupt store data: {0}")]
     Corrupt(String),

@@ -1,4 +1,4 @@
-//! The Neo4j backend (neo4rs, Bolt 4.4): the same [`GraphStore`] as the embedded store, as
+//! The Neo4j backend (neo4rs 0.8, Bolt 4.1): the same [`GraphStore`] as the embedded store, as
 //! a property graph people can explore in Neo4j Browser:
 //! `(:Player {name, displayName, games, edgeRows})-[:INGESTED {color, date}]->(:Game {id, record})`,
 //! `(:Position {key, epd})-[:MOVE {player, uci, color, tc, rated, month, w, d, l,
@@ -8,10 +8,15 @@
 //! parameters only; [`STATEMENTS`] lists each with the parameters the code passes, and a
 //! test checks them against the files. Writes are batched `UNWIND $rows` over rows
 //! aggregated in Rust ([`Batch`]: one row per edge key per batch), in one transaction per
-//! batch. The store's methods are blocking (a private runtime drives neo4rs); call them
-//! from blocking threads.
+//! batch that first takes the player's write lock and checks, inside the same
+//! transaction, that none of the batch's games is ingested yet: a batch counts exactly
+//! once even when a commit reply is lost and the batch is retried, or when two ingests of
+//! the same player run at once. Only transient errors (a lost connection, a deadlock, a
+//! server restarting) are retried, a bounded number of times; every error keeps the
+//! driver's error as its cause. The store's methods are blocking (a private runtime
+//! drives neo4rs); call them from blocking threads.
 
-use std::{collections::HashMap, time::Duration};
+use std::{collections::HashMap, future::Future, time::Duration};
 
 use mirror_core::{
     GameId, GameRecord, MoveCode, MoveStats, PositionKey, TimeClass,
@@ -19,7 +24,7 @@ use mirror_core::{
     stats::EdgeDims,
     time::Month,
 };
-use neo4rs::{BoltType, ConfigBuilder, Graph, Query};
+use neo4rs::{BoltType, ConfigBuilder, Graph, Query, Row};
 use shakmaty::Color;
 
 use crate::{
@@ -52,10 +57,11 @@ macro_rules! statement {
 statement!(SCHEMA, "schema.cypher", []);
 statement!(INGESTED, "ingested.cypher", ["player", "ids"]);
 statement!(
-    WRITE_GAMES,
-    "write_games.cypher",
-    ["player", "display", "games"]
+    WRITE_BEGIN,
+    "write_begin.cypher",
+    ["player", "display", "ids"]
 );
+statement!(WRITE_GAMES, "write_games.cypher", ["player", "games"]);
 statement!(WRITE_POSITIONS, "write_positions.cypher", ["positions"]);
 statement!(WRITE_EDGES, "write_edges.cypher", ["rows"]);
 statement!(
@@ -111,6 +117,7 @@ statement!(
 pub const STATEMENTS: &[Statement] = &[
     SCHEMA,
     INGESTED,
+    WRITE_BEGIN,
     WRITE_GAMES,
     WRITE_POSITIONS,
     WRITE_EDGES,
@@ -182,12 +189,14 @@ pub struct Neo4jConfig {
     pub uri: String,
     /// User (`MIRROR_NEO4J_USER`, default `neo4j`).
     pub user: String,
-    /// Password (`MIRROR_NEO4J_PASSWORD`).
+    /// Password (`MIRROR_NEO4J_PASSWORD`; empty when the server has auth off).
     pub password: String,
-    /// Edge rows per `UNWIND` statement.
+    /// Rows per `UNWIND` statement.
     pub batch_rows: usize,
-    /// Retries of a transient failure (with backoff).
+    /// Retries of a transient failure (with exponential backoff from 100 ms).
     pub retries: u32,
+    /// Bolt connections kept open at most (concurrent requests wait for one).
+    pub max_connections: usize,
 }
 
 impl std::fmt::Debug for Neo4jConfig {
@@ -197,24 +206,39 @@ impl std::fmt::Debug for Neo4jConfig {
             .field("user", &self.user)
             .field("password", &"<hidden>")
             .field("batch_rows", &self.batch_rows)
+            .field("retries", &self.retries)
+            .field("max_connections", &self.max_connections)
             .finish()
     }
 }
 
 impl Neo4jConfig {
+    /// Settings for `uri` with the defaults: user `neo4j`, no password.
+    pub fn new(uri: impl Into<String>) -> Neo4jConfig {
+        Neo4jConfig {
+            uri: uri.into(),
+            user: "neo4j".into(),
+            password: String::new(),
+            batch_rows: 5000,
+            retries: 4,
+            max_connections: 32,
+        }
+    }
+
     /// From `MIRROR_NEO4J_URI`, `MIRROR_NEO4J_USER`, `MIRROR_NEO4J_PASSWORD`; `None` when
     /// no URI is set.
     pub fn from_env() -> Option<Neo4jConfig> {
         let uri = std::env::var("MIRROR_NEO4J_URI")
             .ok()
             .filter(|u| !u.is_empty())?;
-        Some(Neo4jConfig {
-            uri,
-            user: std::env::var("MIRROR_NEO4J_USER").unwrap_or_else(|_| "neo4j".into()),
-            password: std::env::var("MIRROR_NEO4J_PASSWORD").unwrap_or_default(),
-            batch_rows: 5000,
-            retries: 3,
-        })
+        let mut cfg = Neo4jConfig::new(uri);
+        if let Ok(user) = std::env::var("MIRROR_NEO4J_USER")
+            && !user.is_empty()
+        {
+            cfg.user = user;
+        }
+        cfg.password = std::env::var("MIRROR_NEO4J_PASSWORD").unwrap_or_default();
+        Some(cfg)
     }
 }
 
@@ -233,8 +257,46 @@ impl std::fmt::Debug for Neo4jStore {
     }
 }
 
-fn neo(e: neo4rs::Error) -> StoreError {
-    StoreError::Backend(format!("neo4j: {e}"))
+/// Why one attempt at a transaction failed: the driver (maybe worth another attempt) or
+/// mirror's own reasons (final).
+enum TxnError {
+    Driver(neo4rs::Error),
+    Store(StoreError),
+}
+
+impl From<neo4rs::Error> for TxnError {
+    fn from(e: neo4rs::Error) -> TxnError {
+        TxnError::Driver(e)
+    }
+}
+
+impl From<StoreError> for TxnError {
+    fn from(e: StoreError) -> TxnError {
+        TxnError::Store(e)
+    }
+}
+
+/// Whether another attempt may succeed: the server said so (`Neo.TransientError.*`:
+/// deadlocks, lock timeouts, a database starting), or the connection failed (the server
+/// restarting, or gone; a lost reply). Everything else (syntax, constraints, credentials)
+/// fails the same way again.
+fn is_transient(e: &neo4rs::Error) -> bool {
+    match e {
+        neo4rs::Error::Neo4j(n) => {
+            n.code().starts_with("Neo.TransientError.")
+                && n.code() != "Neo.TransientError.Transaction.Terminated"
+        }
+        neo4rs::Error::IOError { .. } | neo4rs::Error::ConnectionError => true,
+        _ => false,
+    }
+}
+
+fn is_auth_failure(e: &neo4rs::Error) -> bool {
+    match e {
+        neo4rs::Error::AuthenticationError(_) => true,
+        neo4rs::Error::Neo4j(n) => n.code().starts_with("Neo.ClientError.Security."),
+        _ => false,
+    }
 }
 
 fn de(e: neo4rs::DeError) -> StoreError {
@@ -255,6 +317,20 @@ fn color_name(c: Color) -> &'static str {
         Color::White => "white",
         Color::Black => "black",
     }
+}
+
+fn color_of(name: &str) -> Result<Color> {
+    match name {
+        "white" => Ok(Color::White),
+        "black" => Ok(Color::Black),
+        other => Err(StoreError::Corrupt(format!("neo4j: colour {other:?}"))),
+    }
+}
+
+/// A stored integer that must fit the Rust type.
+fn int<T: TryFrom<i64>>(row: &Row, key: &str) -> Result<T> {
+    let v: i64 = row.get(key).map_err(de)?;
+    T::try_from(v).map_err(|_| StoreError::Corrupt(format!("neo4j: {key} = {v} out of range")))
 }
 
 /// One `UNWIND $rows` row of [`WRITE_EDGES`], before conversion to Bolt.
@@ -343,116 +419,312 @@ fn decode_record(hex_text: &str) -> Result<GameRecord> {
     GameRecord::decode(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-fn dims_of(color: &str, tc: &str, rated: bool, month: &str) -> EdgeDims {
-    EdgeDims {
-        color: if color == "black" {
-            Color::Black
-        } else {
-            Color::White
-        },
-        time_class: tc.parse::<TimeClass>().unwrap_or(TimeClass::Unknown),
+fn dims_of(color: &str, tc: &str, rated: bool, month: &str) -> Result<EdgeDims> {
+    Ok(EdgeDims {
+        color: color_of(color)?,
+        time_class: tc
+            .parse::<TimeClass>()
+            .map_err(|e| StoreError::Corrupt(format!("neo4j: time class {tc:?}: {e}")))?,
         rated,
-        month: month.parse::<Month>().ok(),
-    }
+        month: if month.is_empty() {
+            None
+        } else {
+            Some(
+                month
+                    .parse::<Month>()
+                    .map_err(|e| StoreError::Corrupt(format!("neo4j: month {month:?}: {e}")))?,
+            )
+        },
+    })
 }
 
-fn edge_of(row: &neo4rs::Row) -> Result<EdgeRow> {
-    let get_i = |k: &str| row.get::<i64>(k).map_err(de);
+fn edge_of(row: &Row) -> Result<EdgeRow> {
     let uci: String = row.get("uci").map_err(de)?;
     let mv = uci
         .parse::<shakmaty::uci::UciMove>()
         .ok()
         .and_then(|u| MoveCode::from_uci(&u).ok())
-        .ok_or_else(|| StoreError::Corrupt(format!("move {uci:?}")))?;
+        .ok_or_else(|| StoreError::Corrupt(format!("neo4j: move {uci:?}")))?;
     let color: String = row.get("color").map_err(de)?;
     let tc: String = row.get("tc").map_err(de)?;
     let rated: bool = row.get("rated").map_err(de)?;
     let month: String = row.get("month").map_err(de)?;
-    let u32_of = |v: i64| u32::try_from(v).unwrap_or(0);
     Ok(EdgeRow {
-        pos: key_of(get_i("from")?),
+        pos: key_of(row.get("from").map_err(de)?),
         mv,
-        dims: dims_of(&color, &tc, rated, &month),
+        dims: dims_of(&color, &tc, rated, &month)?,
         stats: MoveStats {
-            wins: u32_of(get_i("w")?),
-            draws: u32_of(get_i("d")?),
-            losses: u32_of(get_i("l")?),
-            rating_sum: u64::try_from(get_i("ratingSum")?).unwrap_or(0),
-            rated_games: u32_of(get_i("ratedGames")?),
-            first: u32_of(get_i("first")?),
-            last: u32_of(get_i("last")?),
+            wins: int(row, "w")?,
+            draws: int(row, "d")?,
+            losses: int(row, "l")?,
+            rating_sum: int(row, "ratingSum")?,
+            rated_games: int(row, "ratedGames")?,
+            first: int(row, "first")?,
+            last: int(row, "last")?,
         },
-        child: key_of(get_i("to")?),
+        child: key_of(row.get("to").map_err(de)?),
     })
 }
 
+/// The statements of `cypher/schema.cypher`: comment lines dropped, split at `;`.
+fn schema_statements() -> Vec<String> {
+    let code: String = SCHEMA
+        .text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    code.split(';')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+/// The rows a query returns, read to the end inside the transaction.
+async fn collect(txn: &mut neo4rs::Txn, q: Query) -> neo4rs::Result<Vec<Row>> {
+    let mut stream = txn.execute(q).await?;
+    let mut out = Vec::new();
+    while let Some(row) = stream.next(txn.handle()).await? {
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// The single `created` count a write statement returns.
+fn created(rows: &[Row]) -> Result<u64> {
+    match rows {
+        [row] => int(row, "created"),
+        _ => Err(StoreError::Corrupt(format!(
+            "neo4j: a write returned {} rows, expected one count",
+            rows.len()
+        ))),
+    }
+}
+
 impl Neo4jStore {
-    /// Connects and sets up constraints and indexes (idempotent).
+    /// Connects and sets up constraints and indexes (idempotent). Wrong credentials fail at
+    /// once; a server that cannot be reached fails after the configured retries.
     pub fn connect(cfg: Neo4jConfig) -> Result<Neo4jStore> {
-        let rt = tokio::runtime::Builder::new_current_thread()
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("mirror-neo4j")
             .enable_all()
             .build()
-            .map_err(|e| StoreError::Backend(e.to_string()))?;
+            .map_err(|e| StoreError::Server {
+                what: "cannot start the Neo4j client's runtime".into(),
+                source: Box::new(e),
+            })?;
         let config = ConfigBuilder::default()
             .uri(cfg.uri.clone())
             .user(cfg.user.clone())
             .password(cfg.password.clone())
+            .fetch_size(10_000)
+            .max_connections(cfg.max_connections.max(1))
             .build()
-            .map_err(neo)?;
+            .map_err(|e| StoreError::Server {
+                what: format!("invalid Neo4j settings for {}", cfg.uri),
+                source: Box::new(e),
+            })?;
+        // Creating the pool opens no connection; the schema below is the first contact.
         let graph = rt
             .block_on(Graph::connect(config))
-            .map_err(|e| StoreError::Open {
-                path: cfg.uri.clone().into(),
-                message: format!("cannot connect to Neo4j: {e}"),
+            .map_err(|e| StoreError::Server {
+                what: format!("cannot connect to Neo4j at {}", cfg.uri),
+                source: Box::new(e),
             })?;
         let store = Neo4jStore { graph, rt, cfg };
-        for stmt in SCHEMA.text.split(';').map(str::trim).filter(|s| {
-            s.lines()
-                .any(|l| !l.trim().is_empty() && !l.trim_start().starts_with("//"))
-        }) {
-            store.run(neo4rs::query(stmt))?;
+        for stmt in schema_statements() {
+            store.transaction("set up the schema", |mut txn| {
+                let q = neo4rs::query(&stmt);
+                async move {
+                    txn.run(q).await?;
+                    txn.commit().await?;
+                    Ok(())
+                }
+            })?;
         }
         Ok(store)
     }
 
-    fn run(&self, q: Query) -> Result<()> {
-        self.rt.block_on(self.graph.run(q)).map_err(neo)
+    /// The URI this store talks to (never the password), for messages.
+    pub fn uri(&self) -> &str {
+        &self.cfg.uri
     }
 
-    fn rows(&self, q: Query) -> Result<Vec<neo4rs::Row>> {
-        self.rt.block_on(async {
-            let mut stream = self.graph.execute(q).await.map_err(neo)?;
-            let mut out = Vec::new();
-            while let Some(row) = stream.next().await.map_err(neo)? {
-                out.push(row);
+    /// Runs `attempt` in a fresh transaction until it succeeds, fails for good, or the
+    /// retries of transient failures are used up. `attempt` commits (or rolls back) itself;
+    /// a transaction dropped after a failure is rolled back by the server, and its
+    /// connection is reset before reuse (neo4rs 0.8 cannot read the IGNORED replies that
+    /// follow a failure inside a transaction, so nothing more is sent on it).
+    fn transaction<T, F, Fut>(&self, what: &str, attempt: F) -> Result<T>
+    where
+        F: Fn(neo4rs::Txn) -> Fut,
+        Fut: Future<Output = std::result::Result<T, TxnError>>,
+    {
+        let mut wait = Duration::from_millis(100);
+        let mut attempts = 0u32;
+        loop {
+            attempts += 1;
+            let outcome = self.rt.block_on(async {
+                let txn = self.graph.start_txn().await?;
+                attempt(txn).await
+            });
+            match outcome {
+                Ok(v) => return Ok(v),
+                Err(TxnError::Store(e)) => return Err(e),
+                Err(TxnError::Driver(e)) => {
+                    if !is_transient(&e) || attempts > self.cfg.retries {
+                        return Err(self.server_error(what, attempts, e));
+                    }
+                    std::thread::sleep(wait);
+                    wait = (wait * 2).min(Duration::from_secs(5));
+                }
             }
-            Ok(out)
+        }
+    }
+
+    fn server_error(&self, what: &str, attempts: u32, e: neo4rs::Error) -> StoreError {
+        let uri = &self.cfg.uri;
+        let what = if is_auth_failure(&e) {
+            format!(
+                "Neo4j at {uri} refused the credentials of user {:?} (check MIRROR_NEO4J_USER \
+                 and MIRROR_NEO4J_PASSWORD) while trying to {what}",
+                self.cfg.user
+            )
+        } else if is_transient(&e) {
+            format!(
+                "cannot {what}: Neo4j at {uri} did not answer after {attempts} attempt(s) \
+                 (is the server running?)"
+            )
+        } else {
+            format!("cannot {what} in Neo4j at {uri}")
+        };
+        StoreError::Server {
+            what,
+            source: Box::new(e),
+        }
+    }
+
+    /// Every row of a read-only query.
+    fn rows(&self, what: &str, q: Query) -> Result<Vec<Row>> {
+        self.transaction(what, |mut txn| {
+            let q = q.clone();
+            async move {
+                let rows = collect(&mut txn, q).await?;
+                txn.commit().await?;
+                Ok(rows)
+            }
+        })
+    }
+
+    /// Runs one statement that returns nothing.
+    fn run(&self, what: &str, q: Query) -> Result<()> {
+        self.transaction(what, |mut txn| {
+            let q = q.clone();
+            async move {
+                txn.run(q).await?;
+                txn.commit().await?;
+                Ok(())
+            }
         })
     }
 
     /// Deletes everything in the database (tests against a throwaway Neo4j only).
     #[doc(hidden)]
     pub fn wipe_for_tests(&self) -> Result<()> {
-        self.run(TEST_WIPE.query(vec![])?)
+        self.run("empty the test database", TEST_WIPE.query(vec![])?)
     }
 
-    /// Runs one of the example queries and returns its rows as JSON-like maps.
+    /// Runs one of the example queries and returns its rows.
     pub fn example(
         &self,
         stmt: Statement,
         args: Vec<(&'static str, BoltType)>,
-    ) -> Result<Vec<neo4rs::Row>> {
-        self.rows(stmt.query(args)?)
+    ) -> Result<Vec<Row>> {
+        self.rows(&format!("run cypher/{}", stmt.file), stmt.query(args)?)
     }
 
+    /// One attempt at writing a batch: lock the player, check, write, commit.
     async fn write_txn(
         &self,
-        player: &str,
+        mut txn: neo4rs::Txn,
+        key: &str,
         display: &str,
-        batch: &Batch,
-    ) -> std::result::Result<WriteReport, neo4rs::Error> {
-        let mut txn = self.graph.start_txn().await?;
-        let games: Vec<BoltType> = batch
+        params: &BatchParams,
+    ) -> std::result::Result<WriteReport, TxnError> {
+        let present = collect(
+            &mut txn,
+            WRITE_BEGIN.query(vec![
+                ("player", key.into()),
+                ("display", display.into()),
+                ("ids", params.ids.clone().into()),
+            ])?,
+        )
+        .await?;
+        if !present.is_empty() {
+            let ids = present
+                .iter()
+                .map(|r| r.get::<String>("id").map(GameId).map_err(de))
+                .collect::<Result<Vec<_>>>()?;
+            txn.rollback().await?;
+            return Err(StoreError::AlreadyIngested(ids).into());
+        }
+        txn.run(WRITE_GAMES.query(vec![
+            ("player", key.into()),
+            ("games", params.games.clone().into()),
+        ])?)
+        .await?;
+        let mut report = WriteReport {
+            games: params.ids.len() as u64,
+            ..WriteReport::default()
+        };
+        for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
+            let rows = collect(
+                &mut txn,
+                WRITE_POSITIONS.query(vec![("positions", chunk.to_vec().into())])?,
+            )
+            .await?;
+            report.new_positions += created(&rows)?;
+        }
+        for chunk in params.edges.chunks(self.cfg.batch_rows.max(1)) {
+            let rows = collect(
+                &mut txn,
+                WRITE_EDGES.query(vec![("rows", chunk.to_vec().into())])?,
+            )
+            .await?;
+            report.new_edges += created(&rows)?;
+        }
+        let as_int = |n: u64| {
+            i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
+        };
+        txn.run(WRITE_TOTALS.query(vec![
+            ("player", key.into()),
+            ("games", as_int(report.games)?.into()),
+            ("edgeRows", as_int(report.new_edges)?.into()),
+        ])?)
+        .await?;
+        txn.commit().await?;
+        Ok(report)
+    }
+}
+
+/// A batch converted to Bolt parameters once, for every attempt.
+struct BatchParams {
+    ids: Vec<BoltType>,
+    games: Vec<BoltType>,
+    positions: Vec<BoltType>,
+    edges: Vec<BoltType>,
+}
+
+impl BatchParams {
+    fn new(key: &str, batch: &Batch) -> Result<BatchParams> {
+        let ids = batch
+            .games()
+            .iter()
+            .map(|(g, _)| g.id.0.clone().into())
+            .collect();
+        let games = batch
             .games()
             .iter()
             .map(|(g, c)| {
@@ -467,95 +739,48 @@ impl Neo4jStore {
                 m.into()
             })
             .collect();
-        let q = WRITE_GAMES
-            .query(vec![
-                ("player", player.into()),
-                ("display", display.into()),
-                ("games", games.into()),
-            ])
-            .map_err(|e| neo4rs::Error::UnexpectedMessage(e.to_string()))?;
-        txn.run(q).await?;
-        let mut report = WriteReport {
-            games: batch.len() as u64,
-            ..WriteReport::default()
-        };
-        let positions: Vec<BoltType> = batch
+        let positions = batch
             .positions()
             .map(|(k, packed)| {
+                let epd = unpack_epd(packed).ok_or_else(|| {
+                    StoreError::Corrupt(format!("position {k:?} of the batch cannot be unpacked"))
+                })?;
                 let mut m: HashMap<String, BoltType> = HashMap::new();
                 m.insert("key".into(), key_param(k).into());
-                m.insert("epd".into(), unpack_epd(packed).unwrap_or_default().into());
-                m.into()
+                m.insert("epd".into(), epd.into());
+                Ok(m.into())
             })
-            .collect();
-        for chunk in positions.chunks(self.cfg.batch_rows.max(1)) {
-            let q = WRITE_POSITIONS
-                .query(vec![("positions", chunk.to_vec().into())])
-                .map_err(|e| neo4rs::Error::UnexpectedMessage(e.to_string()))?;
-            let mut s = txn.execute(q).await?;
-            while let Some(row) = s.next(txn.handle()).await? {
-                report.new_positions +=
-                    u64::try_from(row.get::<i64>("created").unwrap_or(0)).unwrap_or(0);
-            }
-        }
-        let rows: Vec<BoltType> = edge_params(player, batch)
+            .collect::<Result<Vec<BoltType>>>()?;
+        let edges = edge_params(key, batch)
             .into_iter()
             .map(Into::into)
             .collect();
-        for chunk in rows.chunks(self.cfg.batch_rows.max(1)) {
-            let q = WRITE_EDGES
-                .query(vec![("rows", chunk.to_vec().into())])
-                .map_err(|e| neo4rs::Error::UnexpectedMessage(e.to_string()))?;
-            let mut s = txn.execute(q).await?;
-            while let Some(row) = s.next(txn.handle()).await? {
-                report.new_edges +=
-                    u64::try_from(row.get::<i64>("created").unwrap_or(0)).unwrap_or(0);
-            }
-        }
-        let q = WRITE_TOTALS
-            .query(vec![
-                ("player", player.into()),
-                ("games", (report.games as i64).into()),
-                ("edgeRows", (report.new_edges as i64).into()),
-            ])
-            .map_err(|e| neo4rs::Error::UnexpectedMessage(e.to_string()))?;
-        txn.run(q).await?;
-        txn.commit().await?;
-        Ok(report)
+        Ok(BatchParams {
+            ids,
+            games,
+            positions,
+            edges,
+        })
     }
 }
 
 impl GraphStore for Neo4jStore {
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
         let key = player_key(player)?;
-        let ids: Vec<GameId> = batch.games().iter().map(|(g, _)| g.id.clone()).collect();
-        let present = self.ingested(player, &ids)?;
-        if !present.is_empty() {
-            return Err(StoreError::AlreadyIngested(present));
-        }
-        let mut wait = Duration::from_millis(200);
-        let mut last = String::new();
-        for _ in 0..=self.cfg.retries {
-            match self.rt.block_on(self.write_txn(&key, player.trim(), batch)) {
-                Ok(r) => return Ok(r),
-                Err(e) => {
-                    last = e.to_string();
-                    // The transaction was rolled back; transient errors are worth a retry.
-                    std::thread::sleep(wait);
-                    wait *= 2;
-                }
-            }
-        }
-        Err(StoreError::Backend(format!(
-            "neo4j write failed after retries: {last}"
-        )))
+        let display = player.trim();
+        let params = BatchParams::new(&key, batch)?;
+        self.transaction("write a batch of games", |txn| {
+            self.write_txn(txn, &key, display, &params)
+        })
     }
 
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
         let key = player_key(player)?;
         let list: Vec<BoltType> = ids.iter().map(|i| i.0.clone().into()).collect();
-        let rows =
-            self.rows(INGESTED.query(vec![("player", key.into()), ("ids", list.into())])?)?;
+        let rows = self.rows(
+            "look up ingested games",
+            INGESTED.query(vec![("player", key.into()), ("ids", list.into())])?,
+        )?;
         rows.iter()
             .map(|r| r.get::<String>("id").map(GameId).map_err(de))
             .collect()
@@ -563,14 +788,19 @@ impl GraphStore for Neo4jStore {
 
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
         let key = player_key(player)?;
-        let rows =
-            self.rows(MOVES.query(vec![("key", key_param(pos).into()), ("player", key.into())])?)?;
+        let rows = self.rows(
+            "read the moves from a position",
+            MOVES.query(vec![("key", key_param(pos).into()), ("player", key.into())])?,
+        )?;
         sum_by_move(rows.iter().map(edge_of), filter)
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
         let key = player_key(player)?;
-        let rows = self.rows(EDGES.query(vec![("player", key.into())])?)?;
+        let rows = self.rows(
+            "read the player's edges",
+            EDGES.query(vec![("player", key.into())])?,
+        )?;
         let mut out = rows.iter().map(edge_of).collect::<Result<Vec<_>>>()?;
         // The embedded store's key order: position, move, flags, month.
         out.sort_by_key(|e| {
@@ -586,48 +816,48 @@ impl GraphStore for Neo4jStore {
 
     fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
         let key = player_key(player)?;
-        let rows =
-            self.rows(GAMES.query(vec![("player", key.into()), ("limit", i64::MAX.into())])?)?;
+        let rows = self.rows(
+            "read the player's games",
+            GAMES.query(vec![("player", key.into()), ("limit", i64::MAX.into())])?,
+        )?;
         let mut out = Vec::with_capacity(rows.len());
         for r in &rows {
             let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
             let color: String = r.get("color").map_err(de)?;
             let date: i64 = r.get("date").map_err(de)?;
-            out.push((
-                date,
-                rec,
-                if color == "black" {
-                    Color::Black
-                } else {
-                    Color::White
-                },
-            ));
+            out.push((date, rec, color_of(&color)?));
         }
         out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
         Ok(out.into_iter().map(|(_, g, c)| (g, c)).collect())
     }
 
     fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
-        let rows = self.rows(GAME.query(vec![("id", id.0.clone().into())])?)?;
+        let rows = self.rows(
+            "read a game",
+            GAME.query(vec![("id", id.0.clone().into())])?,
+        )?;
         rows.first()
             .map(|r| decode_record(&r.get::<String>("record").map_err(de)?))
             .transpose()
     }
 
     fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
-        let rows = self.rows(POSITION_EPD.query(vec![("key", key_param(pos).into())])?)?;
+        let rows = self.rows(
+            "read a position",
+            POSITION_EPD.query(vec![("key", key_param(pos).into())])?,
+        )?;
         rows.first()
             .map(|r| r.get::<String>("epd").map_err(de))
             .transpose()
     }
 
     fn players(&self) -> Result<Vec<PlayerInfo>> {
-        let rows = self.rows(PLAYERS.query(vec![])?)?;
+        let rows = self.rows("list the players", PLAYERS.query(vec![])?)?;
         rows.iter()
             .map(|r| {
                 Ok(PlayerInfo {
                     name: r.get::<String>("name").map_err(de)?,
-                    games: u64::try_from(r.get::<i64>("games").map_err(de)?).unwrap_or(0),
+                    games: int(r, "games")?,
                 })
             })
             .collect()
@@ -635,22 +865,28 @@ impl GraphStore for Neo4jStore {
 
     fn counts(&self, player: &str) -> Result<PlayerCounts> {
         let key = player_key(player)?;
-        let rows = self.rows(COUNTS.query(vec![("player", key.into())])?)?;
+        let rows = self.rows(
+            "count the player's graph",
+            COUNTS.query(vec![("player", key.into())])?,
+        )?;
         match rows.first() {
             None => Ok(PlayerCounts::default()),
             Some(r) => Ok(PlayerCounts {
-                games: u64::try_from(r.get::<i64>("games").map_err(de)?).unwrap_or(0),
-                edge_rows: u64::try_from(r.get::<i64>("edgeRows").map_err(de)?).unwrap_or(0),
+                games: int(r, "games")?,
+                edge_rows: int(r, "edgeRows")?,
             }),
         }
     }
 
     fn position_count(&self) -> Result<u64> {
-        let rows = self.rows(POSITION_COUNT.query(vec![])?)?;
-        Ok(rows
-            .first()
-            .and_then(|r| r.get::<i64>("positions").ok())
-            .map_or(0, |n| u64::try_from(n).unwrap_or(0)))
+        let rows = self.rows("count positions", POSITION_COUNT.query(vec![])?)?;
+        match rows.as_slice() {
+            [r] => int(r, "positions"),
+            _ => Err(StoreError::Corrupt(format!(
+                "neo4j: position count returned {} rows",
+                rows.len()
+            ))),
+        }
     }
 
     fn recent_games(
@@ -661,39 +897,37 @@ impl GraphStore for Neo4jStore {
         limit: usize,
     ) -> Result<Vec<RecentGame>> {
         let key = player_key(player)?;
-        let rows =
-            self.rows(GAMES.query(vec![("player", key.into()), ("limit", 2000i64.into())])?)?;
+        let rows = self.rows(
+            "read the player's recent games",
+            GAMES.query(vec![("player", key.into()), ("limit", 2000i64.into())])?,
+        )?;
         let candidates = rows.iter().map(|r| {
             let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
             let color: String = r.get("color").map_err(de)?;
-            let c = if color == "black" {
-                Color::Black
-            } else {
-                Color::White
-            };
-            Ok(Some((rec, c)))
+            Ok(Some((rec, color_of(&color)?)))
         });
         first_recent_games(candidates, pos, filter, limit)
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
         let key = player_key(player)?;
-        let rows =
-            self.rows(FETCH_GET.query(vec![("player", key.into()), ("unit", unit.into())])?)?;
+        let rows = self.rows(
+            "read the fetch state",
+            FETCH_GET.query(vec![("player", key.into()), ("unit", unit.into())])?,
+        )?;
         rows.first()
             .map(|r| {
-                let text = |k: &str| {
-                    r.get::<Option<String>>(k)
-                        .ok()
-                        .flatten()
-                        .filter(|s| !s.is_empty())
+                let text = |k: &str| -> Result<Option<String>> {
+                    Ok(r.get::<Option<String>>(k)
+                        .map_err(de)?
+                        .filter(|s| !s.is_empty()))
                 };
                 Ok(FetchState {
-                    etag: text("etag"),
-                    last_modified: text("lastModified"),
-                    complete: r.get::<bool>("complete").unwrap_or(false),
-                    games: u64::try_from(r.get::<i64>("games").unwrap_or(0)).unwrap_or(0),
-                    cursor: r.get::<Option<i64>>("cursor").ok().flatten(),
+                    etag: text("etag")?,
+                    last_modified: text("lastModified")?,
+                    complete: r.get::<bool>("complete").map_err(de)?,
+                    games: int(r, "games")?,
+                    cursor: r.get::<Option<i64>>("cursor").map_err(de)?,
                 })
             })
             .transpose()
@@ -701,18 +935,23 @@ impl GraphStore for Neo4jStore {
 
     fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
         let key = player_key(player)?;
-        self.run(FETCH_SET.query(vec![
-            ("player", key.into()),
-            ("unit", unit.into()),
-            ("etag", state.etag.clone().unwrap_or_default().into()),
-            (
-                "lastModified",
-                state.last_modified.clone().unwrap_or_default().into(),
-            ),
-            ("complete", state.complete.into()),
-            ("games", (state.games as i64).into()),
-            ("cursor", state.cursor.into()),
-        ])?)
+        let games = i64::try_from(state.games)
+            .map_err(|_| StoreError::Corrupt(format!("game count {} too large", state.games)))?;
+        self.run(
+            "remember the fetch state",
+            FETCH_SET.query(vec![
+                ("player", key.into()),
+                ("unit", unit.into()),
+                ("etag", state.etag.clone().unwrap_or_default().into()),
+                (
+                    "lastModified",
+                    state.last_modified.clone().unwrap_or_default().into(),
+                ),
+                ("complete", state.complete.into()),
+                ("games", games.into()),
+                ("cursor", state.cursor.into()),
+            ])?,
+        )
     }
 }
 
@@ -818,11 +1057,8 @@ mod tests {
             assert_eq!(key_of(key_param(PositionKey(k))), PositionKey(k));
         }
         let cfg = Neo4jConfig {
-            uri: "bolt://localhost:7687".into(),
-            user: "neo4j".into(),
             password: "s3cret-pass".into(),
-            batch_rows: 10,
-            retries: 0,
+            ..Neo4jConfig::new("bolt://localhost:7687")
         };
         assert!(!format!("{cfg:?}").contains("s3cret"));
         let r = sample_games(1).remove(0).0;

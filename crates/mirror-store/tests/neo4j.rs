@@ -1,11 +1,9 @@
-//! The conformance suite against a live Neo4j, when `MIRROR_NEO4J_URI` (with
-//! `MIRROR_NEO4J_USER` / `MIRROR_NEO4J_PASSWORD`) points at a throwaway database: the
-//! tests empty it. Without the variable every test says loudly that it was skipped
-//! (Neo4j cannot be installed on the machines this project is built on).
+//! The conformance suite against a live Neo4j 5.26: the test server of
+//! `tests/neo4j/run.sh`, started once for this test binary (`mirror_testkit::shared`), one
+//! test at a time, emptied before each. CI requires it (`MIRROR_REQUIRE_NEO4J=1`); a
+//! machine without Java skips loudly.
 
 #![cfg(feature = "neo4j")]
-
-use std::{io::Write, sync::Mutex};
 
 use mirror_core::batch::Batch;
 use mirror_store::{
@@ -15,31 +13,19 @@ use mirror_store::{
     neo4j::{Neo4jConfig, Neo4jStore},
 };
 
-/// The database is shared: one test at a time.
-static SERIAL: Mutex<()> = Mutex::new(());
-
-fn fresh(test: &str) -> Option<Neo4jStore> {
-    let Some(cfg) = Neo4jConfig::from_env() else {
-        // Written to the real stderr (not the test harness's capture) so it always shows.
-        let _ = writeln!(
-            std::io::stderr(),
-            "SKIPPED neo4j::{test}: MIRROR_NEO4J_URI is not set, so the Neo4j backend was NOT \
-             tested against a server (start one with `docker compose up -d neo4j` and set \
-             MIRROR_NEO4J_URI=bolt://localhost:7687, MIRROR_NEO4J_PASSWORD=...)"
-        );
-        return None;
-    };
-    let store = Neo4jStore::connect(cfg).expect("connect to Neo4j");
+/// A store on the shared server, emptied, and the lock that keeps other tests out.
+fn fresh(test: &str) -> Option<(mirror_testkit::Shared, Neo4jStore)> {
+    let server = mirror_testkit::shared(&format!("neo4j::{test}"))?;
+    let store = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("connect to Neo4j");
     store.wipe_for_tests().expect("wipe");
-    Some(store)
+    Some((server, store))
 }
 
 macro_rules! neo4j_test {
     ($name:ident) => {
         #[test]
         fn $name() {
-            let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-            if let Some(s) = fresh(stringify!($name)) {
+            if let Some((_server, s)) = fresh(stringify!($name)) {
                 conformance::$name(s);
             }
         }
@@ -55,8 +41,7 @@ neo4j_test!(fetch_state);
 
 #[test]
 fn same_answers_as_the_embedded_store() {
-    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(neo) = fresh("same_answers_as_the_embedded_store") else {
+    let Some((_server, neo)) = fresh("same_answers_as_the_embedded_store") else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
@@ -89,8 +74,7 @@ fn same_answers_as_the_embedded_store() {
 #[test]
 fn example_queries_agree_with_the_embedded_analyses() {
     use mirror_store::{analysis, neo4j};
-    let _guard = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(neo) = fresh("example_queries_agree_with_the_embedded_analyses") else {
+    let Some((_server, neo)) = fresh("example_queries_agree_with_the_embedded_analyses") else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");
