@@ -3,5 +3,8 @@
 CREATE CONSTRAINT mirror_position_key IF NOT EXISTS FOR (n:Position) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT mirror_player_name IF NOT EXISTS FOR (p:Player) REQUIRE p.name IS UNIQUE;
 CREATE CONSTRAINT mirror_game_id IF NOT EXISTS FOR (g:Game) REQUIRE g.id IS UNIQUE;
-CREATE INDEX mirror_move_player IF NOT EXISTS FOR ()-[m:MOVE]-() ON (m.player);
+// No index on MOVE.player: the planner would seek it (every edge of the player) for each
+// row of write_edges' MERGE instead of expanding between the two positions (measured:
+// 95 s instead of 2 s for 300 games). Dropped where an older mirror created it.
+DROP INDEX mirror_move_player IF EXISTS;
 CREATE INDEX mirror_fetch_unit IF NOT EXISTS FOR (f:FetchState) ON (f.player, f.unit);
