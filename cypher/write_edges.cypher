@@ -1,4 +1,5 @@
-// Adds a batch's aggregated edge rows (one row per edge key); returns the new edges.
+// Adds a batch's aggregated edge rows that leave positions already in the graph (one row
+// per edge key): adds to an existing edge row, or creates it; returns how many it created.
 UNWIND $rows AS row
 MATCH (a:Position {key: row.from})
 MATCH (b:Position {key: row.to})

@@ -64,6 +64,7 @@ statement!(
 statement!(WRITE_GAMES, "write_games.cypher", ["player", "games"]);
 statement!(WRITE_POSITIONS, "write_positions.cypher", ["positions"]);
 statement!(WRITE_EDGES, "write_edges.cypher", ["rows"]);
+statement!(WRITE_NEW_EDGES, "write_new_edges.cypher", ["rows"]);
 statement!(
     WRITE_TOTALS,
     "write_totals.cypher",
@@ -93,6 +94,14 @@ statement!(
 );
 statement!(TEST_WIPE, "test_wipe.cypher", []);
 statement!(
+    BENCH_SEED_MOVE,
+    "bench_seed_move.cypher",
+    [
+        "player", "from", "fromEpd", "to", "toEpd", "uci", "color", "tc", "rated", "month", "date",
+        "w", "d", "l"
+    ]
+);
+statement!(
     EX_MOST_PLAYED,
     "examples/most_played.cypher",
     ["player", "limit"]
@@ -121,6 +130,7 @@ pub const STATEMENTS: &[Statement] = &[
     WRITE_GAMES,
     WRITE_POSITIONS,
     WRITE_EDGES,
+    WRITE_NEW_EDGES,
     WRITE_TOTALS,
     MOVES,
     EDGES,
@@ -133,6 +143,7 @@ pub const STATEMENTS: &[Statement] = &[
     FETCH_GET,
     FETCH_SET,
     TEST_WIPE,
+    BENCH_SEED_MOVE,
     EX_MOST_PLAYED,
     EX_WORST,
     EX_TRANSPOSITIONS,
@@ -630,10 +641,70 @@ impl Neo4jStore {
         })
     }
 
-    /// Deletes everything in the database (tests against a throwaway Neo4j only).
+    /// Deletes everything in the database (tests, and benchmarks on a database that held
+    /// nothing of mirror's). Auto-commit: `CALL ... IN TRANSACTIONS` cannot run inside an
+    /// explicit transaction.
     #[doc(hidden)]
     pub fn wipe_for_tests(&self) -> Result<()> {
-        self.run("empty the test database", TEST_WIPE.query(vec![])?)
+        let q = TEST_WIPE.query(vec![])?;
+        self.rt
+            .block_on(self.graph.run(q))
+            .map_err(|e| self.server_error("empty the database", 1, e))
+    }
+
+    /// The benchmark's peer: writes one game the seed's way (MyLittleEngine), one `MERGE`
+    /// chain per move in one transaction per game, counting every move (a repeated
+    /// position counts again). Not used by mirror's ingest. Returns the moves written.
+    pub fn write_game_seed_style(
+        &self,
+        player: &str,
+        game: &GameRecord,
+        color: Color,
+    ) -> Result<u64> {
+        let key = player_key(player)?;
+        let stats = MoveStats::from_game(
+            game.result.outcome_for(color),
+            game.side(!color).rating,
+            game.date,
+        );
+        let month = game
+            .date
+            .and_then(|d| d.month())
+            .map(|m| m.to_string())
+            .unwrap_or_default();
+        let mut queries = Vec::with_capacity(game.moves.len());
+        for ply in game.replay() {
+            let ply = ply.map_err(|e| StoreError::Corrupt(format!("game {}: {e}", game.id.0)))?;
+            let mut next = ply.pos.clone();
+            shakmaty::Position::play_unchecked(&mut next, ply.mv.clone());
+            queries.push(BENCH_SEED_MOVE.query(vec![
+                ("player", key.clone().into()),
+                ("from", key_param(ply.key).into()),
+                ("fromEpd", mirror_core::key::epd(&ply.pos).into()),
+                ("to", key_param(PositionKey::from_position(&next)).into()),
+                ("toEpd", mirror_core::key::epd(&next).into()),
+                ("uci", ply.code.to_string().into()),
+                ("color", color_name(color).into()),
+                ("tc", game.time_class.as_str().into()),
+                ("rated", game.rated.into()),
+                ("month", month.clone().into()),
+                ("date", i64::from(stats.first).into()),
+                ("w", i64::from(stats.wins).into()),
+                ("d", i64::from(stats.draws).into()),
+                ("l", i64::from(stats.losses).into()),
+            ])?);
+        }
+        let n = queries.len() as u64;
+        self.transaction("write a game the seed's way", |mut txn| {
+            let queries = queries.clone();
+            async move {
+                for q in queries {
+                    txn.run(q).await?;
+                }
+                txn.commit().await?;
+                Ok(n)
+            }
+        })
     }
 
     /// Runs one of the example queries and returns its rows.
@@ -679,20 +750,38 @@ impl Neo4jStore {
             games: params.ids.len() as u64,
             ..WriteReport::default()
         };
+        let mut fresh: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
         for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
                 &mut txn,
                 WRITE_POSITIONS.query(vec![("positions", chunk.to_vec().into())])?,
             )
             .await?;
-            report.new_positions += created(&rows)?;
+            let [row] = rows.as_slice() else {
+                return Err(StoreError::Corrupt(format!(
+                    "neo4j: write_positions returned {} rows, expected one",
+                    rows.len()
+                ))
+                .into());
+            };
+            let keys: Vec<i64> = row.get("created").map_err(de)?;
+            fresh.extend(keys);
         }
-        for chunk in params.edges.chunks(self.cfg.batch_rows.max(1)) {
-            let rows = collect(
-                &mut txn,
-                WRITE_EDGES.query(vec![("rows", chunk.to_vec().into())])?,
-            )
-            .await?;
+        report.new_positions = fresh.len() as u64;
+        // Edges from positions created just now cannot exist: CREATE them; MERGE the rest.
+        let (new_rows, old_rows): (Vec<&(i64, BoltType)>, Vec<&(i64, BoltType)>) = params
+            .edges
+            .iter()
+            .partition(|(from, _)| fresh.contains(from));
+        for chunk in new_rows.chunks(self.cfg.batch_rows.max(1)) {
+            let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
+            txn.run(WRITE_NEW_EDGES.query(vec![("rows", rows.into())])?)
+                .await?;
+            report.new_edges += chunk.len() as u64;
+        }
+        for chunk in old_rows.chunks(self.cfg.batch_rows.max(1)) {
+            let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
+            let rows = collect(&mut txn, WRITE_EDGES.query(vec![("rows", rows.into())])?).await?;
             report.new_edges += created(&rows)?;
         }
         let as_int = |n: u64| {
@@ -714,7 +803,8 @@ struct BatchParams {
     ids: Vec<BoltType>,
     games: Vec<BoltType>,
     positions: Vec<BoltType>,
-    edges: Vec<BoltType>,
+    /// Edge rows with their from-position key, in edge-key order.
+    edges: Vec<(i64, BoltType)>,
 }
 
 impl BatchParams {
@@ -753,7 +843,7 @@ impl BatchParams {
             .collect::<Result<Vec<BoltType>>>()?;
         let edges = edge_params(key, batch)
             .into_iter()
-            .map(Into::into)
+            .map(|r| (r.from, r.into()))
             .collect();
         Ok(BatchParams {
             ids,

@@ -126,4 +126,52 @@ fn example_queries_agree_with_the_embedded_analyses() {
         .map(|(k, _, _)| emb.position_epd(k).expect("epd").expect("stored"))
         .collect();
     assert_eq!(got, want);
+
+    // most_played: the same (position, move, games) above the cut-off's tie.
+    let rows = neo
+        .example(
+            neo4j::EX_MOST_PLAYED,
+            vec![("player", player.into()), ("limit", 40i64.into())],
+        )
+        .expect("most played");
+    let got: Vec<(String, String, i64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.get::<String>("epd").expect("epd"),
+                r.get::<String>("uci").expect("uci"),
+                r.get::<i64>("games").expect("games"),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 40);
+    let cut = got.last().expect("rows").2;
+    let mut got: Vec<_> = got.into_iter().filter(|r| r.2 > cut).collect();
+    let mut want: Vec<(String, String, i64)> = analysis::most_played(&emb, PLAYER, 1000)
+        .expect("m")
+        .into_iter()
+        .filter(|(_, _, g)| i64::from(*g) > cut)
+        .map(|(k, mv, g)| {
+            (
+                emb.position_epd(k).expect("epd").expect("stored"),
+                mv.to_string(),
+                i64::from(g),
+            )
+        })
+        .collect();
+    got.sort();
+    want.sort();
+    assert!(!want.is_empty());
+    assert_eq!(got, want);
+
+    // deviations: as many as the embedded analysis finds (up to the query's 50).
+    let rows = neo
+        .example(
+            neo4j::EX_DEVIATIONS,
+            vec![("player", player.into()), ("minGames", 5i64.into())],
+        )
+        .expect("deviations");
+    let want = analysis::deviations(&emb, PLAYER, 5).expect("d");
+    assert_eq!(rows.len(), want.len().min(50));
+    assert!(!rows.is_empty());
 }

@@ -12,7 +12,7 @@ use mirror_store::{
     embedded::{EmbeddedStore, OpenMode},
 };
 
-use crate::cli::{BenchArgs, BenchCommand, StoreArgs};
+use crate::cli::{BenchArgs, BenchCommand, StoreArgs, StoreKind};
 
 /// The python-chess peer (the same script the reference test uses).
 const PEER: &str = include_str!("../../../tests/reference/graph.py");
@@ -40,13 +40,18 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
             python,
             no_peer,
             batch_size,
+            seed_games,
         } => {
+            let batch_size = store_args.batch_size(batch_size);
+            if store_args.kind() == StoreKind::Neo4j {
+                return bench_ingest_neo4j(&pgn, &user, batch_size, seed_games);
+            }
             let dir = tempfile::tempdir().context("temporary directory")?;
             let db = dir.path().join("bench.redb");
             let store = EmbeddedStore::open(&db, OpenMode::CreateIfMissing)?;
             let sources = mirror_ingest::expand(std::slice::from_ref(&pgn))?;
             let mut opts = IngestOptions::new(&user);
-            opts.batch_size = batch_size as usize;
+            opts.batch_size = batch_size;
             let s = mirror_ingest::ingest(&store, &sources, &opts, &mut NoProgress)?;
             let secs = s.elapsed.as_secs_f64();
             let games_s = s.games_read as f64 / secs;
@@ -160,5 +165,121 @@ fn bench_model(
             small.len()
         );
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The embedded store's ingest of the same input, for the comparison.
+fn embedded_ingest(
+    sources: &[mirror_ingest::Source],
+    opts: &IngestOptions,
+) -> anyhow::Result<mirror_ingest::Summary> {
+    let dir = tempfile::tempdir().context("temporary directory")?;
+    let store = EmbeddedStore::open(&dir.path().join("bench.redb"), OpenMode::CreateIfMissing)?;
+    Ok(mirror_ingest::ingest(
+        &store,
+        sources,
+        opts,
+        &mut NoProgress,
+    )?)
+}
+
+/// `mirror bench ingest --store neo4j`: the file into Neo4j (games/s, edge rows/s) beside
+/// the embedded store, and the seed's per-move MERGE loading against mirror's batches on
+/// the same first games. Runs only on a database with nothing of mirror's in it, and
+/// empties it between and after the runs.
+fn bench_ingest_neo4j(
+    pgn: &std::path::Path,
+    user: &str,
+    batch_size: usize,
+    seed_games: usize,
+) -> anyhow::Result<ExitCode> {
+    use mirror_core::pgn::{Decoded, read_games};
+    let neo = crate::cli::open_neo4j()?;
+    anyhow::ensure!(
+        neo.players()?.is_empty() && neo.position_count()? == 0,
+        "bench ingest --store neo4j empties the database between runs, so it needs one \
+         without players or positions: point MIRROR_NEO4J_URI at a throwaway server \
+         (e.g. `bash tests/neo4j/run.sh`)"
+    );
+    let sources = mirror_ingest::expand(&[pgn.to_path_buf()])?;
+    let mut opts = IngestOptions::new(user);
+    opts.batch_size = batch_size;
+
+    // 1. The seed's way on the first games, then mirror's way on the same games.
+    let mut games = Vec::new();
+    let reader = mirror_ingest::source::open(&mirror_ingest::Source::File(pgn.to_path_buf()))?;
+    for item in read_games(reader) {
+        if games.len() >= seed_games {
+            break;
+        }
+        if let (_, Decoded::Game(g)) = item?
+            && let Some(c) = g.color_of(user, &[])
+        {
+            games.push((g, c));
+        }
+    }
+    let t = std::time::Instant::now();
+    let mut moves = 0u64;
+    for (g, c) in &games {
+        moves += neo.write_game_seed_style(user, g, *c)?;
+    }
+    let seed_secs = t.elapsed().as_secs_f64();
+    neo.wipe_for_tests()?;
+    let t = std::time::Instant::now();
+    for chunk in games.chunks(batch_size.max(1)) {
+        let mut b = mirror_core::batch::Batch::new();
+        for (g, c) in chunk {
+            b.add_game(g.clone(), *c)?;
+        }
+        neo.write_batch(user, &b)?;
+    }
+    let ours_secs = t.elapsed().as_secs_f64();
+    neo.wipe_for_tests()?;
+    let n = games.len() as f64;
+    println!(
+        "Neo4j at {}: the first {} games of {user}",
+        neo.uri(),
+        games.len()
+    );
+    println!(
+        "  seed's way (MERGE chain per move, a transaction per game): {seed_secs:.2} s   {:.1} games/s   {:.0} moves/s",
+        n / seed_secs,
+        moves as f64 / seed_secs
+    );
+    println!(
+        "  mirror's batches ({} games per transaction):               {ours_secs:.2} s   {:.1} games/s",
+        batch_size,
+        n / ours_secs
+    );
+    println!(
+        "  ratio mirror/seed (games/s): {:.1}x",
+        seed_secs / ours_secs
+    );
+
+    // 2. The whole file into Neo4j, and into the embedded store.
+    let s = mirror_ingest::ingest(&neo, &sources, &opts, &mut NoProgress)?;
+    let secs = s.elapsed.as_secs_f64();
+    let rows = neo.counts(user)?.edge_rows;
+    let positions = neo.position_count()?;
+    neo.wipe_for_tests()?;
+    let e = embedded_ingest(&sources, &opts)?;
+    let esecs = e.elapsed.as_secs_f64();
+    println!(
+        "mirror ingest {} ({} games per transaction)",
+        pgn.display(),
+        batch_size
+    );
+    println!(
+        "  Neo4j:    {secs:.1} s   {:.0} games/s   {:.0} edge rows/s   ({} games, {rows} edge rows, {positions} positions)",
+        s.games_read as f64 / secs,
+        rows as f64 / secs,
+        s.ingested
+    );
+    println!(
+        "  embedded: {esecs:.1} s   {:.0} games/s   {:.0} edge rows/s",
+        e.games_read as f64 / esecs,
+        rows as f64 / esecs
+    );
+    println!("  ratio embedded/Neo4j (games/s): {:.1}x", secs / esecs);
     Ok(ExitCode::SUCCESS)
 }

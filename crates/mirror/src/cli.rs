@@ -338,6 +338,18 @@ impl StoreArgs {
         Ok(EmbeddedStore::open(&self.path()?, mode)?)
     }
 
+    /// Games per write transaction: `given`, else the backend's default (Neo4j holds a
+    /// transaction's changes in its heap, so its batches are smaller).
+    pub fn batch_size(&self, given: Option<u32>) -> usize {
+        given.map_or(
+            match self.kind() {
+                StoreKind::Embedded => 10_000,
+                StoreKind::Neo4j => 1_000,
+            },
+            |n| n as usize,
+        )
+    }
+
     /// The backend this invocation uses.
     pub fn kind(&self) -> StoreKind {
         self.store.unwrap_or_else(|| {
@@ -349,14 +361,16 @@ impl StoreArgs {
         })
     }
 
-    /// Where the graph is, for messages (a file, or the Neo4j URI; never the password).
-    pub fn describe(&self) -> String {
-        match self.kind() {
-            StoreKind::Embedded => self
-                .path()
-                .map_or_else(|_| "?".into(), |p| p.display().to_string()),
-            StoreKind::Neo4j => std::env::var("MIRROR_NEO4J_URI").unwrap_or_default(),
-        }
+    /// Which store and where, for messages: `the embedded store FILE` or `Neo4j at URI`
+    /// (never the password).
+    pub fn describe(&self) -> anyhow::Result<String> {
+        Ok(match self.kind() {
+            StoreKind::Embedded => format!("the embedded store {}", self.path()?.display()),
+            StoreKind::Neo4j => format!(
+                "Neo4j at {}",
+                std::env::var("MIRROR_NEO4J_URI").unwrap_or_default()
+            ),
+        })
     }
 
     /// Opens the store of the chosen kind.
@@ -432,9 +446,10 @@ pub struct IngestArgs {
     /// Chess.com / lichess: retries of a failing request (429, 5xx, timeouts, cut-off answers).
     #[arg(long, default_value_t = 4)]
     pub retries: u32,
-    /// Games per write transaction.
-    #[arg(long, default_value_t = 10_000, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
-    pub batch_size: u32,
+    /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j, whose
+    /// transactions hold their changes in the server's heap).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub batch_size: Option<u32>,
     /// How to show progress.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
@@ -564,9 +579,13 @@ pub enum BenchCommand {
         /// Skip the peer.
         #[arg(long)]
         no_peer: bool,
-        /// Games per write transaction.
-        #[arg(long, default_value_t = 10_000)]
-        batch_size: u32,
+        /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j).
+        #[arg(long)]
+        batch_size: Option<u32>,
+        /// With --store neo4j: games loaded the seed's way (one MERGE chain per move, a
+        /// transaction per game) and, for the ratio, the same games mirror's way.
+        #[arg(long, default_value_t = 1000)]
+        seed_games: usize,
     },
     /// The CNN: inference latency for one position and training throughput.
     Model {

@@ -232,7 +232,7 @@ pub fn players(store_args: &StoreArgs) -> anyhow::Result<ExitCode> {
     println!(
         "{} positions in {}",
         store.position_count()?,
-        store_args.path()?.display()
+        store_args.describe()?
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -110,12 +110,12 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
         return run_chesscom(store_args, &args, &user);
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
-    let path = store_args.describe();
+    let path = store_args.describe()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let opts = IngestOptions {
         player: user.clone(),
         aliases: args.aliases.clone(),
-        batch_size: args.batch_size as usize,
+        batch_size: store_args.batch_size(args.batch_size),
     };
     let mut progress = CliProgress::new(args.progress);
     let summary = mirror_ingest::ingest(&store, &sources, &opts, &mut progress)
@@ -203,7 +203,7 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
 fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
     mirror_online::lichess::validate_username(user)?;
-    let path = store_args.describe();
+    let path = store_args.describe()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -222,7 +222,7 @@ fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow:
         since: args.since,
         until: args.until,
         now_ms,
-        batch_size: args.batch_size as usize,
+        batch_size: store_args.batch_size(args.batch_size),
     };
     let mut progress = CliProgress::new(args.progress);
     let s = ingest_lichess(&store, &opts, &mut progress)
@@ -254,7 +254,7 @@ fn date_of_ms(ms: i64) -> String {
 fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
     // Validate before anything touches the disk or the network.
     mirror_online::chesscom::validate_username(user)?;
-    let path = store_args.describe();
+    let path = store_args.describe()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let now = Date::today()
         .and_then(|d| d.month())
@@ -269,7 +269,7 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
         since: args.since,
         until: args.until,
         now,
-        batch_size: args.batch_size as usize,
+        batch_size: store_args.batch_size(args.batch_size),
     };
     let show_bar = match args.progress {
         ProgressMode::Bar => true,

@@ -83,7 +83,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             .with_context(|| format!("cannot listen on {addr}"))?;
         eprintln!(
             "mirror serving {} on http://{}/ (Ctrl-C to stop)",
-            store_args.path()?.display(),
+            store_args.describe()?,
             listener.local_addr()?
         );
         serve(

@@ -1,0 +1,317 @@
+//! The whole CLI on a live Neo4j 5.26 (the test server of `tests/neo4j/run.sh`), each
+//! command's answers compared with the embedded store's on the same real games.
+
+mod common;
+#[path = "../../mirror-ingest/tests/support/mod.rs"]
+mod support;
+
+use std::{
+    io::{BufRead, BufReader, Write},
+    process::{Child, Command, Output, Stdio},
+};
+
+use common::*;
+use mirror_store::neo4j::{Neo4jConfig, Neo4jStore};
+use support::fake_chesscom::FakeChesscom;
+
+/// The binary pointed at a Neo4j server (and its own data directory, for models).
+struct Neo {
+    env: Env,
+    uri: String,
+}
+
+impl Neo {
+    fn new(uri: &str) -> Neo {
+        Neo {
+            env: Env::new(),
+            uri: uri.to_string(),
+        }
+    }
+
+    fn cmd(&self) -> Command {
+        let mut c = self.env.cmd();
+        c.env("MIRROR_STORE", "neo4j")
+            .env("MIRROR_NEO4J_URI", &self.uri)
+            .env_remove("MIRROR_NEO4J_PASSWORD");
+        c
+    }
+
+    fn run(&self, args: &[&str]) -> Output {
+        self.cmd().args(args).output().expect("run mirror")
+    }
+
+    fn ok(&self, args: &[&str]) -> String {
+        ok(self.run(args), args)
+    }
+}
+
+fn ok(out: Output, args: &[&str]) -> String {
+    assert!(
+        out.status.success(),
+        "mirror {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+fn wipe(uri: &str) {
+    Neo4jStore::connect(Neo4jConfig::new(uri))
+        .expect("connect")
+        .wipe_for_tests()
+        .expect("wipe");
+}
+
+/// The numbers of an ingest summary, without the time and the store's name.
+fn counts(summary: &str) -> Vec<(String, String)> {
+    summary
+        .lines()
+        .filter(|l| !l.starts_with("ingested ") && !l.trim_start().starts_with("time"))
+        .map(|l| {
+            let l = l.trim();
+            let (k, v) = l.split_at(l.find(|c: char| c.is_ascii_digit()).unwrap_or(l.len()));
+            (k.trim().to_string(), v.trim().to_string())
+        })
+        .collect()
+}
+
+fn with_stdin(mut cmd: Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("wait")
+}
+
+/// Starts `mirror serve` on a free port; returns the child, its base URL and its banner.
+fn serve(mut cmd: Command) -> (Child, String, String) {
+    let mut child = cmd
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("banner");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    (child, url, line)
+}
+
+#[test]
+fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
+    let Some(server) = mirror_testkit::shared("neo4j::the_whole_cli") else {
+        return;
+    };
+    wipe(server.uri());
+    let emb = Env::new();
+    let neo = Neo::new(server.uri());
+    let pgn = first500();
+    let pgn_s = pgn.to_str().expect("path");
+    let ingest = [
+        "ingest",
+        "--user",
+        PLAYER,
+        "--progress",
+        "none",
+        "--pgn",
+        pgn_s,
+    ];
+
+    // ingest: the same counts, and the summary names the store.
+    let se = emb.ok(&ingest);
+    let sn = neo.ok(&ingest);
+    assert!(
+        sn.contains(&format!("into Neo4j at {}", server.uri())),
+        "{sn}"
+    );
+    assert_eq!(counts(&sn), counts(&se), "\n{sn}\n{se}");
+    assert_eq!(summary_value(&sn, "ingested"), 499);
+    let again = neo.ok(&ingest);
+    assert_eq!(summary_value(&again, "ingested"), 0, "{again}");
+    assert_eq!(summary_value(&again, "already stored"), 499, "{again}");
+
+    // edges and players: identical (the players list names its store).
+    let edges = emb.edges();
+    assert_eq!(neo.ok(&["edges", "--user", PLAYER]), edges);
+    let pe = emb.ok(&["players"]);
+    let pn = neo.ok(&["players"]);
+    let body = |s: &str| {
+        s.lines()
+            .map(|l| l.split(" in ").next().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(body(&pn), body(&pe));
+    assert!(
+        pn.contains("positions in Neo4j at bolt://127.0.0.1:"),
+        "{pn}"
+    );
+
+    // explore: tables and JSON, with filters.
+    for args in [
+        vec!["explore", "--user", PLAYER, "--moves", "e4"],
+        vec!["explore", "--user", PLAYER, "--moves", "e4", "--json"],
+        vec![
+            "explore", "--user", PLAYER, "--moves", "e4 c5", "--color", "black",
+        ],
+        vec![
+            "explore",
+            "--user",
+            PLAYER,
+            "--time-class",
+            "blitz",
+            "--rated",
+            "--since",
+            "2018-01",
+            "--json",
+        ],
+        vec![
+            "explore",
+            "--user",
+            PLAYER,
+            "--fen",
+            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1",
+        ],
+    ] {
+        assert_eq!(neo.ok(&args), emb.ok(&args), "{args:?}");
+    }
+
+    // play (piped stdin) and uci: the same moves and explanations.
+    let input = "e4\nhint\nbook\nNf3\nd4\npgn\nresign\n";
+    let play_args = ["play", "--user", PLAYER, "--seed", "5", "--color", "white"];
+    let mut ce = emb.cmd();
+    ce.args(play_args)
+        .args(["--save", &emb.dir.path().join("g.pgn").to_string_lossy()]);
+    let mut cn = neo.cmd();
+    cn.args(play_args).args([
+        "--save",
+        &neo.env.dir.path().join("g.pgn").to_string_lossy(),
+    ]);
+    let pe = ok(with_stdin(ce, input), &play_args);
+    let pn = ok(with_stdin(cn, input), &play_args);
+    let strip = |s: &str, dir: &std::path::Path| s.replace(&*dir.to_string_lossy(), "DIR");
+    assert_eq!(strip(&pn, neo.env.dir.path()), strip(&pe, emb.dir.path()));
+    assert!(pn.contains("[book, "), "{pn}");
+    let uci = "uci\nisready\nposition startpos moves e2e4\ngo\n\
+               position startpos moves e2e4 e7e5 g1f3\ngo movetime 100\n\
+               position fen 8/8/8/4k3/8/8/3QK3/8 w - - 0 1\ngo\nquit\n";
+    let mut ce = emb.cmd();
+    ce.args(["uci", "--user", PLAYER, "--seed", "3"]);
+    let mut cn = neo.cmd();
+    cn.args(["uci", "--user", PLAYER, "--seed", "3"]);
+    let ue = ok(with_stdin(ce, uci), &["uci"]);
+    let un = ok(with_stdin(cn, uci), &["uci"]);
+    assert_eq!(un, ue);
+    assert_eq!(un.matches("bestmove ").count(), 3, "{un}");
+
+    // values and eval.
+    for args in [
+        vec!["values", "--user", PLAYER],
+        vec!["values", "--user", PLAYER, "--json"],
+        vec![
+            "eval",
+            "--user",
+            PLAYER,
+            "--no-stockfish",
+            "--no-model",
+            "--max-positions",
+            "300",
+            "--json",
+        ],
+    ] {
+        assert_eq!(neo.ok(&args), emb.ok(&args), "{args:?}");
+    }
+
+    // serve: the same answers, and the banner names the store.
+    let (mut se, ue, be) = serve(emb.cmd());
+    let (mut sn, un, bn) = serve(neo.cmd());
+    assert!(bn.contains("Neo4j at bolt://127.0.0.1:"), "{bn}");
+    assert!(be.contains("the embedded store"), "{be}");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let get = |url: String| -> serde_json::Value {
+        rt.block_on(async {
+            let r = reqwest::get(url).await.expect("request");
+            assert!(r.status().is_success(), "{}", r.status());
+            r.json().await.expect("json")
+        })
+    };
+    for q in [
+        "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1",
+        "/api/v1/move?user=Biskupstunga&moves=e2e4,e7e5,g1f3&seed=2&policy=tiers",
+        "/api/v1/explore?user=Biskupstunga&play=e2e4",
+        "/api/v1/explore?user=Biskupstunga&play=e2e4,c7c5&speeds=blitz&recentGames=3",
+    ] {
+        let a = get(format!("{un}{q}"));
+        let b = get(format!("{ue}{q}"));
+        assert_eq!(a, b, "{q}");
+    }
+    for c in [&mut se, &mut sn] {
+        c.kill().expect("kill");
+        let _ = c.wait();
+    }
+
+    // export: the embedded graph copied into an empty Neo4j equals it; again: nothing new.
+    wipe(server.uri());
+    let export = |env: &Env| {
+        let mut c = env.cmd();
+        c.env("MIRROR_NEO4J_URI", server.uri())
+            .args(["export", "--to", "neo4j", "--user", PLAYER]);
+        ok(c.output().expect("run"), &["export"])
+    };
+    let out = export(&emb);
+    assert!(out.contains("499 games copied, 0 already there"), "{out}");
+    assert_eq!(neo.ok(&["edges", "--user", PLAYER]), edges);
+    let out = export(&emb);
+    assert!(out.contains("0 games copied, 499 already there"), "{out}");
+    assert_eq!(neo.ok(&["edges", "--user", PLAYER]), edges);
+}
+
+#[test]
+fn chesscom_ingest_on_neo4j_equals_the_embedded_store_and_reruns_incrementally() {
+    let Some(server) = mirror_testkit::shared("neo4j::chesscom_ingest") else {
+        return;
+    };
+    wipe(server.uri());
+    let fake = FakeChesscom::with_recordings();
+    let args = [
+        "ingest",
+        "--user",
+        "hikaru",
+        "--api-base",
+        &fake.base,
+        "--contact",
+        "tests@mirror.invalid",
+        "--progress",
+        "none",
+    ];
+    let emb = Env::new();
+    let neo = Neo::new(server.uri());
+    let se = emb.ok(&args);
+    let sn = neo.ok(&args);
+    assert_eq!(summary_value(&sn, "ingested"), 214, "{sn}");
+    assert_eq!(counts(&sn), counts(&se));
+    assert_eq!(
+        neo.ok(&["edges", "--user", "hikaru"]),
+        emb.ok(&["edges", "--user", "hikaru"])
+    );
+    // The fetch state lives in Neo4j too: finished months are not fetched again.
+    let again = neo.ok(&args);
+    assert!(again.contains("2 already complete"), "{again}");
+    assert_eq!(summary_value(&again, "ingested"), 0);
+}
