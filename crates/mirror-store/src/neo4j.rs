@@ -676,7 +676,7 @@ impl Neo4jStore {
         for ply in game.replay() {
             let ply = ply.map_err(|e| StoreError::Corrupt(format!("game {}: {e}", game.id.0)))?;
             let mut next = ply.pos.clone();
-            shakmaty::Position::play_unchecked(&mut next, ply.mv.clone());
+            shakmaty::Position::play_unchecked(&mut next, ply.mv);
             queries.push(BENCH_SEED_MOVE.query(vec![
                 ("player", key.clone().into()),
                 ("from", key_param(ply.key).into()),
@@ -769,7 +769,7 @@ impl Neo4jStore {
         }
         report.new_positions = fresh.len() as u64;
         // Edges from positions created just now cannot exist: CREATE them; MERGE the rest.
-        let (new_rows, old_rows): (Vec<&(i64, BoltType)>, Vec<&(i64, BoltType)>) = params
+        let (new_rows, old_rows): (Vec<&EdgeBolt>, Vec<&EdgeBolt>) = params
             .edges
             .iter()
             .partition(|(from, _)| fresh.contains(from));
@@ -798,13 +798,16 @@ impl Neo4jStore {
     }
 }
 
+/// An edge row's from-position key and its Bolt map.
+type EdgeBolt = (i64, BoltType);
+
 /// A batch converted to Bolt parameters once, for every attempt.
 struct BatchParams {
     ids: Vec<BoltType>,
     games: Vec<BoltType>,
     positions: Vec<BoltType>,
     /// Edge rows with their from-position key, in edge-key order.
-    edges: Vec<(i64, BoltType)>,
+    edges: Vec<EdgeBolt>,
 }
 
 impl BatchParams {

@@ -71,7 +71,9 @@ fn reference() -> String {
     env.edges()
 }
 
-/// Starts an ingest and waits until it has committed its first batch.
+/// Starts an ingest and waits until it has committed its first batch (the caller kills or
+/// waits for the child).
+#[allow(clippy::zombie_processes)]
 fn ingest_until_first_commit(
     env: &Env,
     uri: &str,
@@ -88,7 +90,10 @@ fn ingest_until_first_commit(
     loop {
         line.clear();
         let n = stderr.read_line(&mut line).expect("read");
-        assert!(n > 0, "the ingest ended before committing a batch");
+        if n == 0 {
+            let out = child.wait_with_output().expect("wait");
+            panic!("the ingest ended before committing a batch: {out:?}");
+        }
         if line.starts_with("committed ") {
             return (child, stderr);
         }
