@@ -1,5 +1,16 @@
-// The player's edge rows from one position (filtered and summed in Rust).
+// The player's moves from one position, summed per move over the edge rows the filter
+// accepts: $color ('white'/'black', null = both), $tcs (time classes, [] = all), $rated
+// (null = both), $since/$until ('YYYY-MM', null = open; with either, rows of unknown month
+// ('') are left out). 'YYYY-MM' strings sort as the months do. `first` is the earliest
+// known date (0 = unknown, as mirror stores it).
 MATCH (a:Position {key: $key})-[m:MOVE {player: $player}]->(b:Position)
-RETURN m.uci AS uci, m.color AS color, m.tc AS tc, m.rated AS rated, m.month AS month,
-       m.w AS w, m.d AS d, m.l AS l, m.ratingSum AS ratingSum, m.ratedGames AS ratedGames,
-       m.first AS first, m.last AS last, a.key AS from, b.key AS to
+WHERE ($color IS NULL OR m.color = $color)
+  AND (size($tcs) = 0 OR m.tc IN $tcs)
+  AND ($rated IS NULL OR m.rated = $rated)
+  AND ($since IS NULL OR (m.month <> '' AND m.month >= $since))
+  AND ($until IS NULL OR (m.month <> '' AND m.month <= $until))
+RETURN m.uci AS uci, b.key AS to,
+       sum(m.w) AS w, sum(m.d) AS d, sum(m.l) AS l,
+       sum(m.ratingSum) AS ratingSum, sum(m.ratedGames) AS ratedGames,
+       coalesce(min(CASE WHEN m.first = 0 THEN null ELSE m.first END), 0) AS first,
+       max(m.last) AS last

@@ -7,7 +7,7 @@ WITH a,
      (m.color = 'white') = (a.epd CONTAINS ' w ') AS mine,
      m.w + m.d + m.l AS games
 WITH a, mine, uci, sum(games) AS games
-ORDER BY games DESC
+ORDER BY games DESC, uci
 WITH a, mine, collect(uci)[0] AS top, sum(games) AS total
 WITH a, collect({mine: mine, top: top, total: total}) AS sides
 WHERE size(sides) = 2

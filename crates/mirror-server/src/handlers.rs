@@ -44,11 +44,29 @@ fn json_body(b: Result<Json<serde_json::Value>, JsonRejection>) -> Result<Raw, A
     }
 }
 
-/// Fails with 404 when the player has no games.
-fn require_player<S: GraphStore>(store: &S, user: &str) -> Result<(), ApiError> {
+/// Players known to have games, shared by the requests of one server.
+type KnownPlayers = Arc<std::sync::Mutex<std::collections::HashSet<String>>>;
+
+/// Fails with 404 when the player has no games. A player found once is remembered (one
+/// store read less per request; mirror never removes a player's games).
+fn require_player<S: GraphStore>(
+    known: &KnownPlayers,
+    store: &S,
+    user: &str,
+) -> Result<(), ApiError> {
+    let key = user.to_ascii_lowercase();
+    let lock = || {
+        known
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    if lock().contains(&key) {
+        return Ok(());
+    }
     if store.counts(user)?.games == 0 {
         return Err(ApiError::UnknownPlayer(user.to_string()));
     }
+    lock().insert(key);
     Ok(())
 }
 
@@ -133,9 +151,10 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             "no legal moves in this position ({why})"
         )));
     }
+    let known = state.known_players.clone();
     state
         .blocking(move |store, fallbacks| {
-            require_player(store, &user)?;
+            require_player(&known, store, &user)?;
             let opts = EngineOptions {
                 policy,
                 min_games,
@@ -324,9 +343,10 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
             "recentGames: {recent} is more than 20"
         )));
     }
+    let known = state.known_players.clone();
     state
         .blocking(move |store, _| {
-            require_player(store, &user)?;
+            require_player(&known, store, &user)?;
             let key = PositionKey::from_position(&pos);
             let rows = store.moves(&user, key, &filter)?;
             let mut total = MoveStats::default();

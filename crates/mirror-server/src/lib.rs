@@ -51,6 +51,9 @@ pub struct AppState<S> {
     /// The fallback of each player's engine (their model, loaded once); `None` = a random
     /// legal move.
     pub fallbacks: Option<FallbackFactory>,
+    /// Players found to have games (mirror never removes a player's games, so a player
+    /// once found stays known; unknown ones are asked again).
+    pub known_players: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
 }
 
 impl<S> std::fmt::Debug for AppState<S> {
@@ -80,6 +83,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             metrics: Arc::new(Metrics::default()),
             seeds: AtomicU64::new(seed),
             fallbacks,
+            known_players: Arc::default(),
         })
     }
 

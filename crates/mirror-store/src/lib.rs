@@ -203,8 +203,13 @@ pub fn sum_by_move(
             }),
         }
     }
-    out.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
+    sort_moves(&mut out);
     Ok(out)
+}
+
+/// The order of [`GraphStore::moves`]: most played first, ties by move.
+pub fn sort_moves(rows: &mut [MoveRow]) {
+    rows.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
 }
 
 /// A game of the player that went through a position, for "recent games".

@@ -29,7 +29,7 @@ use shakmaty::Color;
 
 use crate::{
     EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
+    StoreError, WriteReport, first_recent_games, player_key, sort_moves,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -70,7 +70,11 @@ statement!(
     "write_totals.cypher",
     ["player", "games", "edgeRows"]
 );
-statement!(MOVES, "moves.cypher", ["key", "player"]);
+statement!(
+    MOVES,
+    "moves.cypher",
+    ["key", "player", "color", "tcs", "rated", "since", "until"]
+);
 statement!(EDGES, "edges.cypher", ["player"]);
 statement!(GAMES, "games.cypher", ["player", "limit"]);
 statement!(GAME, "game.cypher", ["id"]);
@@ -256,8 +260,19 @@ impl Neo4jConfig {
 /// The Neo4j store.
 pub struct Neo4jStore {
     graph: Graph,
-    rt: tokio::runtime::Runtime,
+    /// Always `Some` until drop (taken there to shut it down without blocking).
+    rt: Option<tokio::runtime::Runtime>,
     cfg: Neo4jConfig,
+}
+
+impl Drop for Neo4jStore {
+    fn drop(&mut self) {
+        // The store may be dropped inside an async context (a server shutting down), where
+        // a runtime must not block while it stops.
+        if let Some(rt) = self.rt.take() {
+            rt.shutdown_background();
+        }
+    }
 }
 
 impl std::fmt::Debug for Neo4jStore {
@@ -267,6 +282,9 @@ impl std::fmt::Debug for Neo4jStore {
             .finish()
     }
 }
+
+/// How long a read may wait for the server's first answer.
+const READ_START_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Why one attempt at a transaction failed: the driver (maybe worth another attempt) or
 /// mirror's own reasons (final).
@@ -449,13 +467,16 @@ fn dims_of(color: &str, tc: &str, rated: bool, month: &str) -> Result<EdgeDims> 
     })
 }
 
-fn edge_of(row: &Row) -> Result<EdgeRow> {
-    let uci: String = row.get("uci").map_err(de)?;
-    let mv = uci
-        .parse::<shakmaty::uci::UciMove>()
+fn move_of(uci: &str) -> Result<MoveCode> {
+    uci.parse::<shakmaty::uci::UciMove>()
         .ok()
         .and_then(|u| MoveCode::from_uci(&u).ok())
-        .ok_or_else(|| StoreError::Corrupt(format!("neo4j: move {uci:?}")))?;
+        .ok_or_else(|| StoreError::Corrupt(format!("neo4j: move {uci:?}")))
+}
+
+fn edge_of(row: &Row) -> Result<EdgeRow> {
+    let uci: String = row.get("uci").map_err(de)?;
+    let mv = move_of(&uci)?;
     let color: String = row.get("color").map_err(de)?;
     let tc: String = row.get("tc").map_err(de)?;
     let rated: bool = row.get("rated").map_err(de)?;
@@ -544,7 +565,11 @@ impl Neo4jStore {
                 what: format!("cannot connect to Neo4j at {}", cfg.uri),
                 source: Box::new(e),
             })?;
-        let store = Neo4jStore { graph, rt, cfg };
+        let store = Neo4jStore {
+            graph,
+            rt: Some(rt),
+            cfg,
+        };
         for stmt in schema_statements() {
             store.transaction("set up the schema", |mut txn| {
                 let q = neo4rs::query(&stmt);
@@ -556,6 +581,12 @@ impl Neo4jStore {
             })?;
         }
         Ok(store)
+    }
+
+    fn rt(&self) -> &tokio::runtime::Runtime {
+        self.rt
+            .as_ref()
+            .expect("the runtime is only taken when the store is dropped")
     }
 
     /// The URI this store talks to (never the password), for messages.
@@ -577,7 +608,7 @@ impl Neo4jStore {
         let mut attempts = 0u32;
         loop {
             attempts += 1;
-            let outcome = self.rt.block_on(async {
+            let outcome = self.rt().block_on(async {
                 let txn = self.graph.start_txn().await?;
                 attempt(txn).await
             });
@@ -617,15 +648,36 @@ impl Neo4jStore {
         }
     }
 
-    /// Every row of a read-only query.
+    /// Every row of a read-only query, in an auto-commit transaction: two round trips
+    /// instead of four (`bench serve --store neo4j`: p99 111 ms -> 58 ms). neo4rs retries a
+    /// connection that cannot be opened for up to a minute; the answer must start within
+    /// [`READ_START_TIMEOUT`] or the read fails, naming the server.
     fn rows(&self, what: &str, q: Query) -> Result<Vec<Row>> {
-        self.transaction(what, |mut txn| {
-            let q = q.clone();
-            async move {
-                let rows = collect(&mut txn, q).await?;
-                txn.commit().await?;
-                Ok(rows)
+        let uri = &self.cfg.uri;
+        self.rt().block_on(async {
+            let started = tokio::time::timeout(READ_START_TIMEOUT, self.graph.execute(q)).await;
+            let mut stream = match started {
+                Ok(s) => s.map_err(|e| self.server_error(what, 1, e))?,
+                Err(elapsed) => {
+                    return Err(StoreError::Server {
+                        what: format!(
+                            "cannot {what}: Neo4j at {uri} did not answer within {} s \
+                             (is the server running?)",
+                            READ_START_TIMEOUT.as_secs()
+                        ),
+                        source: Box::new(elapsed),
+                    });
+                }
+            };
+            let mut out = Vec::new();
+            while let Some(row) = stream
+                .next()
+                .await
+                .map_err(|e| self.server_error(what, 1, e))?
+            {
+                out.push(row);
             }
+            Ok(out)
         })
     }
 
@@ -647,7 +699,7 @@ impl Neo4jStore {
     #[doc(hidden)]
     pub fn wipe_for_tests(&self) -> Result<()> {
         let q = TEST_WIPE.query(vec![])?;
-        self.rt
+        self.rt()
             .block_on(self.graph.run(q))
             .map_err(|e| self.server_error("empty the database", 1, e))
     }
@@ -880,12 +932,50 @@ impl GraphStore for Neo4jStore {
     }
 
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
+        // Filtered and summed by the server: one row per move crosses the wire, not one per
+        // (move, colour, time class, rated, month) row.
         let key = player_key(player)?;
+        let tcs: Vec<BoltType> = filter
+            .time_classes
+            .iter()
+            .map(|t| t.as_str().into())
+            .collect();
         let rows = self.rows(
             "read the moves from a position",
-            MOVES.query(vec![("key", key_param(pos).into()), ("player", key.into())])?,
+            MOVES.query(vec![
+                ("key", key_param(pos).into()),
+                ("player", key.into()),
+                (
+                    "color",
+                    filter.color.map(|c| color_name(c).to_string()).into(),
+                ),
+                ("tcs", tcs.into()),
+                ("rated", filter.rated.into()),
+                ("since", filter.since.map(|m| m.to_string()).into()),
+                ("until", filter.until.map(|m| m.to_string()).into()),
+            ])?,
         )?;
-        sum_by_move(rows.iter().map(edge_of), filter)
+        let mut out = rows
+            .iter()
+            .map(|row| {
+                let uci: String = row.get("uci").map_err(de)?;
+                Ok(MoveRow {
+                    mv: move_of(&uci)?,
+                    stats: MoveStats {
+                        wins: int(row, "w")?,
+                        draws: int(row, "d")?,
+                        losses: int(row, "l")?,
+                        rating_sum: int(row, "ratingSum")?,
+                        rated_games: int(row, "ratedGames")?,
+                        first: int(row, "first")?,
+                        last: int(row, "last")?,
+                    },
+                    child: key_of(row.get("to").map_err(de)?),
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        sort_moves(&mut out);
+        Ok(out)
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
