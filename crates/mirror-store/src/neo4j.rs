@@ -63,8 +63,12 @@ statement!(
 );
 statement!(WRITE_GAMES, "write_games.cypher", ["player", "games"]);
 statement!(WRITE_POSITIONS, "write_positions.cypher", ["positions"]);
-statement!(WRITE_EDGES, "write_edges.cypher", ["rows"]);
-statement!(WRITE_NEW_EDGES, "write_new_edges.cypher", ["rows"]);
+statement!(WRITE_EDGES, "write_edges.cypher", ["player", "rows"]);
+statement!(
+    WRITE_NEW_EDGES,
+    "write_new_edges.cypher",
+    ["player", "rows"]
+);
 statement!(
     WRITE_TOTALS,
     "write_totals.cypher",
@@ -409,25 +413,45 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
     rows
 }
 
+/// The order of an edge row's fields in the `UNWIND $rows` lists of
+/// `write_new_edges.cypher` and `write_edges.cypher` (the player is a separate parameter).
+pub const EDGE_ROW_FIELDS: [&str; 14] = [
+    "from",
+    "to",
+    "uci",
+    "color",
+    "tc",
+    "rated",
+    "month",
+    "w",
+    "d",
+    "l",
+    "ratingSum",
+    "ratedGames",
+    "first",
+    "last",
+];
+
 impl From<EdgeParams> for BoltType {
+    /// The row as a list in [`EDGE_ROW_FIELDS`] order.
     fn from(r: EdgeParams) -> BoltType {
-        let mut m: HashMap<String, BoltType> = HashMap::new();
-        m.insert("player".into(), r.player.into());
-        m.insert("from".into(), r.from.into());
-        m.insert("to".into(), r.to.into());
-        m.insert("uci".into(), r.uci.into());
-        m.insert("color".into(), r.color.into());
-        m.insert("tc".into(), r.tc.into());
-        m.insert("rated".into(), r.rated.into());
-        m.insert("month".into(), r.month.into());
-        m.insert("w".into(), i64::from(r.stats.wins).into());
-        m.insert("d".into(), i64::from(r.stats.draws).into());
-        m.insert("l".into(), i64::from(r.stats.losses).into());
-        m.insert("ratingSum".into(), (r.stats.rating_sum as i64).into());
-        m.insert("ratedGames".into(), i64::from(r.stats.rated_games).into());
-        m.insert("first".into(), i64::from(r.stats.first).into());
-        m.insert("last".into(), i64::from(r.stats.last).into());
-        m.into()
+        let row: Vec<BoltType> = vec![
+            r.from.into(),
+            r.to.into(),
+            r.uci.into(),
+            r.color.into(),
+            r.tc.into(),
+            r.rated.into(),
+            r.month.into(),
+            i64::from(r.stats.wins).into(),
+            i64::from(r.stats.draws).into(),
+            i64::from(r.stats.losses).into(),
+            (r.stats.rating_sum as i64).into(),
+            i64::from(r.stats.rated_games).into(),
+            i64::from(r.stats.first).into(),
+            i64::from(r.stats.last).into(),
+        ];
+        row.into()
     }
 }
 
@@ -827,13 +851,17 @@ impl Neo4jStore {
             .partition(|(from, _)| fresh.contains(from));
         for chunk in new_rows.chunks(self.cfg.batch_rows.max(1)) {
             let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
-            txn.run(WRITE_NEW_EDGES.query(vec![("rows", rows.into())])?)
+            txn.run(WRITE_NEW_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?)
                 .await?;
             report.new_edges += chunk.len() as u64;
         }
         for chunk in old_rows.chunks(self.cfg.batch_rows.max(1)) {
             let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
-            let rows = collect(&mut txn, WRITE_EDGES.query(vec![("rows", rows.into())])?).await?;
+            let rows = collect(
+                &mut txn,
+                WRITE_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?,
+            )
+            .await?;
             report.new_edges += created(&rows)?;
         }
         let as_int = |n: u64| {
@@ -890,10 +918,8 @@ impl BatchParams {
                 let epd = unpack_epd(packed).ok_or_else(|| {
                     StoreError::Corrupt(format!("position {k:?} of the batch cannot be unpacked"))
                 })?;
-                let mut m: HashMap<String, BoltType> = HashMap::new();
-                m.insert("key".into(), key_param(k).into());
-                m.insert("epd".into(), epd.into());
-                Ok(m.into())
+                let row: Vec<BoltType> = vec![key_param(k).into(), epd.into()];
+                Ok(row.into())
             })
             .collect::<Result<Vec<BoltType>>>()?;
         let edges = edge_params(key, batch)
@@ -1210,27 +1236,30 @@ mod tests {
             .map(|r| r.stats.games())
             .sum();
         assert_eq!(from_start, 60, "every game leaves the start position once");
-        let bolt: BoltType = rows[0].clone().into();
-        let text = format!("{bolt:?}");
-        for k in [
-            "player",
-            "from",
-            "to",
-            "uci",
-            "color",
-            "tc",
-            "rated",
-            "month",
-            "w",
-            "d",
-            "l",
-            "ratingSum",
-            "ratedGames",
-            "first",
-            "last",
-        ] {
-            assert!(text.contains(&format!("\"{k}\"")), "{k} missing in {text}");
+        let BoltType::List(list) = BoltType::from(rows[0].clone()) else {
+            panic!("an edge row is a list");
+        };
+        assert_eq!(list.len(), EDGE_ROW_FIELDS.len());
+        // The Cypher files read the fields at the positions EDGE_ROW_FIELDS gives.
+        for (i, f) in EDGE_ROW_FIELDS.iter().enumerate().skip(2) {
+            let want = format!("{f}: row[{i}]");
+            assert!(
+                WRITE_NEW_EDGES.text.contains(&want),
+                "write_new_edges: {want}"
+            );
+            if i <= 6 {
+                assert!(WRITE_EDGES.text.contains(&want), "write_edges: {want}");
+            } else {
+                assert!(
+                    WRITE_EDGES.text.contains(&format!("row[{i}]")),
+                    "write_edges: {f}"
+                );
+            }
         }
+        assert!(
+            WRITE_NEW_EDGES.text.contains("{key: row[0]}")
+                && WRITE_NEW_EDGES.text.contains("{key: row[1]}")
+        );
         let _ = PLAYER;
     }
 

@@ -68,6 +68,9 @@ pub struct Neo4jServer {
     stdin: Option<ChildStdin>,
     uri: String,
     log: PathBuf,
+    /// Stdout lines after the ready line (a mutex makes the server `Sync`, for the shared
+    /// static).
+    lines: Mutex<mpsc::Receiver<String>>,
 }
 
 impl std::fmt::Debug for Neo4jServer {
@@ -115,19 +118,27 @@ impl Neo4jServer {
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
-                if let Some(uri) = line.strip_prefix("NEO4J_READY ") {
-                    let _ = tx.send(uri.trim().to_string());
+                if tx.send(line).is_err() {
+                    break;
                 }
             }
         });
         // The first run builds the launcher (Maven downloads ~120 MiB).
         match rx.recv_timeout(Duration::from_secs(600)) {
-            Ok(uri) => Ok(Neo4jServer {
+            Ok(first) if first.starts_with("NEO4J_READY bolt://127.0.0.1:") => Ok(Neo4jServer {
                 child,
                 stdin,
-                uri,
+                uri: first["NEO4J_READY ".len()..].trim().to_string(),
                 log,
+                lines: Mutex::new(rx),
             }),
+            Ok(other) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!(
+                    "the test Neo4j printed {other:?} before its ready line"
+                ))
+            }
             Err(_) => {
                 let _ = child.kill();
                 let _ = child.wait();
@@ -153,6 +164,31 @@ impl Neo4jServer {
     /// The server's log file (its stderr).
     pub fn log(&self) -> &Path {
         &self.log
+    }
+
+    /// Stops the server by closing its stdin; returns its exit status and any stdout lines
+    /// after the ready line.
+    pub fn stop(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        self.stdin = None;
+        let status = self.child.wait().expect("wait for the test Neo4j");
+        (status, self.rest())
+    }
+
+    fn rest(&self) -> Vec<String> {
+        let lines = self.lines.lock().unwrap_or_else(|e| e.into_inner());
+        lines.try_iter().collect()
+    }
+
+    /// Stops the server with SIGTERM; returns its exit status and any stdout lines after
+    /// the ready line.
+    pub fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        let sent = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status()
+            .expect("run kill");
+        assert!(sent.success(), "kill -TERM failed");
+        let status = self.child.wait().expect("wait for the test Neo4j");
+        (status, self.rest())
     }
 
     /// Kills the JVM with SIGKILL, as a crash would, and waits for it.

@@ -50,6 +50,7 @@ public final class TestServer {
             home = Files.createTempDirectory("mirror-neo4j-");
             temporary = true;
         }
+        System.err.println("mirror test Neo4j: data in " + home + (temporary ? " (deleted at shutdown)" : ""));
         int port = Integer.parseInt(envOr("NEO4J_PORT", "0"));
         long pageCacheMb = Long.parseLong(envOr("NEO4J_PAGECACHE_MB", "64"));
         String password = System.getenv("NEO4J_PASSWORD");
@@ -70,6 +71,7 @@ public final class TestServer {
             if (temporary) {
                 deleteTree(home);
             }
+            System.err.println("mirror test Neo4j: stopped cleanly");
         }, "mirror-neo4j-shutdown");
         Runtime.getRuntime().addShutdownHook(shutdown);
 
