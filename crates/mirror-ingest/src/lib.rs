@@ -264,7 +264,7 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
 
 /// Writes a batch; games another writer ingested meanwhile are dropped and the rest
 /// written. Returns the report, those duplicates, and the plies written.
-pub(crate) fn write<S: GraphStore>(
+pub fn write<S: GraphStore + ?Sized>(
     store: &S,
     player: &str,
     mut batch: Batch,

@@ -33,12 +33,12 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
                 batch.add_game(g.clone(), *c)?;
             }
         }
-        if !batch.is_empty() {
-            let r = neo.write_batch(&user, &batch)?;
-            copied += r.games;
-            positions += r.new_positions;
-            edges += r.new_edges;
-        }
+        // Games another writer adds meanwhile are counted as already there.
+        let (r, meanwhile, _) = mirror_ingest::write(&neo, &user, batch)?;
+        copied += r.games;
+        present += meanwhile;
+        positions += r.new_positions;
+        edges += r.new_edges;
         bar.inc(chunk.len() as u64);
     }
     bar.finish_and_clear();
