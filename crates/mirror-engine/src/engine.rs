@@ -655,6 +655,16 @@ impl<S: GraphStore> Engine<S> {
         self.opts.policy = policy;
     }
 
+    /// The move [`Engine::choose`] would play in `pos` now, without using up randomness:
+    /// the next `choose` still plays as if this had not been asked (a hint names exactly
+    /// the move the mirror would play with the same options and seed).
+    pub fn peek(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
+        let saved = self.rng.clone();
+        let choice = self.choose(pos);
+        self.rng = saved;
+        choice
+    }
+
     /// Chooses a move in `pos`.
     pub fn choose(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
         if pos.legal_moves().is_empty() {

@@ -8,7 +8,7 @@ use shakmaty::{Chess, Color, Move, Position};
 
 use crate::{
     board,
-    engine::{Engine, EngineError},
+    engine::{Engine, EngineError, Source},
     notation::{self, MoveInputError},
 };
 
@@ -185,7 +185,8 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
     out
 }
 
-fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Candidate, f64)]) -> String {
+/// The player's moves with their statistics and the probability the mirror plays each.
+fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Move, f64)]) -> String {
     if cands.is_empty() {
         return "the player never reached this position with this side to move".into();
     }
@@ -196,10 +197,7 @@ fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Candidate, f64
     for (m, c) in cands {
         let s = &c.stats;
         let g = f64::from(s.games().max(1));
-        let p = probs
-            .iter()
-            .find(|(x, _)| x.mv == c.mv)
-            .map_or(0.0, |(_, p)| *p);
+        let p = probs.iter().find(|(x, _)| x == m).map_or(0.0, |(_, p)| *p);
         out.push_str(&format!(
             "{:<8} {:>6} {:>6.1} {:>6.1} {:>6.1} {:>6} {:>6.2}\n",
             notation::san(pos, *m),
@@ -212,6 +210,11 @@ fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Candidate, f64
         ));
     }
     out
+}
+
+/// The probabilities of a book choice's candidates.
+fn probabilities(candidates: &[(Move, mirror_core::MoveStats, f64)]) -> Vec<(Move, f64)> {
+    candidates.iter().map(|(m, _, p)| (*m, *p)).collect()
 }
 
 fn engine_err(e: EngineError) -> io::Error {
@@ -330,40 +333,35 @@ pub fn play<S: GraphStore, R: BufRead, W: Write>(
                 }
             }
             "hint" => {
+                // Exactly what the mirror would play here, with its options and seed.
                 let pos = game.pos().clone();
-                let view = engine.book(&pos).map_err(engine_err)?;
-                match &view.selection {
-                    Some(sel) => {
-                        let best = sel.moves.first().map(|(c, p)| (c, *p));
-                        if let Some((c, p)) = best {
-                            let m = c.mv.to_move(&pos).map_err(io::Error::other)?;
-                            writeln!(
-                                out,
-                                "{player}'s mirror would most likely play {} (p={p:.2}, tier {}: {}); it samples among:",
-                                notation::san(&pos, m),
-                                sel.tier + 1,
-                                engine.options().tiers.0[sel.tier]
-                            )?;
-                        }
-                        write!(out, "{}", book_table(&pos, &view.candidates, &sel.moves))?;
-                    }
-                    None => writeln!(
+                let choice = engine.peek(&pos).map_err(engine_err)?;
+                writeln!(
+                    out,
+                    "{player}'s mirror would play {} here   [{}]",
+                    notation::san(&pos, choice.mv),
+                    choice.describe()
+                )?;
+                if let Source::Book { candidates, .. } = &choice.source {
+                    let view = engine.book(&pos).map_err(engine_err)?;
+                    write!(
                         out,
-                        "{player} has no book move here that a tier accepts; the mirror would use its fallback"
-                    )?,
+                        "{}",
+                        book_table(&pos, &view.candidates, &probabilities(candidates))
+                    )?;
                 }
             }
             "book" => {
                 let pos = game.pos().clone();
                 let view = engine.book(&pos).map_err(engine_err)?;
-                let probs = view
-                    .selection
-                    .as_ref()
-                    .map(|s| s.moves.clone())
-                    .unwrap_or_default();
+                let probs = match engine.peek(&pos).map_err(engine_err)?.source {
+                    Source::Book { candidates, .. } => probabilities(&candidates),
+                    Source::Fallback { .. } => Vec::new(),
+                };
                 writeln!(
                     out,
-                    "{player}'s moves here as {} (win/draw/loss from {player}'s side):",
+                    "{player}'s moves here as {} (win/draw/loss from {player}'s side; p: how \
+                     likely the mirror plays each):",
                     color_name(pos.turn())
                 )?;
                 write!(out, "{}", book_table(&pos, &view.candidates, &probs))?;

@@ -13,7 +13,7 @@ use mirror_store::GraphStore;
 use shakmaty::{Chess, Position};
 
 use crate::{
-    engine::{Engine, EngineError},
+    engine::{Engine, EngineError, Fallback},
     notation,
 };
 
@@ -48,7 +48,14 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
     Ok(pos)
 }
 
-fn set_option<S: GraphStore>(engine: &mut Engine<S>, args: &[&str]) -> Result<(), String> {
+/// Makes the fallback of a player's engine (their model, or a random legal move).
+pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Box<dyn Fallback>;
+
+fn set_option<S: GraphStore>(
+    engine: &mut Engine<S>,
+    fallback_for: FallbackFor<'_>,
+    args: &[&str],
+) -> Result<(), String> {
     // setoption name <id...> [value <x...>]
     let name_at = args
         .iter()
@@ -67,6 +74,8 @@ fn set_option<S: GraphStore>(engine: &mut Engine<S>, args: &[&str]) -> Result<()
                 return Err("Player needs a value".into());
             }
             engine.set_player(value.trim());
+            // The new player's own model, not the previous player's.
+            engine.set_fallback(fallback_for(value.trim()));
         }
         "seed" => {
             let seed = value
@@ -99,13 +108,17 @@ fn set_option<S: GraphStore>(engine: &mut Engine<S>, args: &[&str]) -> Result<()
     Ok(())
 }
 
-/// Runs the UCI loop until `quit` or end of input.
+/// Runs the UCI loop until `quit` or end of input. `fallback_for` gives the fallback of the
+/// player `setoption name Player` switches to.
 pub fn run<S: GraphStore, R: BufRead, W: Write>(
     engine: &mut Engine<S>,
+    fallback_for: FallbackFor<'_>,
     input: R,
     out: &mut W,
 ) -> io::Result<()> {
-    let mut pos = Chess::default();
+    // `None` after a `position` command that failed: `go` must not answer for a position
+    // it was not given.
+    let mut pos: Option<Chess> = Some(Chess::default());
     let mut pending: Option<String> = None;
     for line in input.lines() {
         let line = line?;
@@ -144,20 +157,39 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
             }
             "isready" => writeln!(out, "readyok")?,
             "ucinewgame" => {
-                pos = Chess::default();
+                pos = Some(Chess::default());
                 pending = None;
             }
             "setoption" => {
-                if let Err(e) = set_option(engine, args) {
+                if let Err(e) = set_option(engine, fallback_for, args) {
                     writeln!(out, "info string error: {e}")?;
                 }
             }
             "position" => match parse_position(args) {
-                Ok(p) => pos = p,
-                Err(e) => writeln!(out, "info string error: {e}")?,
+                Ok(p) => pos = Some(p),
+                Err(e) => {
+                    pos = None;
+                    writeln!(
+                        out,
+                        "info string error: {e}; send a valid position before go"
+                    )?;
+                }
             },
             "go" => {
-                let best = match engine.choose(&pos) {
+                let Some(pos) = &pos else {
+                    writeln!(
+                        out,
+                        "info string error: no position to move in (the last position command failed)"
+                    )?;
+                    if args.contains(&"infinite") || args.contains(&"ponder") {
+                        pending = Some("0000".into());
+                    } else {
+                        writeln!(out, "bestmove 0000")?;
+                    }
+                    out.flush()?;
+                    continue;
+                };
+                let best = match engine.choose(pos) {
                     Ok(choice) => {
                         writeln!(out, "info string {}", choice.describe())?;
                         notation::uci(choice.mv)

@@ -238,8 +238,8 @@ pub struct EngineArgs {
     /// The player to mirror.
     #[arg(long, short = 'u')]
     pub user: Option<String>,
-    /// A TOML file with any of: player, seed, policy, tiers, min_games, time_class, rated,
-    /// since, until.
+    /// A TOML file with any of: player, seed, policy, tiers, min_games, recent_months,
+    /// recent_weight, time_class, rated, since, until.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
@@ -259,6 +259,13 @@ pub struct EngineArgs {
     /// Play the model's first choice even when it gives material away (no blunder guard).
     #[arg(long)]
     pub no_guard: bool,
+    /// With habit/likely: games of the player's last N months (up to their newest game)
+    /// count --recent-weight extra (default 0: off).
+    #[arg(long)]
+    pub recent_months: Option<u32>,
+    /// The extra weight of a recent game (default 2).
+    #[arg(long)]
+    pub recent_weight: Option<f64>,
     #[command(flatten)]
     pub filters: FilterArgs,
 }

@@ -23,6 +23,10 @@ pub struct EngineFile {
     pub tiers: Option<String>,
     /// Minimum games per book move.
     pub min_games: Option<u32>,
+    /// Recent months counted extra (habit/likely).
+    pub recent_months: Option<u32>,
+    /// The extra weight of a recent game.
+    pub recent_weight: Option<f64>,
     /// Time classes.
     pub time_class: Option<Vec<String>>,
     /// Rated only (true) or casual only (false).
@@ -72,6 +76,18 @@ pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
     if min_games == 0 {
         anyhow::bail!("--min-games must be at least 1");
     }
+    let defaults = EngineOptions::default();
+    let recent_months = args
+        .recent_months
+        .or(file.recent_months)
+        .unwrap_or(defaults.recent_months);
+    let recent_weight = args
+        .recent_weight
+        .or(file.recent_weight)
+        .unwrap_or(defaults.recent_weight);
+    if !(recent_weight.is_finite() && recent_weight >= 0.0) {
+        anyhow::bail!("--recent-weight must be a non-negative number, not {recent_weight}");
+    }
     let mut filters: FilterArgs = args.filters.clone();
     if filters.time_class.is_empty()
         && let Some(tcs) = &file.time_class
@@ -117,7 +133,8 @@ pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
             min_games,
             filter,
             seed,
-            ..EngineOptions::default()
+            recent_months,
+            recent_weight,
         },
         seed_from_clock,
     })

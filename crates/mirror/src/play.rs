@@ -8,7 +8,7 @@ use std::{
 
 use anyhow::Context;
 use mirror_engine::{
-    Engine, ModelFallback,
+    Engine, Fallback, ModelFallback, RandomLegal,
     play::{PlayOptions, play as play_game},
 };
 use mirror_store::{GraphStore, embedded::OpenMode, player_key};
@@ -127,12 +127,22 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &cfg.player)?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
-    if let Some(p) = crate::train::load_model(store_args, &player) {
-        engine.set_fallback(Box::new(model_fallback(p, &args.engine)));
-    }
+    // Each player's own model (after `setoption name Player` too), else a random legal move.
+    let fallback_for = |player: &str| -> Box<dyn Fallback> {
+        match crate::train::load_model(store_args, player) {
+            Some(p) => Box::new(model_fallback(p, &args.engine)),
+            None => Box::new(RandomLegal),
+        }
+    };
+    engine.set_fallback(fallback_for(&player));
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    mirror_engine::uci::run(&mut engine, std::io::stdin().lock(), &mut out)?;
+    mirror_engine::uci::run(
+        &mut engine,
+        &fallback_for,
+        std::io::stdin().lock(),
+        &mut out,
+    )?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -59,7 +59,7 @@ fn a_piped_game_with_every_command() {
     let reply = first_reply(&out);
     assert!(reply.contains("[book, tier "), "{reply}");
     assert!(
-        out.contains("Biskupstunga's mirror would most likely play"),
+        out.contains("Biskupstunga's mirror would play "),
         "hint: {out}"
     );
     assert!(
@@ -288,5 +288,177 @@ fn a_trained_model_answers_outside_the_book() {
     assert!(
         reply.contains("[fallback model (") && !reply.contains("guarded"),
         "{reply}"
+    );
+}
+
+/// Runs `mirror uci` with `input`; returns stdout.
+fn uci_session(env: &Env, args: &[&str], input: &str) -> String {
+    let mut child = env
+        .cmd()
+        .arg("uci")
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// `hint` names the move the mirror would play with the same options and seed (with the
+/// default policy, not the seed's tiers: after 1. e4 the tiers' first choice is c5, the
+/// mirror plays d5 on these games).
+#[test]
+fn hint_names_the_move_the_mirror_plays() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (out, err, ok) = play(
+        &env,
+        &["--user", PLAYER, "--seed", "7", "--color", "black"],
+        "hint\nbook\nquit\n",
+    );
+    assert!(ok, "{out}\n{err}");
+    let hint = out
+        .lines()
+        .find_map(|l| l.split("mirror would play ").nth(1))
+        .and_then(|rest| rest.split_whitespace().next())
+        .unwrap_or_else(|| panic!("no hint in {out}"))
+        .to_string();
+    assert!(
+        out.contains("likely:1"),
+        "the hint says which policy: {out}"
+    );
+    let (out2, err2, ok2) = play(
+        &env,
+        &["--user", PLAYER, "--seed", "7", "--color", "white"],
+        "e4\nquit\n",
+    );
+    assert!(ok2, "{out2}\n{err2}");
+    let reply = first_reply(&out2);
+    assert!(
+        reply.contains(&format!("mirror plays 1... {hint} ")),
+        "hint {hint}, reply: {reply}"
+    );
+    // `book` gives the played move probability 1 under `likely`.
+    let book_line = out
+        .lines()
+        .find(|l| l.starts_with(&format!("{hint} ")))
+        .unwrap_or_else(|| panic!("{hint} not in the book table: {out}"));
+    assert!(book_line.trim_end().ends_with("1.00"), "{book_line}");
+}
+
+/// After a `position` command that fails, `go` answers `bestmove 0000` with an error,
+/// never a move of another position (it used to answer e2e4 in a king-and-queen ending).
+#[test]
+fn uci_never_answers_for_a_position_it_was_not_given() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let input = "position fen 8/8/8/4k3/8/8/3QK3/9 w - - 0 1\ngo\n\
+                 position startpos moves e2e4 e7e9\ngo movetime 10\n\
+                 position fen 8/8/8/4k3/8/8/3QK3/8 w - - 0 1\ngo\nquit\n";
+    let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
+    let best: Vec<&str> = out
+        .lines()
+        .filter_map(|l| l.strip_prefix("bestmove "))
+        .collect();
+    assert_eq!(best.len(), 3, "{out}");
+    assert_eq!(&best[..2], ["0000", "0000"], "{out}");
+    assert_eq!(out.matches("no position to move in").count(), 2, "{out}");
+    let pos: shakmaty::Chess = "8/8/8/4k3/8/8/3QK3/8 w - - 0 1"
+        .parse::<shakmaty::fen::Fen>()
+        .expect("fen")
+        .into_position(shakmaty::CastlingMode::Standard)
+        .expect("legal");
+    let mv = best[2]
+        .parse::<shakmaty::uci::UciMove>()
+        .expect("uci")
+        .to_move(&pos);
+    assert!(mv.is_ok(), "a legal move of the given position: {out}");
+}
+
+/// `setoption name Player` switches to that player's own fallback: Biskupstunga's shipped
+/// model, then Karpov's (none: a random legal move), never the previous player's model.
+#[test]
+fn uci_player_option_uses_the_new_players_model() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let karpov = shared().join("pgn/masters/Karpov.pgn.zst");
+    env.ok(&[
+        "ingest",
+        "--user",
+        "Karpov, Anatoly",
+        "--progress",
+        "none",
+        "--pgn",
+        karpov.to_str().expect("path"),
+    ]);
+    let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
+    let input = format!(
+        "position fen {fen}\ngo\nsetoption name Player value Karpov, Anatoly\n\
+         position fen {fen}\ngo\nquit\n"
+    );
+    let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], &input);
+    let infos: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string fallback"))
+        .collect();
+    assert_eq!(infos.len(), 2, "{out}");
+    assert!(infos[0].contains("fallback model"), "{out}");
+    assert!(
+        infos[1].starts_with("info string fallback random legal move")
+            && !infos[1].contains("Biskupstunga"),
+        "Karpov has no model: {out}"
+    );
+}
+
+/// `--recent-months` / `--recent-weight` (shown in the README) are accepted by play and uci
+/// and as config keys; a negative weight is refused.
+#[test]
+fn recent_months_is_an_engine_option_everywhere() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let out = uci_session(
+        &env,
+        &[
+            "--user",
+            PLAYER,
+            "--seed",
+            "1",
+            "--policy",
+            "habit",
+            "--recent-months",
+            "6",
+            "--recent-weight",
+            "3",
+        ],
+        "position startpos\ngo\nquit\n",
+    );
+    assert!(out.contains("bestmove "), "{out}");
+    let (o, e, ok) = play(
+        &env,
+        &["--user", PLAYER, "--seed", "1", "--recent-months", "6"],
+        "quit\n",
+    );
+    assert!(ok, "{o}\n{e}");
+    let cfg = env.dir.path().join("engine.toml");
+    std::fs::write(&cfg, "recent_months = 3\nrecent_weight = 1.5\n").expect("write");
+    let (o, e, ok) = play(
+        &env,
+        &["--user", PLAYER, "--config", cfg.to_str().expect("path")],
+        "quit\n",
+    );
+    assert!(ok, "{o}\n{e}");
+    let err = env.fails(&["uci", "--user", PLAYER, "--recent-weight=-1"]);
+    assert!(
+        err.contains("--recent-weight must be a non-negative number"),
+        "{err}"
     );
 }
