@@ -126,11 +126,11 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
     raw: Raw,
 ) -> Result<Json<MoveResponse>, ApiError> {
-    params::check_known(&raw)?;
+    params::check_known(&raw, params::MOVE_PARAMS)?;
     let user = params::user(&raw)?;
     let pos = params::position(&raw)?;
-    let mut filter = params::filter(&raw, None)?;
-    filter.color = None; // the engine always plays the side to move
+    // No `color` (MOVE_PARAMS): the engine always plays the side to move.
+    let filter = params::filter(&raw, None)?;
     let seed = match params::number::<u64>(&raw, "seed")? {
         Some(s) => s,
         None => state
@@ -332,7 +332,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     q: Result<Query<Raw>, QueryRejection>,
 ) -> Result<Json<ExploreResponse>, ApiError> {
     let raw = query(q)?;
-    params::check_known(&raw)?;
+    params::check_known(&raw, params::EXPLORE_PARAMS)?;
     let user = params::user(&raw)?;
     let pos = params::position(&raw)?;
     let filter = params::filter(&raw, Some(pos.turn()))?;

@@ -13,7 +13,26 @@ use crate::error::ApiError;
 /// Raw parameters as strings (from a query string or a JSON object).
 pub type Raw = HashMap<String, String>;
 
-const KNOWN: &[&str] = &[
+/// The parameters `/api/v1/move` reads (the engine always plays the side to move, so no
+/// `color`; it returns no games, so no `recentGames`).
+pub const MOVE_PARAMS: &[&str] = &[
+    "user",
+    "fen",
+    "moves",
+    "play",
+    "speeds",
+    "rated",
+    "modes",
+    "since",
+    "until",
+    "seed",
+    "min_games",
+    "policy",
+];
+
+/// The parameters `/api/v1/explore` reads (it chooses no move, so no `seed`, `min_games`
+/// or `policy`).
+pub const EXPLORE_PARAMS: &[&str] = &[
     "user",
     "fen",
     "moves",
@@ -21,12 +40,9 @@ const KNOWN: &[&str] = &[
     "color",
     "speeds",
     "rated",
+    "modes",
     "since",
     "until",
-    "seed",
-    "min_games",
-    "policy",
-    "modes",
     "recentGames",
 ];
 
@@ -34,19 +50,20 @@ fn bad(msg: impl Into<String>) -> ApiError {
     ApiError::BadRequest(msg.into())
 }
 
-/// Rejects parameters nobody reads (typos would otherwise pass silently).
-pub fn check_known(raw: &Raw) -> Result<(), ApiError> {
+/// Rejects parameters the endpoint does not read (a typo, or a parameter of another
+/// endpoint, would otherwise be dropped silently), naming the first one.
+pub fn check_known(raw: &Raw, known: &[&str]) -> Result<(), ApiError> {
     let mut unknown: Vec<&str> = raw
         .keys()
         .map(String::as_str)
-        .filter(|k| !KNOWN.contains(k))
+        .filter(|k| !known.contains(k))
         .collect();
     unknown.sort_unstable();
     match unknown.first() {
         None => Ok(()),
         Some(k) => Err(bad(format!(
-            "unknown parameter {k:?}; known: {}",
-            KNOWN.join(", ")
+            "unknown parameter {k:?} for this endpoint; it takes: {}",
+            known.join(", ")
         ))),
     }
 }
@@ -70,8 +87,20 @@ pub fn position(raw: &Raw) -> Result<Chess, ApiError> {
         (Some(fen), None) => notation::parse_fen(fen).map_err(bad),
         (None, moves) => {
             let mut pos = Chess::default();
-            let text = moves.map_or("", String::as_str);
-            for (i, m) in text.split([',', ' ']).filter(|t| !t.is_empty()).enumerate() {
+            let text = moves.map_or("", String::as_str).trim();
+            // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not
+            // nothing.
+            let mut items = Vec::new();
+            if !text.is_empty() {
+                for (i, part) in text.split(',').enumerate() {
+                    let part = part.trim();
+                    if part.is_empty() {
+                        return Err(bad(format!("moves: item {} of {text:?} is empty", i + 1)));
+                    }
+                    items.extend(part.split_whitespace());
+                }
+            }
+            for (i, m) in items.into_iter().enumerate() {
                 let mv = m
                     .parse::<UciMove>()
                     .map_err(|_| bad(format!("moves: {m:?} (move {}) is not UCI", i + 1)))?

@@ -190,6 +190,18 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
 }
 
 #[tokio::test]
+async fn moves_may_be_separated_by_commas_spaces_or_both() {
+    let s = start(100).await;
+    let base = "/api/v1/explore?user=Biskupstunga&play=";
+    let (status, want) = get(&s, &format!("{base}e2e4,e7e5")).await;
+    assert_eq!(status, 200, "{want}");
+    for list in ["e2e4%20e7e5", "e2e4,%20e7e5", "%20e2e4%20,e7e5%20"] {
+        let (status, v) = get(&s, &format!("{base}{list}")).await;
+        assert_eq!((status, &v), (200, &want), "{list}");
+    }
+}
+
+#[tokio::test]
 async fn health_and_metrics() {
     let s = start(50).await;
     let (status, v) = get(&s, "/health").await;
@@ -297,6 +309,31 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "/api/v1/move?user=Biskupstunga&colour=white".into(),
             400,
             "unknown parameter \\\"colour\\\"",
+        ),
+        // Parameters of the other endpoint are refused, not dropped.
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&color=white".into(),
+            400,
+            "unknown parameter \\\"color\\\" for this endpoint",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&recentGames=3".into(),
+            400,
+            "unknown parameter \\\"recentGames\\\"",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&seed=3".into(),
+            400,
+            "unknown parameter \\\"seed\\\"",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&moves=e2e4,,e7e5".into(),
+            400,
+            "moves: item 2 of \\\"e2e4,,e7e5\\\" is empty",
         ),
         (
             "GET",
