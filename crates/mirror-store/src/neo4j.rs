@@ -498,6 +498,20 @@ fn move_of(uci: &str) -> Result<MoveCode> {
         .ok_or_else(|| StoreError::Corrupt(format!("neo4j: move {uci:?}")))
 }
 
+/// The statistics columns (`w`, `d`, `l`, `ratingSum`, `ratedGames`, `first`, `last`) of
+/// an edge or move row.
+fn stats_of(row: &Row) -> Result<MoveStats> {
+    Ok(MoveStats {
+        wins: int(row, "w")?,
+        draws: int(row, "d")?,
+        losses: int(row, "l")?,
+        rating_sum: int(row, "ratingSum")?,
+        rated_games: int(row, "ratedGames")?,
+        first: int(row, "first")?,
+        last: int(row, "last")?,
+    })
+}
+
 fn edge_of(row: &Row) -> Result<EdgeRow> {
     let uci: String = row.get("uci").map_err(de)?;
     let mv = move_of(&uci)?;
@@ -509,15 +523,7 @@ fn edge_of(row: &Row) -> Result<EdgeRow> {
         pos: key_of(row.get("from").map_err(de)?),
         mv,
         dims: dims_of(&color, &tc, rated, &month)?,
-        stats: MoveStats {
-            wins: int(row, "w")?,
-            draws: int(row, "d")?,
-            losses: int(row, "l")?,
-            rating_sum: int(row, "ratingSum")?,
-            rated_games: int(row, "ratedGames")?,
-            first: int(row, "first")?,
-            last: int(row, "last")?,
-        },
+        stats: stats_of(row)?,
         child: key_of(row.get("to").map_err(de)?),
     })
 }
@@ -987,15 +993,7 @@ impl GraphStore for Neo4jStore {
                 let uci: String = row.get("uci").map_err(de)?;
                 Ok(MoveRow {
                     mv: move_of(&uci)?,
-                    stats: MoveStats {
-                        wins: int(row, "w")?,
-                        draws: int(row, "d")?,
-                        losses: int(row, "l")?,
-                        rating_sum: int(row, "ratingSum")?,
-                        rated_games: int(row, "ratedGames")?,
-                        first: int(row, "first")?,
-                        last: int(row, "last")?,
-                    },
+                    stats: stats_of(row)?,
                     child: key_of(row.get("to").map_err(de)?),
                 })
             })

@@ -3,8 +3,9 @@
 #![allow(dead_code)]
 
 use std::{
+    io::{BufRead, BufReader, Write},
     path::{Path, PathBuf},
-    process::{Command, Output, Stdio},
+    process::{Child, ChildStderr, Command, Output, Stdio},
 };
 
 /// The player of the shared single-player collection.
@@ -76,14 +77,7 @@ impl Env {
 
     /// Runs and asserts success; returns stdout.
     pub fn ok(&self, args: &[&str]) -> String {
-        let out = self.run(args);
-        assert!(
-            out.status.success(),
-            "mirror {args:?} failed\nstdout:\n{}\nstderr:\n{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).expect("utf-8")
+        assert_ok(self.run(args), args)
     }
 
     /// Runs and asserts failure; returns stderr.
@@ -152,4 +146,53 @@ pub fn assert_same_edges(mirror: &str, reference: &str) {
         a.len(),
         b.len()
     );
+}
+
+/// Asserts that a run of `mirror args` succeeded; returns its stdout.
+pub fn assert_ok(out: Output, args: &[&str]) -> String {
+    assert!(
+        out.status.success(),
+        "mirror {args:?} failed\nstdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// Runs `cmd` with `input` on its stdin (then closed); returns its output.
+pub fn with_stdin(mut cmd: Command, input: &str) -> Output {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write");
+    child.wait_with_output().expect("wait")
+}
+
+/// `mirror serve` (from `cmd`) on a free loopback port: the child, its base URL, its
+/// banner line and the rest of its stderr.
+pub fn spawn_serve(mut cmd: Command) -> (Child, String, String, BufReader<ChildStderr>) {
+    let mut child = cmd
+        .args(["serve", "--bind", "127.0.0.1:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut line = String::new();
+    stderr.read_line(&mut line).expect("banner");
+    let url = line
+        .split_whitespace()
+        .find(|w| w.starts_with("http://127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no address in {line:?}"))
+        .trim_end_matches('/')
+        .to_string();
+    (child, url, line, stderr)
 }

@@ -5,10 +5,7 @@ mod common;
 #[path = "../../mirror-ingest/tests/support/mod.rs"]
 mod support;
 
-use std::{
-    io::{BufRead, BufReader, Write},
-    process::{Child, Command, Output, Stdio},
-};
+use std::process::{Command, Output};
 
 use common::*;
 use mirror_store::neo4j::{Neo4jConfig, Neo4jStore};
@@ -41,18 +38,8 @@ impl Neo {
     }
 
     fn ok(&self, args: &[&str]) -> String {
-        ok(self.run(args), args)
+        assert_ok(self.run(args), args)
     }
-}
-
-fn ok(out: Output, args: &[&str]) -> String {
-    assert!(
-        out.status.success(),
-        "mirror {args:?} failed\nstdout:\n{}\nstderr:\n{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
 }
 
 fn wipe(uri: &str) {
@@ -73,42 +60,6 @@ fn counts(summary: &str) -> Vec<(String, String)> {
             (k.trim().to_string(), v.trim().to_string())
         })
         .collect()
-}
-
-fn with_stdin(mut cmd: Command, input: &str) -> Output {
-    let mut child = cmd
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    child.wait_with_output().expect("wait")
-}
-
-/// Starts `mirror serve` on a free port; returns the child, its base URL and its banner.
-fn serve(mut cmd: Command) -> (Child, String, String) {
-    let mut child = cmd
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("banner");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .trim_end_matches('/')
-        .to_string();
-    (child, url, line)
 }
 
 #[test]
@@ -200,8 +151,8 @@ fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
         "--save",
         &neo.env.dir.path().join("g.pgn").to_string_lossy(),
     ]);
-    let pe = ok(with_stdin(ce, input), &play_args);
-    let pn = ok(with_stdin(cn, input), &play_args);
+    let pe = assert_ok(with_stdin(ce, input), &play_args);
+    let pn = assert_ok(with_stdin(cn, input), &play_args);
     let strip = |s: &str, dir: &std::path::Path| s.replace(&*dir.to_string_lossy(), "DIR");
     assert_eq!(strip(&pn, neo.env.dir.path()), strip(&pe, emb.dir.path()));
     assert!(pn.contains("[book, "), "{pn}");
@@ -212,8 +163,8 @@ fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
     ce.args(["uci", "--user", PLAYER, "--seed", "3"]);
     let mut cn = neo.cmd();
     cn.args(["uci", "--user", PLAYER, "--seed", "3"]);
-    let ue = ok(with_stdin(ce, uci), &["uci"]);
-    let un = ok(with_stdin(cn, uci), &["uci"]);
+    let ue = assert_ok(with_stdin(ce, uci), &["uci"]);
+    let un = assert_ok(with_stdin(cn, uci), &["uci"]);
     assert_eq!(un, ue);
     assert_eq!(un.matches("bestmove ").count(), 3, "{un}");
 
@@ -236,8 +187,8 @@ fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
     }
 
     // serve: the same answers, and the banner names the store.
-    let (mut se, ue, be) = serve(emb.cmd());
-    let (mut sn, un, bn) = serve(neo.cmd());
+    let (mut se, ue, be, _) = spawn_serve(emb.cmd());
+    let (mut sn, un, bn, _) = spawn_serve(neo.cmd());
     assert!(bn.contains("Neo4j at bolt://127.0.0.1:"), "{bn}");
     assert!(be.contains("the embedded store"), "{be}");
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -272,7 +223,7 @@ fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
         let mut c = env.cmd();
         c.env("MIRROR_NEO4J_URI", server.uri())
             .args(["export", "--to", "neo4j", "--user", PLAYER]);
-        ok(c.output().expect("run"), &["export"])
+        assert_ok(c.output().expect("run"), &["export"])
     };
     let out = export(&emb);
     assert!(out.contains("499 games copied, 0 already there"), "{out}");

@@ -104,6 +104,15 @@ fn games_in(env: &Env, uri: &str) -> String {
     ok(run(neo_cmd(env, uri), &["players"]))
 }
 
+/// The store at `uri` holds exactly one clean run: the reference's edges, 499 games.
+fn assert_one_clean_run(env: &Env, uri: &str, want: &str) {
+    assert_eq!(
+        ok(run(neo_cmd(env, uri), &["edges", "--user", PLAYER])),
+        want
+    );
+    assert!(games_in(env, uri).contains("Biskupstunga\t499 games"));
+}
+
 #[test]
 fn kill_9_of_the_ingest_then_rerun_equals_one_clean_run() {
     let Some(server) = mirror_testkit::shared("neo4j_faults::kill_9_of_the_ingest") else {
@@ -128,14 +137,7 @@ fn kill_9_of_the_ingest_then_rerun_equals_one_clean_run() {
         499,
         "{rerun}"
     );
-    assert_eq!(
-        ok(run(
-            neo_cmd(&env, server.uri()),
-            &["edges", "--user", PLAYER]
-        )),
-        want
-    );
-    assert!(games_in(&env, server.uri()).contains("Biskupstunga\t499 games"));
+    assert_one_clean_run(&env, server.uri(), &want);
 }
 
 #[test]
@@ -166,14 +168,7 @@ fn two_overlapping_ingests_at_once_count_every_game_once() {
         499,
         "every game is written by exactly one of them:\n{a}\n{b}"
     );
-    assert_eq!(
-        ok(run(
-            neo_cmd(&env, server.uri()),
-            &["edges", "--user", PLAYER]
-        )),
-        want
-    );
-    assert!(games_in(&env, server.uri()).contains("Biskupstunga\t499 games"));
+    assert_one_clean_run(&env, server.uri(), &want);
 }
 
 #[test]
@@ -210,14 +205,7 @@ fn kill_9_of_neo4j_mid_ingest_is_a_clear_error_and_a_restart_and_rerun_complete_
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let rerun = ok(run(neo_cmd(&env, again.uri()), &args));
     assert!(summary_value(&rerun, "already stored") >= 20, "{rerun}");
-    assert_eq!(
-        ok(run(
-            neo_cmd(&env, again.uri()),
-            &["edges", "--user", PLAYER]
-        )),
-        want
-    );
-    assert!(games_in(&env, again.uri()).contains("Biskupstunga\t499 games"));
+    assert_one_clean_run(&env, again.uri(), &want);
 }
 
 #[test]

@@ -2,8 +2,6 @@
 
 mod common;
 
-use std::{io::Write, process::Stdio};
-
 use common::*;
 
 /// The line with the mirror's reply to White's first move.
@@ -14,22 +12,9 @@ fn first_reply(out: &str) -> &str {
 }
 
 fn play(env: &Env, args: &[&str], input: &str) -> (String, String, bool) {
-    let mut child = env
-        .cmd()
-        .arg("play")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("wait");
+    let mut cmd = env.cmd();
+    cmd.arg("play").args(args);
+    let out = with_stdin(cmd, input);
     (
         String::from_utf8(out.stdout).expect("utf-8"),
         String::from_utf8(out.stderr).expect("utf-8"),
@@ -293,24 +278,9 @@ fn a_trained_model_answers_outside_the_book() {
 
 /// Runs `mirror uci` with `input`; returns stdout.
 fn uci_session(env: &Env, args: &[&str], input: &str) -> String {
-    let mut child = env
-        .cmd()
-        .arg("uci")
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write");
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success(), "{out:?}");
-    String::from_utf8(out.stdout).expect("utf-8")
+    let mut cmd = env.cmd();
+    cmd.arg("uci").args(args);
+    assert_ok(with_stdin(cmd, input), args)
 }
 
 /// `hint` names the move the mirror would play with the same options and seed (with the

@@ -2,10 +2,7 @@
 
 mod common;
 
-use std::{
-    io::{BufRead, BufReader, Read},
-    process::Stdio,
-};
+use std::io::Read;
 
 use common::*;
 
@@ -13,22 +10,7 @@ use common::*;
 fn serve_answers_and_stops_on_sigterm() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
-    let mut child = env
-        .cmd()
-        .args(["serve", "--bind", "127.0.0.1:0"])
-        .stderr(Stdio::piped())
-        .stdout(Stdio::null())
-        .spawn()
-        .expect("spawn");
-    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
-    let mut line = String::new();
-    stderr.read_line(&mut line).expect("banner");
-    let url = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://127.0.0.1:"))
-        .unwrap_or_else(|| panic!("no address in {line:?}"))
-        .trim_end_matches('/')
-        .to_string();
+    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
