@@ -738,10 +738,8 @@ mod tests {
     use super::*;
     use crate::notation;
     use mirror_core::{MoveCode, batch::Batch};
-    use mirror_store::{
-        conformance::{PLAYER, sample_games},
-        embedded::{EmbeddedStore, OpenMode},
-    };
+    use mirror_store::embedded::{EmbeddedStore, OpenMode};
+    use mirror_testkit::conformance::{PLAYER, sample_games};
     use shakmaty::Color;
 
     fn store(dir: &tempfile::TempDir) -> EmbeddedStore {

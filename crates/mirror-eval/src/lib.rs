@@ -529,7 +529,7 @@ fn judge(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use mirror_store::conformance::sample_games;
+    use mirror_testkit::conformance::sample_games;
 
     #[test]
     fn test_positions_are_the_players_moves_with_their_ply() {

@@ -7,7 +7,7 @@ use mirror_model::{
     inference::{rank_with, save},
     training::{TrainConfig, evaluate, train},
 };
-use mirror_store::conformance::sample_games;
+use mirror_testkit::conformance::sample_games;
 use shakmaty::Position;
 
 fn samples(from: usize, to: usize) -> Samples {

@@ -6,9 +6,9 @@ use mirror_core::batch::Batch;
 use mirror_server::{AppState, serve};
 use mirror_store::{
     GraphStore,
-    conformance::{PLAYER, sample_games},
     embedded::{EmbeddedStore, OpenMode},
 };
+use mirror_testkit::conformance::{PLAYER, sample_games};
 use serde_json::Value;
 use tokio::sync::oneshot;
 

@@ -4,10 +4,10 @@
 //! (both sides' moves), with statistics split by the player's colour, time class,
 //! rated/casual and month ([`mirror_core::EdgeDims`]), plus each ingested game's record.
 //! Backends: [`embedded::EmbeddedStore`] (one redb file, the default). The
-//! [`conformance`] suite runs the same checks against every backend.
+//! conformance suite (`mirror_testkit::conformance`, a dev-dependency) runs the same checks
+//! against every backend.
 
 pub mod analysis;
-pub mod conformance;
 pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;

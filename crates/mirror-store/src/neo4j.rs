@@ -1165,7 +1165,7 @@ impl GraphStore for Neo4jStore {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::conformance::{PLAYER, sample_games};
+    use mirror_testkit::conformance::{PLAYER, sample_games};
 
     #[test]
     fn every_statement_passes_exactly_the_parameters_its_file_uses() {

@@ -7,9 +7,9 @@ use mirror_core::{PositionKey, batch::Batch};
 use mirror_store::{
     Filter, GraphStore,
     analysis::{deviations, most_played, transpositions, worst_positions},
-    conformance::{PLAYER, sample_games},
     embedded::{EmbeddedStore, OpenMode},
 };
+use mirror_testkit::conformance::{PLAYER, sample_games};
 use shakmaty::{Chess, Color, Position};
 
 fn store() -> (

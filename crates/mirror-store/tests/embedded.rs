@@ -12,7 +12,7 @@ fn fresh() -> EmbeddedStore {
     EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open")
 }
 
-mirror_store::conformance_tests!(fresh());
+mirror_testkit::conformance_tests!(fresh());
 
 #[test]
 fn schema_version_is_checked_on_open() {
@@ -43,7 +43,7 @@ fn creates_parent_directories_and_reopens() {
     let path = dir.path().join("a/b/store.redb");
     {
         let s = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open");
-        let games = mirror_store::conformance::sample_games(5);
+        let games = mirror_testkit::conformance::sample_games(5);
         let mut b = mirror_core::batch::Batch::new();
         for (g, c) in games {
             b.add_game(g, c).expect("legal");

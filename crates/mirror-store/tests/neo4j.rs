@@ -8,10 +8,10 @@
 use mirror_core::{PositionKey, batch::Batch};
 use mirror_store::{
     Filter, GraphStore,
-    conformance::{self, PLAYER, sample_games},
     embedded::{EmbeddedStore, OpenMode},
     neo4j::{Neo4jConfig, Neo4jStore},
 };
+use mirror_testkit::conformance::{self, PLAYER, sample_games};
 use shakmaty::{CastlingMode, Chess, Color, fen::Epd};
 
 /// A store on the shared server, emptied, and the lock that keeps other tests out.

@@ -1,4 +1,6 @@
-//! Test support: a real Neo4j 5.26 server for the test suites, started with
+//! Test support, a dev-dependency only: the [`conformance`] suite every store backend
+//! must pass on real games (with its fixtures: the shared player and data), and a real
+//! Neo4j 5.26 server for the test suites, started with
 //! `tests/neo4j/run.sh` (Neo4j Community embedded in a small Java launcher, Bolt on
 //! 127.0.0.1, auth off unless a password is given).
 //!
@@ -9,6 +11,8 @@
 //! Whether a missing server fails or skips: with `MIRROR_REQUIRE_NEO4J=1` (set by
 //! `.ci/run`) a server that cannot start is a test failure. Otherwise, on a machine without
 //! `java` and `mvn`, the tests print a loud `SKIPPED` line on stderr and pass.
+
+pub mod conformance;
 
 use std::{
     io::{BufRead, BufReader, Write},

@@ -1,4 +1,5 @@
-//! The conformance suite every [`GraphStore`] backend must pass, on real games.
+//! The conformance suite every [`GraphStore`] backend must pass, on real games (the shared
+//! player's games from `../shared/data`).
 //!
 //! Each check is a function taking a fresh, empty store. A backend's test file expands
 //! [`conformance_tests!`](crate::conformance_tests) with an expression that makes a fresh
@@ -15,7 +16,7 @@ use mirror_core::{
 use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color};
 
-use crate::{Filter, GraphStore, StoreError};
+use mirror_store::{Filter, GraphStore, StoreError};
 
 /// The player of the shared single-player collection.
 pub const PLAYER: &str = "Biskupstunga";
@@ -350,7 +351,7 @@ pub fn recent_games<S: GraphStore>(store: S) {
 
 /// Fetch states round-trip per player and unit, and can be overwritten.
 pub fn fetch_state<S: GraphStore>(store: S) {
-    use crate::FetchState;
+    use mirror_store::FetchState;
     assert_eq!(
         store.fetch_state(PLAYER, "chess.com/2014-03").expect("get"),
         None
