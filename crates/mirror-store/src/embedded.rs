@@ -57,8 +57,12 @@ const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fe
 const EDGE_KEY_LEN: usize = 17;
 const EDGE_VALUE_LEN: usize = STATS_LEN + 8;
 
-fn backend(e: impl std::fmt::Display) -> StoreError {
-    StoreError::Backend(e.to_string())
+/// A redb error, kept as the cause.
+fn backend(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
+    StoreError::Database {
+        what: "the embedded store's database (redb) failed".into(),
+        source: Box::new(e),
+    }
 }
 
 /// How to open a store file.

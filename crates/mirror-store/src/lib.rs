@@ -49,10 +49,10 @@ pub enum StoreError {
     /// A database operation failed.
     #[error("store operation failed: {0}")]
     Backend(String),
-    /// A database server (Neo4j) could not do what was asked; the driver's error is kept as
-    /// the cause.
+    /// The database (the embedded redb file, or the Neo4j server) could not do what was
+    /// asked; its error is kept as the cause.
     #[error("{what}")]
-    Server {
+    Database {
         /// What mirror was doing, and what to check.
         what: String,
         /// The driver's error.

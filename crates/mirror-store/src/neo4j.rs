@@ -573,7 +573,7 @@ impl Neo4jStore {
             .thread_name("mirror-neo4j")
             .enable_all()
             .build()
-            .map_err(|e| StoreError::Server {
+            .map_err(|e| StoreError::Database {
                 what: "cannot start the Neo4j client's runtime".into(),
                 source: Box::new(e),
             })?;
@@ -584,14 +584,14 @@ impl Neo4jStore {
             .fetch_size(10_000)
             .max_connections(cfg.max_connections.max(1))
             .build()
-            .map_err(|e| StoreError::Server {
+            .map_err(|e| StoreError::Database {
                 what: format!("invalid Neo4j settings for {}", cfg.uri),
                 source: Box::new(e),
             })?;
         // Creating the pool opens no connection; the schema below is the first contact.
         let graph = rt
             .block_on(Graph::connect(config))
-            .map_err(|e| StoreError::Server {
+            .map_err(|e| StoreError::Database {
                 what: format!("cannot connect to Neo4j at {}", cfg.uri),
                 source: Box::new(e),
             })?;
@@ -672,7 +672,7 @@ impl Neo4jStore {
         } else {
             format!("cannot {what} in Neo4j at {uri}")
         };
-        StoreError::Server {
+        StoreError::Database {
             what,
             source: Box::new(e),
         }
@@ -689,7 +689,7 @@ impl Neo4jStore {
             let mut stream = match started {
                 Ok(s) => s.map_err(|e| self.server_error(what, 1, e))?,
                 Err(elapsed) => {
-                    return Err(StoreError::Server {
+                    return Err(StoreError::Database {
                         what: format!(
                             "cannot {what}: Neo4j at {uri} did not answer within {} s \
                              (is the server running?)",
