@@ -48,8 +48,9 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
     Ok(pos)
 }
 
-/// Makes the fallback of a player's engine (their model, or a random legal move).
-pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Box<dyn Fallback>;
+/// Makes the fallback of a player's engine (their model, or a random legal move); an error
+/// (a model that cannot be loaded) says why.
+pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Fallback>, String>;
 
 fn set_option<S: GraphStore>(
     engine: &mut Engine<S>,
@@ -73,9 +74,11 @@ fn set_option<S: GraphStore>(
             if value.trim().is_empty() {
                 return Err("Player needs a value".into());
             }
+            // The new player's own model, not the previous player's; if it cannot be
+            // loaded, nothing changes and the error is reported.
+            let fallback = fallback_for(value.trim())?;
             engine.set_player(value.trim());
-            // The new player's own model, not the previous player's.
-            engine.set_fallback(fallback_for(value.trim()));
+            engine.set_fallback(fallback);
         }
         "seed" => {
             let seed = value

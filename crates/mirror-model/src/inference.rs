@@ -166,16 +166,22 @@ impl Predictor {
         }
         let input: Tensor<4> = Tensor::from_data(TensorData::new(x, [n, 14, 8, 8]), &self.device);
         let (from, to) = self.net.forward(input);
-        let from = from.into_data().try_to_vec::<f32>().unwrap_or_default();
-        let to = to.into_data().try_to_vec::<f32>().unwrap_or_default();
+        // The heads are f32 linear layers of 64 outputs per position (the net's definition).
+        let from = from
+            .into_data()
+            .try_to_vec::<f32>()
+            .expect("the from head outputs f32 logits");
+        let to = to
+            .into_data()
+            .try_to_vec::<f32>()
+            .expect("the to head outputs f32 logits");
         (0..n)
             .map(|i| {
                 let mut f = [0.0; 64];
                 let mut t = [0.0; 64];
-                if from.len() == n * 64 && to.len() == n * 64 {
-                    f.copy_from_slice(&from[i * 64..(i + 1) * 64]);
-                    t.copy_from_slice(&to[i * 64..(i + 1) * 64]);
-                }
+                // copy_from_slice checks the length: 64 per position by the heads' shape.
+                f.copy_from_slice(&from[i * 64..(i + 1) * 64]);
+                t.copy_from_slice(&to[i * 64..(i + 1) * 64]);
                 (f, t)
             })
             .collect()

@@ -117,7 +117,7 @@ fn bench_model(
     let player = crate::play::require_player(&store, user)?;
     let predictor = match model {
         Some(dir) => Predictor::load(&dir)?,
-        None => crate::train::load_model(store_args, &player)
+        None => crate::train::load_model(store_args, &player)?
             .context("no model for this player: pass --model DIR or run mirror train")?,
     };
     let games = store.games(&player)?;

@@ -153,7 +153,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             Predictor::load(&dir)
                 .with_context(|| format!("cannot load the model in {}", dir.display()))?
         } else {
-            load_model(store_args, &player).with_context(|| {
+            load_model(store_args, &player)?.with_context(|| {
                 format!(
                     "no model for {player} in {}: pass --train (or --no-model)",
                     dir.display()

@@ -80,7 +80,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
         }
     };
     let mut engine = Engine::new(store, player.clone(), cfg.options);
-    let model = crate::train::load_model(store_args, &player);
+    let model = crate::train::load_model(store_args, &player)?;
     let has_model = model.is_some();
     if let Some(p) = model {
         engine.set_fallback(Box::new(model_fallback(p, &args.engine)));
@@ -128,13 +128,14 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let player = require_player(&store, &cfg.player)?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     // Each player's own model (after `setoption name Player` too), else a random legal move.
-    let fallback_for = |player: &str| -> Box<dyn Fallback> {
+    let fallback_for = |player: &str| -> Result<Box<dyn Fallback>, String> {
         match crate::train::load_model(store_args, player) {
-            Some(p) => Box::new(model_fallback(p, &args.engine)),
-            None => Box::new(RandomLegal),
+            Ok(Some(p)) => Ok(Box::new(model_fallback(p, &args.engine))),
+            Ok(None) => Ok(Box::new(RandomLegal)),
+            Err(e) => Err(format!("{e:#}")),
         }
     };
-    engine.set_fallback(fallback_for(&player));
+    engine.set_fallback(fallback_for(&player).map_err(anyhow::Error::msg)?);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
     mirror_engine::uci::run(

@@ -43,7 +43,8 @@ async fn shutdown_signal() {
 }
 
 /// Each player's model fallback, loaded on the first request that needs it and shared by
-/// every request after it; a player without a model gets a random legal move.
+/// every request after it; a player without a model gets a random legal move (and so does
+/// one whose model cannot be loaded, after an error on stderr).
 pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     let store_args = store_args.clone();
     let cache: Mutex<HashMap<String, Option<Arc<Predictor>>>> = Mutex::new(HashMap::new());
@@ -55,7 +56,15 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             cache
                 .entry(key)
-                .or_insert_with(|| crate::train::load_model(&store_args, player).map(Arc::new))
+                .or_insert_with(|| match crate::train::load_model(&store_args, player) {
+                    Ok(model) => model.map(Arc::new),
+                    Err(e) => {
+                        eprintln!(
+                            "mirror: error: {e:#}; {player}'s moves outside their games will be random"
+                        );
+                        None
+                    }
+                })
                 .clone()
         };
         match model {

@@ -350,26 +350,39 @@ pub fn fit(fit: &Fit<'_>) -> anyhow::Result<Predictor> {
 /// The player's model: `DATA_DIR/models/PLAYER` if trained, else the one shipped in
 /// `models/` for the shared player, installed there on first use (Burn reads weights
 /// lazily from the file, so it must stay on disk).
-pub fn load_model(store_args: &StoreArgs, player: &str) -> Option<Predictor> {
-    let dir = model_dir(store_args, player).ok()?;
+/// `Ok(None)` when the player has no model; a model that is there but cannot be installed
+/// or loaded is an error (not "no model").
+pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option<Predictor>> {
+    let dir = model_dir(store_args, player)?;
     if !dir.join("meta.json").exists() {
-        install_shipped(player, &dir)?;
+        let Some((weights, meta)) = shipped(player) else {
+            return Ok(None);
+        };
+        install_shipped(weights, meta, &dir)
+            .with_context(|| format!("cannot install the shipped model in {}", dir.display()))?;
     }
-    Predictor::load(&dir).ok()
+    let model = Predictor::load(&dir)
+        .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))?;
+    Ok(Some(model))
 }
 
-/// Writes the model shipped for `player` into `dir`, if there is one.
-fn install_shipped(player: &str, dir: &Path) -> Option<()> {
+/// The model shipped for `player` (weights, meta.json), if there is one.
+fn shipped(player: &str) -> Option<(&'static [u8], &'static str)> {
     const SHIPPED: &[(&str, &[u8], &str)] = &[(
         "Biskupstunga",
         include_bytes!("../../../models/biskupstunga/model.bpk"),
         include_str!("../../../models/biskupstunga/meta.json"),
     )];
-    let (_, weights, meta) = SHIPPED
+    SHIPPED
         .iter()
-        .find(|(p, _, _)| p.eq_ignore_ascii_case(player))?;
-    std::fs::create_dir_all(dir).ok()?;
-    std::fs::write(dir.join("model.bpk"), weights).ok()?;
+        .find(|(p, _, _)| p.eq_ignore_ascii_case(player))
+        .map(|(_, w, m)| (*w, *m))
+}
+
+/// Writes a shipped model into `dir`.
+fn install_shipped(weights: &[u8], meta: &str, dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    std::fs::write(dir.join("model.bpk"), weights)?;
     // meta.json last: its presence marks a complete model.
-    std::fs::write(dir.join("meta.json"), meta).ok()
+    std::fs::write(dir.join("meta.json"), meta)
 }

@@ -432,3 +432,25 @@ fn recent_months_is_an_engine_option_everywhere() {
         "{err}"
     );
 }
+
+/// A model that is there but cannot be loaded is an error the user sees, not "no model".
+#[test]
+fn a_broken_model_is_an_error_not_a_missing_model() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let dir = env.dir.path().join("models").join("biskupstunga");
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("meta.json"), "{ not json").expect("write");
+    std::fs::write(dir.join("model.bpk"), b"not weights").expect("write");
+    let (out, err, ok) = play(&env, &["--user", PLAYER, "--seed", "1"], "quit\n");
+    assert!(!ok, "{out}");
+    assert!(
+        err.contains("cannot load Biskupstunga's model from"),
+        "{err}"
+    );
+    let err = env.fails(&["uci", "--user", PLAYER]);
+    assert!(
+        err.contains("cannot load Biskupstunga's model from"),
+        "{err}"
+    );
+}
