@@ -93,6 +93,17 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<mirror_engine::EngineError> for ApiError {
+    fn from(e: mirror_engine::EngineError) -> ApiError {
+        match e {
+            mirror_engine::EngineError::NoLegalMoves(why) => {
+                ApiError::Unprocessable(format!("no legal moves in this position ({why})"))
+            }
+            mirror_engine::EngineError::Store(s) => s.into(),
+        }
+    }
+}
+
 impl From<mirror_store::StoreError> for ApiError {
     fn from(e: mirror_store::StoreError) -> Self {
         match e {

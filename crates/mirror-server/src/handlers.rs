@@ -11,16 +11,19 @@ use axum::{
     http::{Method, StatusCode, Uri, header},
     response::IntoResponse,
 };
-use mirror_core::{GameResult, MoveStats, PositionKey, TimeClass};
+use mirror_core::{MoveStats, PositionKey};
 use mirror_engine::{Engine, EngineOptions, Source, notation};
-use mirror_store::{GraphStore, RecentGame};
-use serde::Serialize;
-use shakmaty::{Chess, Color, Position};
+use mirror_store::GraphStore;
+use shakmaty::Position;
 
 use crate::{
     AppState,
     error::ApiError,
     params::{self, Raw},
+    response::{
+        ExploreMove, ExploreResponse, Health, MoveResponse, SourceJson, by_colour, candidate,
+        recent_json,
+    },
 };
 
 type St<S> = State<Arc<AppState<S>>>;
@@ -70,58 +73,6 @@ fn require_player<S: GraphStore>(
     Ok(())
 }
 
-#[derive(Serialize)]
-pub(crate) struct Candidate {
-    uci: String,
-    san: String,
-    games: u32,
-    wins: u32,
-    draws: u32,
-    losses: u32,
-    probability: f64,
-}
-
-#[derive(Serialize)]
-#[serde(tag = "kind", rename_all = "lowercase")]
-pub(crate) enum SourceJson {
-    Book {
-        tier: usize,
-        rule: String,
-        games: u32,
-        wins: u32,
-        draws: u32,
-        losses: u32,
-        probability: f64,
-    },
-    Fallback {
-        policy: String,
-        detail: String,
-    },
-}
-
-#[derive(Serialize)]
-pub(crate) struct MoveResponse {
-    user: String,
-    fen: String,
-    uci: String,
-    san: String,
-    source: SourceJson,
-    explanation: String,
-    candidates: Vec<Candidate>,
-}
-
-fn candidate(pos: &Chess, m: shakmaty::Move, s: &MoveStats, p: f64) -> Candidate {
-    Candidate {
-        uci: params::uci(m),
-        san: notation::san(pos, m),
-        games: s.games(),
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        probability: p,
-    }
-}
-
 async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
     raw: Raw,
@@ -141,16 +92,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
         .unwrap_or(1)
         .max(1);
     let policy = params::policy(&raw)?.unwrap_or_default();
-    if pos.legal_moves().is_empty() {
-        let why = if pos.is_checkmate() {
-            "checkmate"
-        } else {
-            "stalemate"
-        };
-        return Err(ApiError::Unprocessable(format!(
-            "no legal moves in this position ({why})"
-        )));
-    }
+    // A position without legal moves is the engine's error (422), checked once there.
     let known = state.known_players.clone();
     state
         .blocking(move |store, fallbacks| {
@@ -166,12 +108,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             if let Some(make) = fallbacks {
                 engine.set_fallback(make(&user));
             }
-            let choice = engine.choose(&pos).map_err(|e| match e {
-                mirror_engine::EngineError::NoLegalMoves(w) => {
-                    ApiError::Unprocessable(format!("no legal moves in this position ({w})"))
-                }
-                mirror_engine::EngineError::Store(s) => s.into(),
-            })?;
+            let choice = engine.choose(&pos)?;
             let (source, candidates) = match &choice.source {
                 Source::Book {
                     tier,
@@ -238,94 +175,6 @@ pub(crate) async fn move_post<S: GraphStore + Send + Sync + 'static>(
     choose_move(state, json_body(body)?).await
 }
 
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExploreMove {
-    uci: String,
-    san: String,
-    white: u32,
-    draws: u32,
-    black: u32,
-    average_opponent_rating: Option<u32>,
-    performance: Option<i32>,
-    game: Option<()>,
-}
-
-#[derive(Serialize)]
-pub(crate) struct PlayerJson {
-    name: String,
-    rating: Option<u16>,
-}
-
-#[derive(Serialize)]
-pub(crate) struct RecentJson {
-    id: String,
-    winner: Option<&'static str>,
-    speed: &'static str,
-    mode: &'static str,
-    white: PlayerJson,
-    black: PlayerJson,
-    year: Option<u16>,
-    month: Option<String>,
-    uci: String,
-}
-
-#[derive(Serialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ExploreResponse {
-    white: u32,
-    draws: u32,
-    black: u32,
-    moves: Vec<ExploreMove>,
-    recent_games: Vec<RecentJson>,
-    opening: Option<()>,
-    queue_position: u32,
-}
-
-/// Results by colour from the player's statistics (lichess counts white/black wins).
-fn by_colour(s: &MoveStats, player: Color) -> (u32, u32, u32) {
-    match player {
-        Color::White => (s.wins, s.draws, s.losses),
-        Color::Black => (s.losses, s.draws, s.wins),
-    }
-}
-
-fn speed(tc: TimeClass) -> &'static str {
-    match tc {
-        TimeClass::Bullet => "bullet",
-        TimeClass::Blitz => "blitz",
-        TimeClass::Rapid => "rapid",
-        TimeClass::Classical => "classical",
-        TimeClass::Daily => "correspondence",
-        TimeClass::Unknown => "unknown",
-    }
-}
-
-fn recent_json(r: &RecentGame) -> RecentJson {
-    let g = &r.game;
-    RecentJson {
-        id: g.id.0.clone(),
-        winner: match g.result {
-            GameResult::WhiteWins => Some("white"),
-            GameResult::BlackWins => Some("black"),
-            GameResult::Draw => None,
-        },
-        speed: speed(g.time_class),
-        mode: if g.rated { "rated" } else { "casual" },
-        white: PlayerJson {
-            name: g.white.name.clone(),
-            rating: g.white.rating,
-        },
-        black: PlayerJson {
-            name: g.black.name.clone(),
-            rating: g.black.rating,
-        },
-        year: g.date.map(|d| d.year),
-        month: g.date.and_then(|d| d.month()).map(|m| m.to_string()),
-        uci: r.mv.to_string(),
-    }
-}
-
 /// `GET /api/v1/explore`, shaped like lichess's player explorer.
 pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
@@ -387,13 +236,6 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
             }))
         })
         .await
-}
-
-#[derive(Serialize)]
-pub(crate) struct Health {
-    status: &'static str,
-    players: usize,
-    version: &'static str,
 }
 
 /// `GET /health`: the store answers.

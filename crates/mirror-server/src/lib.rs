@@ -14,6 +14,7 @@ pub mod error;
 mod handlers;
 pub mod metrics;
 pub mod params;
+mod response;
 
 use std::{
     net::SocketAddr,
