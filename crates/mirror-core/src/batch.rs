@@ -57,6 +57,17 @@ impl Batch {
         }
     }
 
+    /// A batch of `games`, each with the player's colour (see [`Batch::add_game`]).
+    pub fn from_games<'a>(
+        games: impl IntoIterator<Item = &'a (GameRecord, Color)>,
+    ) -> Result<Batch, IllegalMoveCode> {
+        let mut b = Batch::new();
+        for (g, c) in games {
+            b.add_game(g.clone(), *c)?;
+        }
+        Ok(b)
+    }
+
     /// Adds a game the player played with `color`. A game whose id is already in the
     /// batch is ignored (returns `Ok(false)`). Both sides' moves become edges; a game that
     /// plays the same move from the same position twice counts once for that edge.

@@ -2,13 +2,13 @@
 
 use std::io::{self, BufRead, Write};
 
-use mirror_core::{PositionKey, sampler::Candidate};
+use mirror_core::{MoveStats, PositionKey};
 use mirror_store::GraphStore;
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::{
     board,
-    engine::{Engine, EngineError, Source},
+    engine::{Choice, Engine, EngineError, Source},
     notation::{self, MoveInputError},
 };
 
@@ -186,18 +186,16 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
 }
 
 /// The player's moves with their statistics and the probability the mirror plays each.
-fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Move, f64)]) -> String {
-    if cands.is_empty() {
+fn book_table(pos: &Chess, rows: &[(Move, MoveStats, f64)]) -> String {
+    if rows.is_empty() {
         return "the player never reached this position with this side to move".into();
     }
     let mut out = format!(
         "{:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
         "move", "games", "win%", "draw%", "loss%", "perf", "p"
     );
-    for (m, c) in cands {
-        let s = &c.stats;
+    for (m, s, p) in rows {
         let g = f64::from(s.games().max(1));
-        let p = probs.iter().find(|(x, _)| x == m).map_or(0.0, |(_, p)| *p);
         out.push_str(&format!(
             "{:<8} {:>6} {:>6.1} {:>6.1} {:>6.1} {:>6} {:>6.2}\n",
             notation::san(pos, *m),
@@ -212,9 +210,13 @@ fn book_table(pos: &Chess, cands: &[(Move, Candidate)], probs: &[(Move, f64)]) -
     out
 }
 
-/// The probabilities of a book choice's candidates.
-fn probabilities(candidates: &[(Move, mirror_core::MoveStats, f64)]) -> Vec<(Move, f64)> {
-    candidates.iter().map(|(m, _, p)| (*m, *p)).collect()
+/// The player's moves behind a choice, with the probability the mirror plays each (0 for
+/// every book move when the fallback answers).
+fn book_rows(choice: &Choice) -> Vec<(Move, MoveStats, f64)> {
+    match &choice.source {
+        Source::Book { candidates, .. } => candidates.clone(),
+        Source::Fallback { rejected, .. } => rejected.iter().map(|(m, s)| (*m, *s, 0.0)).collect(),
+    }
 }
 
 fn engine_err(e: EngineError) -> io::Error {
@@ -342,29 +344,20 @@ pub fn play<S: GraphStore, R: BufRead, W: Write>(
                     notation::san(&pos, choice.mv),
                     choice.describe()
                 )?;
-                if let Source::Book { candidates, .. } = &choice.source {
-                    let view = engine.book(&pos).map_err(engine_err)?;
-                    write!(
-                        out,
-                        "{}",
-                        book_table(&pos, &view.candidates, &probabilities(candidates))
-                    )?;
+                if matches!(choice.source, Source::Book { .. }) {
+                    write!(out, "{}", book_table(&pos, &book_rows(&choice)))?;
                 }
             }
             "book" => {
                 let pos = game.pos().clone();
-                let view = engine.book(&pos).map_err(engine_err)?;
-                let probs = match engine.peek(&pos).map_err(engine_err)?.source {
-                    Source::Book { candidates, .. } => probabilities(&candidates),
-                    Source::Fallback { .. } => Vec::new(),
-                };
+                let choice = engine.peek(&pos).map_err(engine_err)?;
                 writeln!(
                     out,
                     "{player}'s moves here as {} (win/draw/loss from {player}'s side; p: how \
                      likely the mirror plays each):",
                     color_name(pos.turn())
                 )?;
-                write!(out, "{}", book_table(&pos, &view.candidates, &probs))?;
+                write!(out, "{}", book_table(&pos, &book_rows(&choice)))?;
             }
             _ => match notation::parse_move(game.pos(), cmd) {
                 Ok(m) => {

@@ -179,35 +179,31 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
                 }
             },
             "go" => {
-                let Some(pos) = &pos else {
-                    writeln!(
-                        out,
-                        "info string error: no position to move in (the last position command failed)"
-                    )?;
-                    if args.contains(&"infinite") || args.contains(&"ponder") {
-                        pending = Some("0000".into());
-                    } else {
-                        writeln!(out, "bestmove 0000")?;
-                    }
-                    out.flush()?;
-                    continue;
-                };
-                let best = match engine.choose(pos) {
-                    Ok(choice) => {
-                        writeln!(out, "info string {}", choice.describe())?;
-                        notation::uci(choice.mv)
-                    }
-                    Err(EngineError::NoLegalMoves(why)) => {
-                        writeln!(out, "info string no legal moves ({why})")?;
+                let best = match &pos {
+                    None => {
+                        writeln!(
+                            out,
+                            "info string error: no position to move in (the last position command failed)"
+                        )?;
                         "0000".to_string()
                     }
-                    Err(e) => {
-                        writeln!(out, "info string error: {e}")?;
-                        // Still answer with a legal move so the GUI's game goes on.
-                        pos.legal_moves()
-                            .first()
-                            .map_or("0000".to_string(), |m| notation::uci(*m))
-                    }
+                    Some(pos) => match engine.choose(pos) {
+                        Ok(choice) => {
+                            writeln!(out, "info string {}", choice.describe())?;
+                            notation::uci(choice.mv)
+                        }
+                        Err(EngineError::NoLegalMoves(why)) => {
+                            writeln!(out, "info string no legal moves ({why})")?;
+                            "0000".to_string()
+                        }
+                        Err(e) => {
+                            writeln!(out, "info string error: {e}")?;
+                            // Still answer with a legal move so the GUI's game goes on.
+                            pos.legal_moves()
+                                .first()
+                                .map_or("0000".to_string(), |m| notation::uci(*m))
+                        }
+                    },
                 };
                 if args.contains(&"infinite") || args.contains(&"ponder") {
                     pending = Some(best);

@@ -553,12 +553,12 @@ async fn collect(txn: &mut neo4rs::Txn, q: Query) -> neo4rs::Result<Vec<Row>> {
     Ok(out)
 }
 
-/// The single `created` count a write statement returns.
-fn created(rows: &[Row]) -> Result<u64> {
+/// The one row a statement that aggregates (`RETURN count(...)`, `collect(...)`) returns.
+fn one_row<'r>(rows: &'r [Row], file: &str) -> Result<&'r Row> {
     match rows {
-        [row] => int(row, "created"),
+        [row] => Ok(row),
         _ => Err(StoreError::Corrupt(format!(
-            "neo4j: a write returned {} rows, expected one count",
+            "neo4j: cypher/{file} returned {} rows, expected one",
             rows.len()
         ))),
     }
@@ -601,14 +601,7 @@ impl Neo4jStore {
             cfg,
         };
         for stmt in schema_statements() {
-            store.transaction("set up the schema", |mut txn| {
-                let q = neo4rs::query(&stmt);
-                async move {
-                    txn.run(q).await?;
-                    txn.commit().await?;
-                    Ok(())
-                }
-            })?;
+            store.run("set up the schema", neo4rs::query(&stmt))?;
         }
         Ok(store)
     }
@@ -839,13 +832,7 @@ impl Neo4jStore {
                 WRITE_POSITIONS.query(vec![("positions", chunk.to_vec().into())])?,
             )
             .await?;
-            let [row] = rows.as_slice() else {
-                return Err(StoreError::Corrupt(format!(
-                    "neo4j: write_positions returned {} rows, expected one",
-                    rows.len()
-                ))
-                .into());
-            };
+            let row = one_row(&rows, WRITE_POSITIONS.file)?;
             let keys: Vec<i64> = row.get("created").map_err(de)?;
             fresh.extend(keys);
         }
@@ -868,7 +855,7 @@ impl Neo4jStore {
                 WRITE_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?,
             )
             .await?;
-            report.new_edges += created(&rows)?;
+            report.new_edges += int::<u64>(one_row(&rows, WRITE_EDGES.file)?, "created")?;
         }
         let as_int = |n: u64| {
             i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
@@ -1087,13 +1074,7 @@ impl GraphStore for Neo4jStore {
 
     fn position_count(&self) -> Result<u64> {
         let rows = self.rows("count positions", POSITION_COUNT.query(vec![])?)?;
-        match rows.as_slice() {
-            [r] => int(r, "positions"),
-            _ => Err(StoreError::Corrupt(format!(
-                "neo4j: position count returned {} rows",
-                rows.len()
-            ))),
-        }
+        int(one_row(&rows, POSITION_COUNT.file)?, "positions")
     }
 
     fn recent_games(

@@ -50,25 +50,11 @@ fn same_answers_as_the_embedded_store() {
         EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
     let games = sample_games(150);
     for chunk in games.chunks(40) {
-        let mut b = Batch::new();
-        for (g, c) in chunk {
-            b.add_game(g.clone(), *c).expect("legal");
-        }
+        let b = Batch::from_games(chunk).expect("legal");
         emb.write_batch(PLAYER, &b).expect("embedded");
         neo.write_batch(PLAYER, &b).expect("neo4j");
     }
-    assert_eq!(
-        neo.edges(PLAYER).expect("edges"),
-        emb.edges(PLAYER).expect("edges")
-    );
-    assert_eq!(
-        neo.counts(PLAYER).expect("c"),
-        emb.counts(PLAYER).expect("c")
-    );
-    assert_eq!(
-        neo.position_count().expect("p"),
-        emb.position_count().expect("p")
-    );
+    conformance::assert_same_graph(&neo, &emb);
     assert_eq!(neo.games(PLAYER).expect("g"), emb.games(PLAYER).expect("g"));
 }
 
@@ -81,10 +67,7 @@ fn example_queries_agree_with_the_embedded_analyses() {
     let dir = tempfile::tempdir().expect("tempdir");
     let emb =
         EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
-    let mut b = Batch::new();
-    for (g, c) in sample_games(300) {
-        b.add_game(g, c).expect("legal");
-    }
+    let b = Batch::from_games(&sample_games(300)).expect("legal");
     emb.write_batch(PLAYER, &b).expect("embedded");
     neo.write_batch(PLAYER, &b).expect("neo4j");
     let player = "biskupstunga";
@@ -243,10 +226,7 @@ fn a_failed_statement_leaves_the_connection_usable() {
         assert!(chain.contains("Neo.ClientError"), "{chain}");
         assert_eq!(store.players().expect("the connection works again"), vec![]);
     }
-    let mut b = Batch::new();
-    for (g, c) in sample_games(5) {
-        b.add_game(g, c).expect("legal");
-    }
+    let b = Batch::from_games(&sample_games(5)).expect("legal");
     store.write_batch(PLAYER, &b).expect("write after failures");
     assert_eq!(store.counts(PLAYER).expect("counts").games, 5);
 }

@@ -48,11 +48,7 @@ pub fn sample_games(n: usize) -> Vec<(GameRecord, Color)> {
 }
 
 fn batch_of(games: &[(GameRecord, Color)]) -> Batch {
-    let mut b = Batch::new();
-    for (g, c) in games {
-        b.add_game(g.clone(), *c).expect("legal game");
-    }
-    b
+    Batch::from_games(games).expect("legal games")
 }
 
 /// Independent expectation: replays each game and sums, per (position, move), the games
@@ -237,17 +233,19 @@ pub fn batches_merge_exactly<S: GraphStore>(one: S, many: S) {
     for chunk in games.chunks(17) {
         many.write_batch(PLAYER, &batch_of(chunk)).expect("write");
     }
+    assert_same_graph(&one, &many);
+}
+
+/// Both stores hold the same graph of [`PLAYER`]: edges, counts and positions.
+pub fn assert_same_graph<A: GraphStore, B: GraphStore>(a: &A, b: &B) {
     assert_eq!(
-        one.edges(PLAYER).expect("edges"),
-        many.edges(PLAYER).expect("edges")
+        a.edges(PLAYER).expect("edges"),
+        b.edges(PLAYER).expect("edges")
     );
+    assert_eq!(a.counts(PLAYER).expect("c"), b.counts(PLAYER).expect("c"));
     assert_eq!(
-        one.counts(PLAYER).expect("c"),
-        many.counts(PLAYER).expect("c")
-    );
-    assert_eq!(
-        one.position_count().expect("p"),
-        many.position_count().expect("p")
+        a.position_count().expect("p"),
+        b.position_count().expect("p")
     );
 }
 

@@ -6,6 +6,7 @@ use std::{
 };
 
 use anyhow::Context;
+use mirror_core::batch::Batch;
 use mirror_ingest::{IngestOptions, NoProgress};
 use mirror_store::{
     GraphStore,
@@ -224,11 +225,7 @@ fn bench_ingest_neo4j(
         neo.write_game_seed_style(user, g, *c)?;
     }
     neo.wipe_for_tests()?;
-    let mut warm = mirror_core::batch::Batch::new();
-    for (g, c) in games.iter().take(100) {
-        warm.add_game(g.clone(), *c)?;
-    }
-    neo.write_batch(user, &warm)?;
+    neo.write_batch(user, &Batch::from_games(games.iter().take(100))?)?;
     neo.wipe_for_tests()?;
     let t = std::time::Instant::now();
     let mut moves = 0u64;
@@ -239,11 +236,7 @@ fn bench_ingest_neo4j(
     neo.wipe_for_tests()?;
     let t = std::time::Instant::now();
     for chunk in games.chunks(batch_size.max(1)) {
-        let mut b = mirror_core::batch::Batch::new();
-        for (g, c) in chunk {
-            b.add_game(g.clone(), *c)?;
-        }
-        neo.write_batch(user, &b)?;
+        neo.write_batch(user, &Batch::from_games(chunk)?)?;
     }
     let ours_secs = t.elapsed().as_secs_f64();
     neo.wipe_for_tests()?;
