@@ -8,11 +8,13 @@
 //! `Read`.
 
 pub mod batch;
+pub mod codec;
 pub mod game;
 pub mod key;
 pub mod moves;
+pub mod notation;
 pub mod pgn;
-pub mod sampler;
+pub mod split;
 pub mod stats;
 pub mod time;
 pub mod values;

@@ -25,7 +25,7 @@ impl EdgeDims {
     /// One byte for colour, rated and time class: bit 0 colour (1 = black), bit 1 rated,
     /// bits 2-4 time class.
     pub fn flags(self) -> u8 {
-        u8::from(self.color == Color::Black)
+        crate::codec::color_bit(self.color)
             | (u8::from(self.rated) << 1)
             | ((self.time_class as u8) << 2)
     }
@@ -33,11 +33,7 @@ impl EdgeDims {
     /// Inverse of [`EdgeDims::flags`] with the month.
     pub fn from_parts(flags: u8, month: u16) -> EdgeDims {
         EdgeDims {
-            color: if flags & 1 == 1 {
-                Color::Black
-            } else {
-                Color::White
-            },
+            color: crate::codec::color_from_bit(flags & 1).expect("one bit is 0 or 1"),
             rated: flags & 2 == 2,
             time_class: TimeClass::from_code((flags >> 2) & 7),
             month: Month::from_u16(month),

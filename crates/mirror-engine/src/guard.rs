@@ -5,6 +5,27 @@
 
 use shakmaty::{Chess, Move, Position, Role};
 
+/// How the guard checks the model's choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Guard {
+    /// How many of the model's best moves are checked.
+    pub top: usize,
+    /// Centipawns of material a move may lose against the best checked one.
+    pub margin: i32,
+}
+
+impl Default for Guard {
+    /// The model's top 64 (in practice every legal move), half a pawn: the model's best
+    /// move among those that keep the most material. Chosen on the validation games of
+    /// the shared player (see the README's `mirror eval` section).
+    fn default() -> Self {
+        Guard {
+            top: 64,
+            margin: 50,
+        }
+    }
+}
+
 /// Centipawn value of a piece.
 fn value(role: Role) -> i32 {
     match role {
@@ -93,7 +114,7 @@ pub fn guarded_choice(pos: &Chess, ranked: &[Move], top: usize, margin: i32) -> 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::{parse_fen, parse_move};
+    use mirror_core::notation::{parse_fen, parse_move};
 
     #[test]
     fn hanging_the_queen_is_seen_and_skipped() {

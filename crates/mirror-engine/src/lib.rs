@@ -1,17 +1,21 @@
-//! Chooses a move the way a player would: the tiered sampler over the player's own moves
-//! ([`mirror_core::sampler`]), and where their tree ends a [`Fallback`] policy. Also the
-//! UCI loop ([`uci`]) and the terminal game ([`play`]).
+//! Chooses a move the way a player would: the player's own moves in a position (the book)
+//! through a [`policy`] (the seed's tiers, `habit`, `likely`), and where the book does not
+//! answer a [`fallback`] (their CNN behind the blunder [`guard`], or a random legal move).
+//! Every knob is in [`EngineOptions`]; every answer says where it came from ([`Choice`]).
+//! Front ends (terminal game, UCI, HTTP) live in other crates.
 
-pub mod board;
+pub mod choice;
 pub mod engine;
+pub mod fallback;
 pub mod guard;
-pub mod notation;
-pub mod play;
-pub mod uci;
+pub mod options;
+pub mod policy;
 
+pub use choice::{BookRule, Choice, FallbackWhy, Source};
+pub use engine::{BookView, Engine, EngineError};
 #[cfg(feature = "model")]
-pub use engine::ModelFallback;
-pub use engine::{
-    Choice, Engine, EngineError, EngineOptions, Fallback, FallbackFactory, Guard, ParsePolicyError,
-    Policy, RandomLegal, Source,
-};
+pub use fallback::ModelFallback;
+pub use fallback::{Fallback, FallbackFactory, RandomLegal};
+pub use guard::Guard;
+pub use options::{EngineOptions, OPTION_NAMES, OptionError, canonical_name};
+pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};

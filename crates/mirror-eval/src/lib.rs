@@ -16,20 +16,21 @@
 //! game ([`stats`]). With Stockfish as a judge it also measures how often the player's and
 //! the mirror's moves lose 15 win% points or more ([`stockfish::win_percent`]).
 
+pub mod book;
 pub mod report;
-pub mod split;
 pub mod stats;
 pub mod stockfish;
 
 use std::{path::PathBuf, sync::Arc};
 
 use mirror_core::GameRecord;
-use mirror_engine::{Engine, EngineOptions, Fallback, Guard, ModelFallback, RandomLegal, Source};
+use mirror_core::notation::{fen, uci};
+use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, RandomLegal, Source};
 use mirror_model::{Predictor, inference::rank_with};
 use mirror_store::{GraphStore, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Move, Position, fen::Fen};
+use shakmaty::{Chess, Color, Move, Position};
 
 pub use report::{MistakeReport, PredictorReport, Promotions, Report, SegmentReport};
 use stats::Clustered;
@@ -52,6 +53,18 @@ pub enum EvalError {
         /// What went wrong.
         message: String,
     },
+    /// A stored game does not replay (the store is damaged).
+    #[error("stored game {game} does not replay")]
+    Replay {
+        /// The game's id.
+        game: String,
+        /// Why.
+        #[source]
+        source: mirror_core::moves::IllegalMoveCode,
+    },
+    /// The model was trained on another split.
+    #[error("{0}")]
+    ModelSplit(String),
     /// A judging thread panicked.
     #[error("internal: {0}")]
     Internal(String),
@@ -72,10 +85,8 @@ pub struct EvalConfig {
     pub judge_positions: Option<usize>,
     /// Stockfish processes for judging.
     pub judge_threads: usize,
-    /// The engine's policy, tiers and minimum games (its seed is `seed`).
+    /// The engine's options (its seed is `seed`).
     pub engine: EngineOptions,
-    /// The blunder guard on the model's moves.
-    pub guard: Option<Guard>,
 }
 
 impl Default for EvalConfig {
@@ -88,7 +99,6 @@ impl Default for EvalConfig {
             judge_positions: None,
             judge_threads: 2,
             engine: EngineOptions::default(),
-            guard: Some(Guard::default()),
         }
     }
 }
@@ -181,14 +191,6 @@ struct Judged {
     mirror: Move,
 }
 
-fn uci(m: Move) -> String {
-    m.to_uci(CastlingMode::Standard).to_string()
-}
-
-fn fen(pos: &Chess) -> String {
-    Fen::from_position(pos, EnPassantMode::Legal).to_string()
-}
-
 /// Where the evaluation is (for a progress bar).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Phase {
@@ -218,14 +220,11 @@ pub fn evaluate<S: GraphStore>(
         },
     );
     let fallback: Box<dyn Fallback> = match &model {
-        Some(p) => Box::new(ModelFallback {
-            predictor: p.clone(),
-            guard: cfg.guard,
-        }),
+        Some(p) => Box::new(ModelFallback::new(p.clone())),
         None => Box::new(RandomLegal),
     };
-    let fallback_name = fallback.name();
     engine.set_fallback(fallback);
+    let fallback_name = engine.fallback_name();
     let mut sf1 = match &cfg.stockfish {
         Some(p) => Some(Stockfish::start(p)?),
         None => None,
@@ -266,19 +265,16 @@ pub fn evaluate<S: GraphStore>(
                 let mut by_games: Vec<(u32, String)> = view
                     .candidates
                     .iter()
-                    .map(|(m, c)| (c.stats.games(), uci(*m)))
+                    .map(|c| (c.stats.games(), uci(c.mv)))
                     .collect();
                 by_games.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
                 let ms: Vec<String> = by_games.into_iter().map(|(_, m)| m).collect();
                 row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
             }
             // Sampler: expected match, and the move among its three likeliest.
-            if view.selection.is_some() {
-                let probs: Vec<(String, f64)> = view
-                    .tier_moves()
-                    .into_iter()
-                    .map(|(m, p)| (uci(m), p))
-                    .collect();
+            if let Some(sel) = &view.selection {
+                let probs: Vec<(String, f64)> =
+                    sel.ranked().into_iter().map(|(m, p)| (uci(m), p)).collect();
                 let expected: f64 = probs
                     .iter()
                     .filter(|(m, _)| *m == played)

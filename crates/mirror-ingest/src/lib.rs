@@ -187,6 +187,8 @@ pub fn ingest<S: GraphStore + Sync>(
     opts: &IngestOptions,
     progress: &mut dyn Progress,
 ) -> Result<Summary, IngestError> {
+    let _span =
+        tracing::info_span!("ingest", player = %opts.player, sources = sources.len()).entered();
     let inputs = sources.iter().cloned().map(Input::from_source).collect();
     ingest_inputs(store, inputs, opts, progress)
 }
@@ -269,6 +271,7 @@ pub fn write<S: GraphStore + ?Sized>(
     player: &str,
     mut batch: Batch,
 ) -> Result<(WriteReport, u64, u64), IngestError> {
+    let _span = tracing::info_span!("write_batch", player, games = batch.games().len()).entered();
     let mut dup = 0;
     loop {
         if batch.is_empty() {
@@ -276,6 +279,7 @@ pub fn write<S: GraphStore + ?Sized>(
         }
         match store.write_batch(player, &batch) {
             Ok(r) => {
+                tracing::debug!(games = r.games, new_edges = r.new_edges, "batch committed");
                 let plies = batch
                     .games()
                     .iter()
@@ -284,6 +288,10 @@ pub fn write<S: GraphStore + ?Sized>(
                 return Ok((r, dup, plies));
             }
             Err(StoreError::AlreadyIngested(ids)) => {
+                tracing::info!(
+                    games = ids.len(),
+                    "another writer ingested some of the batch's games first; writing the rest"
+                );
                 dup += ids.len() as u64;
                 batch = batch.without(&ids);
             }

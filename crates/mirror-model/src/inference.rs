@@ -19,13 +19,25 @@ use crate::{
 #[derive(Debug, thiserror::Error)]
 pub enum ModelError {
     /// A file could not be read or written.
-    #[error("model file {path}: {message}")]
+    #[error("model file {path}: {source}")]
     File {
         /// The file.
         path: PathBuf,
         /// What went wrong.
-        message: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Too few games to train on.
+    #[error("{player} has only {games} games; training needs at least 30")]
+    TooFewGames {
+        /// The player.
+        player: String,
+        /// Their games.
+        games: usize,
+    },
+    /// The split leaves no validation games.
+    #[error("the split {0} leaves no validation games: early stopping needs some")]
+    NoValidationGames(String),
     /// The model was saved with another encoding.
     #[error(
         "model {path} uses encoding version {found}, this mirror reads {expected}: train it again"
@@ -96,10 +108,10 @@ pub struct Predictor {
 const WEIGHTS: &str = "model.bpk";
 const META: &str = "meta.json";
 
-fn file_err(path: &Path, e: impl std::fmt::Display) -> ModelError {
+fn file_err(path: &Path, e: impl Into<Box<dyn std::error::Error + Send + Sync>>) -> ModelError {
     ModelError::File {
         path: path.to_path_buf(),
-        message: e.to_string(),
+        source: e.into(),
     }
 }
 

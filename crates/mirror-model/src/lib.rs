@@ -1,12 +1,16 @@
 //! The CNN fallback of mirror: where a player's own tree ends, guess the move they would
 //! play. Laid out like Burn's examples: [`encoding`] (14 planes from the side to move),
 //! [`model`] (convolutions + batch norm, from/to heads), [`data`] (samples from games),
-//! [`training`] (Adam, early stopping), [`inference`] (save/load, legal-move ranking).
+//! [`training`] (Adam, early stopping), [`inference`] (save/load, legal-move ranking),
+//! [`fit`] (a player's model end to end: split, samples, baselines, report, save) and
+//! [`library`] (where a player's model lives; the shipped model's install).
 //! Burn 0.22.1 on its pure-Rust `flex` CPU backend.
 
 pub mod data;
 pub mod encoding;
+pub mod fit;
 pub mod inference;
+pub mod library;
 pub mod model;
 pub mod training;
 

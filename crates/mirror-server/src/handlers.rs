@@ -11,8 +11,8 @@ use axum::{
     http::{Method, StatusCode, Uri, header},
     response::IntoResponse,
 };
-use mirror_core::{MoveStats, PositionKey};
-use mirror_engine::{Engine, EngineOptions, Source, notation};
+use mirror_core::{MoveStats, PositionKey, notation};
+use mirror_engine::{Engine, EngineOptions, Source};
 use mirror_store::GraphStore;
 use shakmaty::Position;
 
@@ -77,49 +77,38 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
     raw: Raw,
 ) -> Result<Json<MoveResponse>, ApiError> {
-    params::check_known(&raw, params::MOVE_PARAMS)?;
-    let user = params::user(&raw)?;
-    let pos = params::position(&raw)?;
-    // No `color` (MOVE_PARAMS): the engine always plays the side to move.
-    let filter = params::filter(&raw, None)?;
-    let seed = match params::number::<u64>(&raw, "seed")? {
-        Some(s) => s,
-        None => state
+    let params::MoveRequest {
+        user,
+        pos,
+        options,
+        seed,
+    } = params::MoveQuery::from_raw(raw)?.parse()?;
+    let seed = seed.unwrap_or_else(|| {
+        state
             .seeds
-            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed),
-    };
-    let min_games = params::number::<u32>(&raw, "min_games")?
-        .unwrap_or(1)
-        .max(1);
-    let policy = params::policy(&raw)?.unwrap_or_default();
+            .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
+    });
     // A position without legal moves is the engine's error (422), checked once there.
     let known = state.known_players.clone();
     state
         .blocking(move |store, fallbacks| {
             require_player(&known, store, &user)?;
-            let opts = EngineOptions {
-                policy,
-                min_games,
-                filter,
-                seed,
-                ..EngineOptions::default()
-            };
-            let mut engine = Engine::new(store, user.clone(), opts);
+            let mut engine = Engine::new(store, user.clone(), EngineOptions { seed, ..options });
             if let Some(make) = fallbacks {
                 engine.set_fallback(make(&user));
             }
             let choice = engine.choose(&pos)?;
             let (source, candidates) = match &choice.source {
                 Source::Book {
-                    tier,
                     rule,
                     stats,
                     probability,
                     candidates,
                 } => (
                     SourceJson::Book {
-                        tier: *tier,
-                        rule: rule.clone(),
+                        policy: rule.policy(),
+                        tier: rule.tier(),
+                        rule: rule.rule(),
                         games: stats.games(),
                         wins: stats.wins,
                         draws: stats.draws,
@@ -135,6 +124,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
                     policy,
                     detail,
                     rejected,
+                    ..
                 } => (
                     SourceJson::Fallback {
                         policy: policy.clone(),
@@ -149,7 +139,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             Ok(Json(MoveResponse {
                 user,
                 fen: notation::fen(&pos),
-                uci: params::uci(choice.mv),
+                uci: notation::uci(choice.mv),
                 san: notation::san(&pos, choice.mv),
                 explanation: choice.describe(),
                 source,
@@ -180,18 +170,13 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     q: Result<Query<Raw>, QueryRejection>,
 ) -> Result<Json<ExploreResponse>, ApiError> {
-    let raw = query(q)?;
-    params::check_known(&raw, params::EXPLORE_PARAMS)?;
-    let user = params::user(&raw)?;
-    let pos = params::position(&raw)?;
-    let filter = params::filter(&raw, Some(pos.turn()))?;
+    let params::ExploreRequest {
+        user,
+        pos,
+        filter,
+        recent_games: recent,
+    } = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
     let player = filter.color.unwrap_or(pos.turn());
-    let recent = params::number::<usize>(&raw, "recentGames")?.unwrap_or(4);
-    if recent > 20 {
-        return Err(ApiError::BadRequest(format!(
-            "recentGames: {recent} is more than 20"
-        )));
-    }
     let known = state.known_players.clone();
     state
         .blocking(move |store, _| {
@@ -205,7 +190,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                 total.merge(&r.stats);
                 let (white, draws, black) = by_colour(&r.stats, player);
                 moves.push(ExploreMove {
-                    uci: params::uci(m),
+                    uci: notation::uci(m),
                     san: notation::san(&pos, m),
                     white,
                     draws,

@@ -119,11 +119,20 @@ async fn track<S: Send + Sync + 'static>(
         .extensions()
         .get::<MatchedPath>()
         .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
+    let span = tracing::info_span!("http", method = %req.method(), route = %route);
     let started = Instant::now();
-    let resp = next.run(req).await;
+    let resp = tracing::Instrument::instrument(next.run(req), span.clone()).await;
+    let elapsed = started.elapsed();
     state
         .metrics
-        .record(&route, resp.status().as_u16(), started.elapsed());
+        .record(&route, resp.status().as_u16(), elapsed);
+    span.in_scope(|| {
+        tracing::debug!(
+            status = resp.status().as_u16(),
+            micros = elapsed.as_micros() as u64,
+            "answered"
+        );
+    });
     resp
 }
 

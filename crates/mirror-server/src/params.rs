@@ -1,77 +1,252 @@
-//! Request parameters shared by GET (query string) and POST (JSON), validated into typed
-//! values with errors that name the parameter.
+//! Request parameters: raw text from a query string or a JSON body ([`Raw`]), taken per
+//! endpoint into its query struct ([`MoveQuery`], [`ExploreQuery`]: a parameter the
+//! endpoint does not read is a 400 naming it) and checked into typed requests
+//! ([`MoveRequest`], [`ExploreRequest`]) with errors that name the parameter.
 
 use std::collections::HashMap;
 
-use mirror_core::{TimeClass, time::Month};
-use mirror_engine::notation;
+use mirror_core::{TimeClass, notation, time::Month};
+use mirror_engine::EngineOptions;
 use mirror_store::{Filter, player_key};
-use shakmaty::{CastlingMode, Chess, Color, Position, uci::UciMove};
+use shakmaty::{Chess, Color, Position, uci::UciMove};
 
 use crate::error::ApiError;
 
 /// Raw parameters as strings (from a query string or a JSON object).
 pub type Raw = HashMap<String, String>;
 
-/// The parameters `/api/v1/move` reads (the engine always plays the side to move, so no
-/// `color`; it returns no games, so no `recentGames`).
-pub const MOVE_PARAMS: &[&str] = &[
-    "user",
-    "fen",
-    "moves",
-    "play",
-    "speeds",
-    "rated",
-    "modes",
-    "since",
-    "until",
-    "seed",
-    "min_games",
-    "policy",
-];
-
-/// The parameters `/api/v1/explore` reads (it chooses no move, so no `seed`, `min_games`
-/// or `policy`).
-pub const EXPLORE_PARAMS: &[&str] = &[
-    "user",
-    "fen",
-    "moves",
-    "play",
-    "color",
-    "speeds",
-    "rated",
-    "modes",
-    "since",
-    "until",
-    "recentGames",
-];
-
 fn bad(msg: impl Into<String>) -> ApiError {
     ApiError::BadRequest(msg.into())
 }
 
-/// Rejects parameters the endpoint does not read (a typo, or a parameter of another
-/// endpoint, would otherwise be dropped silently), naming the first one.
-pub fn check_known(raw: &Raw, known: &[&str]) -> Result<(), ApiError> {
-    let mut unknown: Vec<&str> = raw
-        .keys()
-        .map(String::as_str)
-        .filter(|k| !known.contains(k))
-        .collect();
-    unknown.sort_unstable();
-    match unknown.first() {
-        None => Ok(()),
-        Some(k) => Err(bad(format!(
-            "unknown parameter {k:?} for this endpoint; it takes: {}",
-            known.join(", ")
-        ))),
+/// A per-endpoint query: one `Option<String>` per parameter the endpoint reads, taken out of
+/// the raw parameters by name; anything left over is a 400 naming it (a typo, or a
+/// parameter of another endpoint, would otherwise be dropped silently).
+macro_rules! query {
+    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident = $key:literal,)* }) => {
+        $(#[$doc])*
+        #[derive(Debug, Default)]
+        pub struct $name {
+            $($(#[$fdoc])* pub $field: Option<String>,)*
+        }
+
+        impl $name {
+            /// The parameters this endpoint reads, as sent.
+            pub const PARAMS: &'static [&'static str] = &[$($key),*];
+
+            /// Takes this endpoint's parameters out of `raw`; any other is an error.
+            pub fn from_raw(mut raw: Raw) -> Result<$name, ApiError> {
+                let query = $name { $($field: raw.remove($key),)* };
+                let mut unknown: Vec<String> = raw.into_keys().collect();
+                unknown.sort_unstable();
+                match unknown.first() {
+                    None => Ok(query),
+                    Some(k) => Err(bad(format!(
+                        "unknown parameter {k:?} for this endpoint; it takes: {}",
+                        Self::PARAMS.join(", ")
+                    ))),
+                }
+            }
+        }
+    };
+}
+
+query! {
+    /// `/api/v1/move`: the position, the filters and the engine's knobs (no `color`: the
+    /// engine always plays the side to move; no `recentGames`: it returns no games).
+    MoveQuery {
+        /// The player.
+        user = "user",
+        /// The position as FEN.
+        fen = "fen",
+        /// UCI moves from the start position.
+        moves = "moves",
+        /// lichess's name for `moves`.
+        play = "play",
+        /// Time classes.
+        speeds = "speeds",
+        /// `true`/`false`.
+        rated = "rated",
+        /// lichess's `rated`/`casual`.
+        modes = "modes",
+        /// First month.
+        since = "since",
+        /// Last month.
+        until = "until",
+        /// Seed of the engine's random choices.
+        seed = "seed",
+        /// Book policy.
+        policy = "policy",
+        /// The tiers of the tiers policy.
+        tiers = "tiers",
+        /// Minimum games per book move.
+        min_games = "minGames",
+        /// Recent months counted extra.
+        recent_months = "recentMonths",
+        /// The extra weight of a recent game.
+        recent_weight = "recentWeight",
+        /// The blunder guard on or off.
+        guard = "guard",
+        /// Model moves the guard checks.
+        guard_top = "guardTop",
+        /// Centipawns a guarded move may lose.
+        guard_margin = "guardMargin",
+    }
+}
+
+query! {
+    /// `/api/v1/explore`: the position, whose games, how many recent games (it chooses no
+    /// move, so no engine knobs).
+    ExploreQuery {
+        /// The player.
+        user = "user",
+        /// The position as FEN.
+        fen = "fen",
+        /// UCI moves from the start position.
+        moves = "moves",
+        /// lichess's name for `moves`.
+        play = "play",
+        /// The player's colour (default: the side to move).
+        color = "color",
+        /// Time classes.
+        speeds = "speeds",
+        /// `true`/`false`.
+        rated = "rated",
+        /// lichess's `rated`/`casual`.
+        modes = "modes",
+        /// First month.
+        since = "since",
+        /// Last month.
+        until = "until",
+        /// How many of the newest games to list.
+        recent_games = "recentGames",
+    }
+}
+
+/// The games both endpoints filter by, as sent.
+struct FilterText<'a> {
+    color: Option<&'a str>,
+    speeds: Option<&'a str>,
+    rated: Option<&'a str>,
+    modes: Option<&'a str>,
+    since: Option<&'a str>,
+    until: Option<&'a str>,
+}
+
+/// What `/api/v1/move` asks, checked.
+#[derive(Debug)]
+pub struct MoveRequest {
+    /// The player.
+    pub user: String,
+    /// The position.
+    pub pos: Chess,
+    /// The engine's options (filters included); the seed is `seed`.
+    pub options: EngineOptions,
+    /// The seed, if given (else the server picks one).
+    pub seed: Option<u64>,
+}
+
+impl MoveQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<MoveRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let pos = position(
+            self.fen.as_deref(),
+            self.moves.as_deref().or(self.play.as_deref()),
+            self.moves.is_some() && self.play.is_some(),
+        )?;
+        let mut options = EngineOptions {
+            filter: filter(
+                &FilterText {
+                    color: None,
+                    speeds: self.speeds.as_deref(),
+                    rated: self.rated.as_deref(),
+                    modes: self.modes.as_deref(),
+                    since: self.since.as_deref(),
+                    until: self.until.as_deref(),
+                },
+                None,
+            )?,
+            ..EngineOptions::default()
+        };
+        // The engine's own knobs, checked as everywhere else (`EngineOptions::set`); the
+        // guard's switch before its settings.
+        for (key, value) in [
+            ("policy", &self.policy),
+            ("tiers", &self.tiers),
+            ("minGames", &self.min_games),
+            ("recentMonths", &self.recent_months),
+            ("recentWeight", &self.recent_weight),
+            ("guard", &self.guard),
+            ("guardTop", &self.guard_top),
+            ("guardMargin", &self.guard_margin),
+        ] {
+            if let Some(v) = value {
+                options
+                    .set(key, v)
+                    .map_err(|e| bad(format!("{key}: {e}")))?;
+            }
+        }
+        let seed = number::<u64>("seed", self.seed.as_deref())?;
+        Ok(MoveRequest {
+            user,
+            pos,
+            options,
+            seed,
+        })
+    }
+}
+
+/// What `/api/v1/explore` asks, checked.
+#[derive(Debug)]
+pub struct ExploreRequest {
+    /// The player.
+    pub user: String,
+    /// The position.
+    pub pos: Chess,
+    /// Whose games (the colour defaults to the side to move).
+    pub filter: Filter,
+    /// How many recent games to list (at most 20).
+    pub recent_games: usize,
+}
+
+impl ExploreQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<ExploreRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let pos = position(
+            self.fen.as_deref(),
+            self.moves.as_deref().or(self.play.as_deref()),
+            self.moves.is_some() && self.play.is_some(),
+        )?;
+        let filter = filter(
+            &FilterText {
+                color: self.color.as_deref(),
+                speeds: self.speeds.as_deref(),
+                rated: self.rated.as_deref(),
+                modes: self.modes.as_deref(),
+                since: self.since.as_deref(),
+                until: self.until.as_deref(),
+            },
+            Some(pos.turn()),
+        )?;
+        let recent_games =
+            number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
+        if recent_games > 20 {
+            return Err(bad(format!("recentGames: {recent_games} is more than 20")));
+        }
+        Ok(ExploreRequest {
+            user,
+            pos,
+            filter,
+            recent_games,
+        })
     }
 }
 
 /// The player's name: required, sane.
-pub fn user(raw: &Raw) -> Result<String, ApiError> {
-    let u = raw
-        .get("user")
+fn user(given: Option<&str>) -> Result<String, ApiError> {
+    let u = given
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
         .ok_or_else(|| bad("missing parameter \"user\""))?;
@@ -80,14 +255,16 @@ pub fn user(raw: &Raw) -> Result<String, ApiError> {
 }
 
 /// The position: `fen`, or `moves`/`play` (UCI, comma or space separated) from the start.
-pub fn position(raw: &Raw) -> Result<Chess, ApiError> {
-    let moves = raw.get("moves").or_else(|| raw.get("play"));
-    match (raw.get("fen"), moves) {
+fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<Chess, ApiError> {
+    if both_lists {
+        return Err(bad("give either \"moves\" or \"play\", not both"));
+    }
+    match (fen, moves) {
         (Some(_), Some(_)) => Err(bad("give either \"fen\" or \"moves\"/\"play\", not both")),
-        (Some(fen), None) => notation::parse_fen(fen).map_err(bad),
+        (Some(fen), None) => notation::parse_fen(fen).map_err(|e| bad(e.to_string())),
         (None, moves) => {
             let mut pos = Chess::default();
-            let text = moves.map_or("", String::as_str).trim();
+            let text = moves.unwrap_or("").trim();
             // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not
             // nothing.
             let mut items = Vec::new();
@@ -119,8 +296,8 @@ pub fn position(raw: &Raw) -> Result<Chess, ApiError> {
     }
 }
 
-fn month(raw: &Raw, key: &str) -> Result<Option<Month>, ApiError> {
-    raw.get(key)
+fn month(key: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
+    given
         .map(|v| {
             // lichess sends YYYY-MM; a bare year is the year's first or last month.
             v.parse::<Month>()
@@ -136,14 +313,14 @@ fn month(raw: &Raw, key: &str) -> Result<Option<Month>, ApiError> {
 
 /// The game filter: `color`, `speeds`, `rated` (or lichess's `modes`), `since`, `until`.
 /// `default_color` applies when `color` is absent.
-pub fn filter(raw: &Raw, default_color: Option<Color>) -> Result<Filter, ApiError> {
-    let color = match raw.get("color").map(|c| c.to_ascii_lowercase()) {
+fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter, ApiError> {
+    let color = match given.color.map(str::to_ascii_lowercase) {
         None => default_color,
         Some(c) if c == "white" => Some(Color::White),
         Some(c) if c == "black" => Some(Color::Black),
         Some(c) => return Err(bad(format!("color: {c:?} is not white or black"))),
     };
-    let time_classes = match raw.get("speeds") {
+    let time_classes = match given.speeds {
         None => Vec::new(),
         Some(s) => s
             .split(',')
@@ -157,18 +334,15 @@ pub fn filter(raw: &Raw, default_color: Option<Color>) -> Result<Filter, ApiErro
             })
             .collect::<Result<_, _>>()?,
     };
-    let rated = match (
-        raw.get("rated").map(String::as_str),
-        raw.get("modes").map(String::as_str),
-    ) {
+    let rated = match (given.rated, given.modes) {
         (Some("true"), _) | (None, Some("rated")) => Some(true),
         (Some("false"), _) | (None, Some("casual")) => Some(false),
         (None, None) | (None, Some("casual,rated" | "rated,casual")) => None,
         (Some(v), _) => return Err(bad(format!("rated: {v:?} is not true or false"))),
         (None, Some(v)) => return Err(bad(format!("modes: {v:?} is not rated, casual or both"))),
     };
-    let since = month(raw, "since")?;
-    let until = month(raw, "until")?;
+    let since = month("since", given.since)?;
+    let until = month("until", given.until)?;
     if let (Some(s), Some(u)) = (since, until)
         && s > u
     {
@@ -184,22 +358,12 @@ pub fn filter(raw: &Raw, default_color: Option<Color>) -> Result<Filter, ApiErro
 }
 
 /// An optional non-negative integer.
-pub fn number<T: std::str::FromStr>(raw: &Raw, key: &str) -> Result<Option<T>, ApiError> {
-    raw.get(key)
+fn number<T: std::str::FromStr>(key: &str, given: Option<&str>) -> Result<Option<T>, ApiError> {
+    given
         .map(|v| {
             v.trim()
                 .parse::<T>()
                 .map_err(|_| bad(format!("{key}: {v:?} is not a valid number")))
-        })
-        .transpose()
-}
-
-/// The engine's `policy` (`tiers`, `habit[:W]`, `likely[:W]`), if given.
-pub fn policy(raw: &Raw) -> Result<Option<mirror_engine::Policy>, ApiError> {
-    raw.get("policy")
-        .map(|v| {
-            v.parse()
-                .map_err(|e: mirror_engine::ParsePolicyError| bad(format!("policy: {e}")))
         })
         .transpose()
 }
@@ -234,9 +398,4 @@ pub fn from_json(v: serde_json::Value) -> Result<Raw, ApiError> {
         raw.insert(k, text);
     }
     Ok(raw)
-}
-
-/// UCI of a legal move (standard castling).
-pub fn uci(m: shakmaty::Move) -> String {
-    m.to_uci(CastlingMode::Standard).to_string()
 }

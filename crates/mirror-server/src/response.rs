@@ -1,13 +1,10 @@
 //! The JSON bodies of the API's answers (errors are in `error.rs`), apart from the handlers
 //! that fill them.
 
-use mirror_core::{GameResult, MoveStats, TimeClass};
-use mirror_engine::notation;
+use mirror_core::{GameResult, MoveStats, TimeClass, notation};
 use mirror_store::RecentGame;
 use serde::Serialize;
 use shakmaty::{Chess, Color};
-
-use crate::params;
 
 #[derive(Serialize)]
 pub(crate) struct Candidate {
@@ -24,7 +21,12 @@ pub(crate) struct Candidate {
 #[serde(tag = "kind", rename_all = "lowercase")]
 pub(crate) enum SourceJson {
     Book {
-        tier: usize,
+        /// `tiers`, `habit:W` or `likely:W`.
+        policy: String,
+        /// The 1-based tier, for the tiers policy only.
+        #[serde(skip_serializing_if = "Option::is_none")]
+        tier: Option<usize>,
+        /// `win > 0.5`, `games played + 1 x model`.
         rule: String,
         games: u32,
         wins: u32,
@@ -51,7 +53,7 @@ pub(crate) struct MoveResponse {
 
 pub(crate) fn candidate(pos: &Chess, m: shakmaty::Move, s: &MoveStats, p: f64) -> Candidate {
     Candidate {
-        uci: params::uci(m),
+        uci: notation::uci(m),
         san: notation::san(pos, m),
         games: s.games(),
         wins: s.wins,

@@ -73,6 +73,34 @@ async fn move_from_the_book_get_and_post_agree() {
     assert_eq!(status, 200, "{v}");
     assert_eq!(v["source"]["kind"], "book", "{v}");
     assert!(v["source"]["tier"].as_u64().expect("tier") >= 1);
+    assert_eq!(v["source"]["policy"], "tiers", "{v}");
+    // Every engine knob is a parameter: the tiers and the minimum games change the answer
+    // (only moves of 20+ games, one tier accepting any), the guard can be switched off.
+    let (status, t) = get(
+        &s,
+        "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=3&policy=tiers&tiers=wd%3E0&minGames=20&guard=false&guardTop=&speeds=blitz,rapid",
+    )
+    .await;
+    assert_eq!(
+        status, 400,
+        "the guard is off, guardTop has nothing to tune: {t}"
+    );
+    let (status, t) = get(
+        &s,
+        "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=3&policy=tiers&tiers=wd%3E0&minGames=20&guard=false&recentMonths=0&recentWeight=1&speeds=blitz,rapid",
+    )
+    .await;
+    assert_eq!(status, 200, "{t}");
+    assert_eq!(t["source"]["rule"], "win+draw > 0", "{t}");
+    assert_eq!(t["source"]["tier"], 1, "{t}");
+    assert!(
+        t["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .all(|c| c["games"].as_u64().expect("games") >= 20 || c["probability"] == 0.0),
+        "{t}"
+    );
     let uci = v["uci"].as_str().expect("uci").to_string();
     let cands = v["candidates"].as_array().expect("candidates");
     assert!(cands.iter().any(|c| c["uci"] == uci.as_str()));
@@ -101,6 +129,9 @@ async fn move_from_the_book_get_and_post_agree() {
         .await;
         assert_eq!(status, 200, "{l}");
         assert_eq!(l["source"]["kind"], "book", "{l}");
+        // likely has no tiers: no tier number is made up for it.
+        assert_eq!(l["source"]["policy"], "likely:1", "{l}");
+        assert!(l["source"].get("tier").is_none(), "{l}");
         assert!(
             l["explanation"]
                 .as_str()
@@ -294,9 +325,27 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
         ),
         (
             "GET",
-            "/api/v1/move?user=Biskupstunga&min_games=many".into(),
+            "/api/v1/move?user=Biskupstunga&minGames=many".into(),
             400,
-            "min_games",
+            "minGames",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&guardMargin=-5".into(),
+            400,
+            "guardMargin: invalid guard_margin",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&recentWeight=lots".into(),
+            400,
+            "recentWeight: invalid recent_weight",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&tiers=w%3E2".into(),
+            400,
+            "invalid tiers",
         ),
         (
             "GET",
@@ -535,7 +584,7 @@ async fn graceful_shutdown_finishes_and_stops() {
 #[test]
 fn start_position_constant_is_the_default() {
     assert_eq!(
-        mirror_engine::notation::fen(&shakmaty::Chess::default()),
+        mirror_core::notation::fen(&shakmaty::Chess::default()),
         START
     );
 }

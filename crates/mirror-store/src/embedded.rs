@@ -16,15 +16,13 @@
 //! - `edges`: 17-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
 //!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
 //!   value: [`MoveStats`] (32) and the child position key (8).
+//!
+//! The byte forms are in [`crate::codec`], one module per stored type.
 
 use std::path::{Path, PathBuf};
 
-use mirror_core::{
-    GameId, GameRecord, MoveCode, MoveStats, PositionKey,
-    batch::Batch,
-    batch::unpack_epd,
-    stats::{EdgeDims, STATS_LEN},
-};
+use crate::codec;
+use mirror_core::{GameId, GameRecord, MoveStats, PositionKey, batch::Batch, batch::unpack_epd};
 use redb::{
     Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
     WriteTransaction,
@@ -54,9 +52,6 @@ const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positio
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
 const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
 
-const EDGE_KEY_LEN: usize = 17;
-const EDGE_VALUE_LEN: usize = STATS_LEN + 8;
-
 /// A redb error, kept as the cause.
 fn backend(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
     StoreError::Database {
@@ -79,79 +74,6 @@ pub enum OpenMode {
 pub struct EmbeddedStore {
     db: Database,
     path: PathBuf,
-}
-
-fn edge_key(pid: u32, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> [u8; EDGE_KEY_LEN] {
-    let mut k = [0u8; EDGE_KEY_LEN];
-    k[0..4].copy_from_slice(&pid.to_be_bytes());
-    k[4..12].copy_from_slice(&pos.to_be_bytes());
-    k[12..14].copy_from_slice(&mv.0.to_be_bytes());
-    k[14] = dims.flags();
-    k[15..17].copy_from_slice(&dims.month.map_or(0, |m| m.to_u16()).to_be_bytes());
-    k
-}
-
-fn decode_edge(pid_pos: &[u8], value: &[u8]) -> Result<EdgeRow> {
-    if pid_pos.len() != EDGE_KEY_LEN || value.len() != EDGE_VALUE_LEN {
-        return Err(StoreError::Corrupt("edge row of unexpected size".into()));
-    }
-    let mut pos = [0u8; 8];
-    pos.copy_from_slice(&pid_pos[4..12]);
-    let mut child = [0u8; 8];
-    child.copy_from_slice(&value[STATS_LEN..]);
-    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
-    Ok(EdgeRow {
-        pos: PositionKey::from_be_bytes(pos),
-        mv: MoveCode(u16::from_be_bytes([pid_pos[12], pid_pos[13]])),
-        dims: EdgeDims::from_parts(pid_pos[14], u16::from_be_bytes([pid_pos[15], pid_pos[16]])),
-        stats,
-        child: PositionKey::from_be_bytes(child),
-    })
-}
-
-fn encode_fetch(s: &FetchState) -> Vec<u8> {
-    let mut out = vec![1u8, u8::from(s.complete)];
-    out.extend_from_slice(&s.games.to_le_bytes());
-    out.extend_from_slice(&s.cursor.unwrap_or(i64::MIN).to_le_bytes());
-    for text in [&s.etag, &s.last_modified] {
-        let t = text.as_deref().unwrap_or("");
-        let len = u16::try_from(t.len()).unwrap_or(u16::MAX);
-        out.extend_from_slice(&len.to_le_bytes());
-        out.extend_from_slice(&t.as_bytes()[..usize::from(len)]);
-    }
-    out
-}
-
-fn decode_fetch(b: &[u8]) -> Option<FetchState> {
-    if b.first() != Some(&1) || b.len() < 18 {
-        return None;
-    }
-    let complete = b[1] == 1;
-    let games = u64::from_le_bytes(b[2..10].try_into().ok()?);
-    let cursor = i64::from_le_bytes(b[10..18].try_into().ok()?);
-    let mut rest = &b[18..];
-    let mut texts = [None, None];
-    for t in &mut texts {
-        let len = usize::from(u16::from_le_bytes(rest.get(..2)?.try_into().ok()?));
-        let text = std::str::from_utf8(rest.get(2..2 + len)?).ok()?;
-        *t = (!text.is_empty()).then(|| text.to_string());
-        rest = &rest[2 + len..];
-    }
-    let [etag, last_modified] = texts;
-    Some(FetchState {
-        etag,
-        last_modified,
-        complete,
-        games,
-        cursor: (cursor != i64::MIN).then_some(cursor),
-    })
-}
-
-fn encode_edge_value(stats: &MoveStats, child: PositionKey) -> [u8; EDGE_VALUE_LEN] {
-    let mut v = [0u8; EDGE_VALUE_LEN];
-    v[..STATS_LEN].copy_from_slice(&stats.encode());
-    v[STATS_LEN..].copy_from_slice(&child.to_be_bytes());
-    v
 }
 
 impl EmbeddedStore {
@@ -288,8 +210,8 @@ impl EmbeddedStore {
                 return Err(StoreError::AlreadyIngested(present));
             }
             for (g, color) in batch.games() {
-                let date = g.date.map_or(0, |d| d.to_u32());
-                let c = u8::from(*color == Color::Black);
+                let date = codec::mark::date(g.date);
+                let c = codec::mark::color(*color);
                 pg.insert((pid, g.id.0.as_str()), (date, c))
                     .map_err(backend)?;
                 by_date
@@ -317,24 +239,30 @@ impl EmbeddedStore {
         }
         {
             let mut edges = txn.open_table(EDGES).map_err(backend)?;
-            let mut rows: Vec<([u8; EDGE_KEY_LEN], MoveStats, PositionKey)> = batch
+            let mut rows: Vec<([u8; codec::edge::KEY_LEN], MoveStats, PositionKey)> = batch
                 .edges()
                 .iter()
-                .map(|(k, d)| (edge_key(pid, k.pos, k.mv, &k.dims), d.stats, d.child))
+                .map(|(k, d)| {
+                    (
+                        codec::edge::key(pid, k.pos, k.mv, &k.dims),
+                        d.stats,
+                        d.child,
+                    )
+                })
                 .collect();
             rows.sort_unstable_by_key(|r| r.0);
             for (key, mut stats, child) in rows {
                 // Most rows of a large ingest are new: insert first, merge only when the
                 // insert replaced an existing row.
                 let old = edges
-                    .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
+                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
                     .map_err(backend)?
                     .map(|v| MoveStats::decode(v.value()));
                 match old {
                     Some(Some(old)) => {
                         stats.merge(&old);
                         edges
-                            .insert(key.as_slice(), encode_edge_value(&stats, child).as_slice())
+                            .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
                             .map_err(backend)?;
                     }
                     Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
@@ -358,6 +286,7 @@ impl EmbeddedStore {
 
 impl GraphStore for EmbeddedStore {
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "embedded", player).entered();
         let txn = self.db.begin_write().map_err(backend)?;
         match Self::write_in(&txn, player, batch) {
             Ok(report) => {
@@ -392,17 +321,16 @@ impl GraphStore for EmbeddedStore {
         };
         let txn = self.db.begin_read().map_err(backend)?;
         let edges = txn.open_table(EDGES).map_err(backend)?;
-        let mut lo = [0u8; EDGE_KEY_LEN];
-        lo[0..4].copy_from_slice(&pid.to_be_bytes());
-        lo[4..12].copy_from_slice(&pos.to_be_bytes());
-        let mut hi = lo;
-        hi[12..].fill(0xff);
+        let (lo, hi) = (
+            codec::edge::first_key(pid, pos),
+            codec::edge::last_key(pid, pos),
+        );
         let rows = edges
             .range(lo.as_slice()..=hi.as_slice())
             .map_err(backend)?
             .map(|item| {
                 let (k, v) = item.map_err(backend)?;
-                decode_edge(k.value(), v.value())
+                codec::edge::decode(k.value(), v.value())
             });
         sum_by_move(rows, filter)
     }
@@ -418,7 +346,7 @@ impl GraphStore for EmbeddedStore {
         let mut out = Vec::new();
         for item in edges.range(lo.as_slice()..hi.as_slice()).map_err(backend)? {
             let (k, v) = item.map_err(backend)?;
-            out.push(decode_edge(k.value(), v.value())?);
+            out.push(codec::edge::decode(k.value(), v.value())?);
         }
         Ok(out)
     }
@@ -441,12 +369,7 @@ impl GraphStore for EmbeddedStore {
                 .ok_or_else(|| StoreError::Corrupt(format!("game {id} has no record")))?;
             let rec =
                 GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            let color = if color == 1 {
-                Color::Black
-            } else {
-                Color::White
-            };
-            out.push((date, rec, color));
+            out.push((date, rec, codec::mark::decode_color(color, id)?));
         }
         out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
         Ok(out.into_iter().map(|(_, g, c)| (g, c)).collect())
@@ -540,11 +463,7 @@ impl GraphStore for EmbeddedStore {
         let candidates = range.rev().take(RECENT_SCAN).map(|item| {
             let (k, v) = item.map_err(backend)?;
             let (_, _, id) = k.value();
-            let color = if v.value() == 1 {
-                Color::Black
-            } else {
-                Color::White
-            };
+            let color = codec::mark::decode_color(v.value(), id)?;
             let Some(rec) = games.get(id).map_err(backend)? else {
                 return Ok(None);
             };
@@ -561,9 +480,7 @@ impl GraphStore for EmbeddedStore {
         let t = txn.open_table(FETCH).map_err(backend)?;
         match t.get((key.as_str(), unit)).map_err(backend)? {
             None => Ok(None),
-            Some(v) => decode_fetch(v.value())
-                .map(Some)
-                .ok_or_else(|| StoreError::Corrupt(format!("fetch state of {unit}"))),
+            Some(v) => codec::fetch::decode(v.value(), unit).map(Some),
         }
     }
 
@@ -572,7 +489,7 @@ impl GraphStore for EmbeddedStore {
         let txn = self.db.begin_write().map_err(backend)?;
         txn.open_table(FETCH)
             .map_err(backend)?
-            .insert((key.as_str(), unit), encode_fetch(state).as_slice())
+            .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())
             .map_err(backend)?;
         txn.commit().map_err(backend)
     }

@@ -8,6 +8,7 @@
 //! against every backend.
 
 pub mod analysis;
+pub mod codec;
 pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;

@@ -345,19 +345,11 @@ fn key_of(v: i64) -> PositionKey {
     PositionKey(v as u64)
 }
 
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
-}
+use mirror_core::codec::color_name;
 
 fn color_of(name: &str) -> Result<Color> {
-    match name {
-        "white" => Ok(Color::White),
-        "black" => Ok(Color::Black),
-        other => Err(StoreError::Corrupt(format!("neo4j: colour {other:?}"))),
-    }
+    mirror_core::codec::color_from_name(name)
+        .ok_or_else(|| StoreError::Corrupt(format!("neo4j: colour {name:?}")))
 }
 
 /// A stored integer that must fit the Rust type.
@@ -930,6 +922,7 @@ impl BatchParams {
 
 impl GraphStore for Neo4jStore {
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "neo4j", player).entered();
         let key = player_key(player)?;
         let display = player.trim();
         let params = BatchParams::new(&key, batch)?;

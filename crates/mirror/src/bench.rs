@@ -1,5 +1,6 @@
 //! `mirror bench`: measured figures, printed, never asserted.
 
+use clap::{Args, Subcommand};
 use std::{
     io::Write,
     process::{Command, ExitCode},
@@ -13,7 +14,66 @@ use mirror_store::{
     embedded::{EmbeddedStore, OpenMode},
 };
 
-use crate::cli::{BenchArgs, BenchCommand, StoreArgs, StoreKind};
+use std::path::PathBuf;
+
+use crate::cli::{StoreArgs, StoreKind};
+
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub what: BenchCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum BenchCommand {
+    /// Ingest a PGN file into a fresh temporary store and compare with the python-chess peer.
+    Ingest {
+        /// The PGN file.
+        #[arg(long)]
+        pgn: PathBuf,
+        /// The player.
+        #[arg(long, short = 'u')]
+        user: String,
+        /// Games the python-chess peer reads (its rate is scaled to the full run).
+        #[arg(long, default_value_t = 2000)]
+        peer_games: u64,
+        /// Python interpreter with python-chess (and zstandard for .zst input).
+        #[arg(long, default_value = "python3")]
+        python: String,
+        /// Skip the peer.
+        #[arg(long)]
+        no_peer: bool,
+        /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j).
+        #[arg(long)]
+        batch_size: Option<u32>,
+        /// With --store neo4j: games loaded the seed's way (one MERGE chain per move, a
+        /// transaction per game) and, for the ratio, the same games mirror's way.
+        #[arg(long, default_value_t = 1000)]
+        seed_games: usize,
+    },
+    /// The CNN: inference latency for one position and training throughput.
+    Model {
+        /// A saved model directory (default: the player's trained or shipped model).
+        #[arg(long)]
+        model: Option<PathBuf>,
+        /// The player whose stored games give the positions.
+        #[arg(long, short = 'u')]
+        user: String,
+    },
+    /// Load the HTTP move endpoint with book positions of a stored player (server and load
+    /// generator in this process, on loopback).
+    Serve {
+        /// The player (must be in the store).
+        #[arg(long, short = 'u')]
+        user: String,
+        /// Concurrent connections.
+        #[arg(long, default_value_t = 64)]
+        connections: usize,
+        /// Seconds of measured load (after one second of warm-up).
+        #[arg(long, default_value_t = 10)]
+        seconds: u64,
+    },
+}
 
 /// The python-chess peer (the same script the reference test uses).
 const PEER: &str = include_str!("../../../tests/reference/graph.py");

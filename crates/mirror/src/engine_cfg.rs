@@ -1,46 +1,161 @@
-//! Engine settings from `--config FILE` (TOML) and flags; flags win.
+//! The engine's options on the command line: the player, `--config FILE` (TOML) and the
+//! knob flags shared by `play`, `uci` and `eval`; flags win over the file, the file over
+//! the defaults. Every knob goes through [`EngineOptions::set`], as UCI's `setoption`
+//! and the HTTP parameters do.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
-use mirror_core::sampler::Tiers;
-use mirror_engine::{EngineOptions, Policy};
-use serde::Deserialize;
+use clap::Args;
+use mirror_core::TimeClass;
+use mirror_engine::{EngineOptions, Policy, Tiers};
 
-use crate::cli::{EngineArgs, FilterArgs, parse_month, parse_time_class};
+use crate::cli::FilterArgs;
 
-/// The config file's keys (all optional).
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct EngineFile {
+/// How the mirror chooses its moves (flags override `--config`).
+#[derive(Args, Debug, Clone)]
+pub struct EngineArgs {
     /// The player to mirror.
-    pub player: Option<String>,
-    /// RNG seed.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+    /// A TOML file with `player` and any engine option: policy, tiers, min_games, seed,
+    /// recent_months, recent_weight, guard, guard_top, guard_margin, time_class, rated,
+    /// since, until.
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
+    #[arg(long)]
     pub seed: Option<u64>,
-    /// Policy, as for `--policy`.
-    pub policy: Option<String>,
-    /// Tiers, as for `--tiers`.
-    pub tiers: Option<String>,
-    /// Minimum games per book move.
-    pub min_games: Option<u32>,
-    /// Recent months counted extra (habit/likely).
-    pub recent_months: Option<u32>,
-    /// The extra weight of a recent game.
-    pub recent_weight: Option<f64>,
-    /// Time classes.
-    pub time_class: Option<Vec<String>>,
-    /// Rated only (true) or casual only (false).
-    pub rated: Option<bool>,
-    /// First month (YYYY-MM).
-    pub since: Option<String>,
-    /// Last month (YYYY-MM).
-    pub until: Option<String>,
+    #[command(flatten)]
+    pub knobs: EngineKnobs,
 }
 
-fn read_file(path: &Path) -> anyhow::Result<EngineFile> {
+/// The engine's knobs as flags, shared by `play`, `uci` and `eval`.
+#[derive(Args, Debug, Clone, Default)]
+pub struct EngineKnobs {
+    /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
+    /// (sampled by games played, the model's probabilities as W pseudo-games) or
+    /// likely[:W] (always the likeliest of those; default likely:1).
+    #[arg(long)]
+    pub policy: Option<Policy>,
+    /// The sampler's tiers, in order (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
+    #[arg(long)]
+    pub tiers: Option<Tiers>,
+    /// Leave out book moves played in fewer games than this (default 1).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_games: Option<u32>,
+    /// Play the model's first choice even when it gives material away (no blunder guard).
+    #[arg(long, conflicts_with_all = ["guard_top", "guard_margin"])]
+    pub no_guard: bool,
+    /// The guard checks this many of the model's best moves (default 64).
+    #[arg(long)]
+    pub guard_top: Option<usize>,
+    /// Centipawns of material a model move may lose against the best checked one
+    /// (default 50).
+    #[arg(long)]
+    pub guard_margin: Option<i32>,
+    /// With habit/likely: games of the player's last N months (up to their newest game)
+    /// count --recent-weight extra (default 0: off).
+    #[arg(long)]
+    pub recent_months: Option<u32>,
+    /// The extra weight of a recent game (default 2).
+    #[arg(long)]
+    pub recent_weight: Option<f64>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
+
+impl EngineKnobs {
+    /// Applies the flags given over `opts`, each checked by [`EngineOptions::set`].
+    pub fn apply(&self, opts: &mut EngineOptions) -> anyhow::Result<()> {
+        let mut set = |name: &str, value: Option<String>| -> anyhow::Result<()> {
+            if let Some(v) = value {
+                opts.set(name, &v)
+                    .with_context(|| format!("--{}", name.replace('_', "-")))?;
+            }
+            Ok(())
+        };
+        let text = |v: Option<&dyn ToString>| v.map(|v| v.to_string());
+        set("policy", text(self.policy.as_ref().map(|v| v as _)))?;
+        set("tiers", text(self.tiers.as_ref().map(|v| v as _)))?;
+        set("min_games", text(self.min_games.as_ref().map(|v| v as _)))?;
+        set(
+            "recent_months",
+            text(self.recent_months.as_ref().map(|v| v as _)),
+        )?;
+        set(
+            "recent_weight",
+            text(self.recent_weight.as_ref().map(|v| v as _)),
+        )?;
+        set("guard", self.no_guard.then(|| "false".to_string()))?;
+        set("guard_top", text(self.guard_top.as_ref().map(|v| v as _)))?;
+        set(
+            "guard_margin",
+            text(self.guard_margin.as_ref().map(|v| v as _)),
+        )?;
+        let f = &self.filters;
+        if !f.time_class.is_empty() {
+            set("time_class", Some(list(&f.time_class)))?;
+        }
+        set(
+            "rated",
+            match (f.rated, f.casual) {
+                (true, _) => Some("true".into()),
+                (_, true) => Some("false".into()),
+                _ => None,
+            },
+        )?;
+        set("since", f.since.map(|m| m.to_string()))?;
+        set("until", f.until.map(|m| m.to_string()))?;
+        Ok(())
+    }
+}
+
+fn list(tcs: &[TimeClass]) -> String {
+    tcs.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// Reads the config file into `opts` (engine options by their names); returns its
+/// `player`, and whether it set the seed.
+fn read_file(path: &Path, opts: &mut EngineOptions) -> anyhow::Result<(Option<String>, bool)> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read config {}", path.display()))?;
-    toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))
+    let table: toml::Table =
+        toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
+    let mut player = None;
+    let seed_given = table.contains_key("seed");
+    for (key, value) in table {
+        let context = || format!("invalid config {}: {key}", path.display());
+        let text = match &value {
+            toml::Value::String(s) => s.clone(),
+            toml::Value::Integer(i) => i.to_string(),
+            toml::Value::Float(f) => f.to_string(),
+            toml::Value::Boolean(b) => b.to_string(),
+            toml::Value::Array(items) => items
+                .iter()
+                .map(|i| match i {
+                    toml::Value::String(s) => Ok(s.clone()),
+                    other => Err(anyhow::anyhow!("list items must be strings, not {other}")),
+                })
+                .collect::<anyhow::Result<Vec<_>>>()
+                .with_context(context)?
+                .join(","),
+            other => anyhow::bail!(
+                "{}: {} values are not accepted",
+                context(),
+                other.type_str()
+            ),
+        };
+        if key == "player" {
+            player = Some(text);
+        } else {
+            opts.set(&key, &text).with_context(context)?;
+        }
+    }
+    Ok((player, seed_given))
 }
 
 /// The engine's player and options.
@@ -53,89 +168,37 @@ pub struct Resolved {
     pub seed_from_clock: bool,
 }
 
+/// Defaults, then `--config`, then flags.
 pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
-    let file = match &args.config {
-        Some(p) => read_file(p)?,
-        None => EngineFile::default(),
+    let mut options = EngineOptions::default();
+    let (file_player, seed_in_file) = match &args.config {
+        Some(p) => read_file(p, &mut options)?,
+        None => (None, false),
     };
+    args.knobs.apply(&mut options)?;
     let player = args
         .user
         .clone()
-        .or(file.player.clone())
+        .or(file_player)
         .context("which player? pass --user NAME (or player = \"NAME\" in --config)")?;
-    let tiers_text = args.tiers.clone().or(file.tiers.clone());
-    let tiers = match tiers_text {
-        Some(t) => t.parse::<Tiers>()?,
-        None => Tiers::default(),
-    };
-    let policy = match args.policy.clone().or(file.policy.clone()) {
-        Some(p) => p.parse::<Policy>()?,
-        None => Policy::default(),
-    };
-    let min_games = args.min_games.or(file.min_games).unwrap_or(1);
-    if min_games == 0 {
-        anyhow::bail!("--min-games must be at least 1");
-    }
-    let defaults = EngineOptions::default();
-    let recent_months = args
-        .recent_months
-        .or(file.recent_months)
-        .unwrap_or(defaults.recent_months);
-    let recent_weight = args
-        .recent_weight
-        .or(file.recent_weight)
-        .unwrap_or(defaults.recent_weight);
-    if !(recent_weight.is_finite() && recent_weight >= 0.0) {
-        anyhow::bail!("--recent-weight must be a non-negative number, not {recent_weight}");
-    }
-    let mut filters: FilterArgs = args.filters.clone();
-    if filters.time_class.is_empty()
-        && let Some(tcs) = &file.time_class
-    {
-        filters.time_class = tcs
-            .iter()
-            .map(|t| parse_time_class(t).map_err(anyhow::Error::msg))
-            .collect::<anyhow::Result<_>>()?;
-    }
-    if !filters.rated && !filters.casual {
-        match file.rated {
-            Some(true) => filters.rated = true,
-            Some(false) => filters.casual = true,
-            None => {}
+    let seed_from_clock = match args.seed {
+        Some(s) => {
+            options.seed = s;
+            false
         }
-    }
-    if filters.since.is_none()
-        && let Some(s) = &file.since
-    {
-        filters.since = Some(parse_month(s).map_err(anyhow::Error::msg)?);
-    }
-    if filters.until.is_none()
-        && let Some(u) = &file.until
-    {
-        filters.until = Some(parse_month(u).map_err(anyhow::Error::msg)?);
-    }
-    let filter = filters.filter(None::<shakmaty::Color>)?;
-    let (seed, seed_from_clock) = match args.seed.or(file.seed) {
-        Some(s) => (s, false),
+        None if seed_in_file => false,
         None => {
             let nanos = std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
                 .map_or(0, |d| d.as_nanos());
             // Keep it to 31 bits so that it fits UCI's spin option.
-            ((nanos % 2_147_483_647) as u64, true)
+            options.seed = (nanos % 2_147_483_647) as u64;
+            true
         }
     };
     Ok(Resolved {
         player,
-        options: EngineOptions {
-            policy,
-            tiers,
-            min_games,
-            filter,
-            seed,
-            recent_months,
-            recent_weight,
-        },
+        options,
         seed_from_clock,
     })
 }

@@ -1,47 +1,90 @@
 //! `mirror eval`: split the player's games by date, build their book from the training
 //! games only, and measure every predictor on the test games (see `mirror_eval`).
 
-use std::{
-    path::{Path, PathBuf},
-    process::ExitCode,
-    sync::Arc,
-};
+use clap::{Args, ValueEnum};
+use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::{GameRecord, batch::Batch};
-use mirror_engine::{EngineOptions, Guard};
+use mirror_core::split::{Fractions, date_text};
+use mirror_engine::EngineOptions;
 use mirror_eval::{EvalConfig, Phase, evaluate, report::SplitInfo};
 use mirror_model::Predictor;
-use mirror_store::{
-    GraphStore,
-    embedded::{EmbeddedStore, OpenMode},
-};
-use shakmaty::Color;
+use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
-    cli::{EvalArgs, EvalOn, StoreArgs},
+    cli::StoreArgs,
+    engine_cfg::EngineKnobs,
     play::require_player,
-    train::{Fit, date_text, fit, load_model, model_dir},
+    train::TrainOpts,
+    train::{fit, load_model, model_dir},
 };
 
-/// The player's training games as a throwaway embedded store: the book the engine sees.
-fn book_store(
-    player: &str,
-    games: &[(GameRecord, Color)],
-    dir: &Path,
-) -> anyhow::Result<EmbeddedStore> {
-    let store = EmbeddedStore::open(&dir.join("book.redb"), OpenMode::CreateIfMissing)?;
-    for chunk in games.chunks(2_000) {
-        let mut batch = Batch::new();
-        for (g, c) in chunk {
-            batch
-                .add_game(g.clone(), *c)
-                .with_context(|| format!("stored game {} does not replay", g.id))?;
-        }
-        store.write_batch(player, &batch)?;
-    }
-    Ok(store)
+/// The games `mirror eval` measures on.
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum EvalOn {
+    /// The newest games.
+    Test,
+    /// The games between training and test.
+    Validation,
+}
+
+#[derive(Args, Debug)]
+pub struct EvalArgs {
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Percent of games (oldest first) for training, validation and test.
+    #[arg(long, default_value = "80,10,10")]
+    pub split: Fractions,
+    /// Seed of the engine's choices, the judged sample and (with --train) training.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Evaluate at most this many test positions (oldest test games first).
+    #[arg(long)]
+    pub max_positions: Option<usize>,
+    /// Which games to evaluate: the test games, or the validation games (to tune options
+    /// without looking at the test games).
+    #[arg(long, value_enum, default_value_t = EvalOn::Test)]
+    pub on: EvalOn,
+    /// Train the model on this split first (saved where --model points).
+    #[arg(long)]
+    pub train: bool,
+    /// With --train: training positions at most.
+    #[arg(long, default_value_t = 200_000)]
+    pub train_positions: usize,
+    #[command(flatten)]
+    pub opts: TrainOpts,
+    /// The model's directory (default: DATA_DIR/models/PLAYER); it must have been trained
+    /// on the same split.
+    #[arg(long)]
+    pub model: Option<PathBuf>,
+    /// Evaluate without a model (the engine's fallback is then a random legal move).
+    #[arg(long, conflicts_with = "train")]
+    pub no_model: bool,
+    /// Stockfish for the depth-1 baseline and the mistake judge (default: `stockfish` on
+    /// PATH or /usr/games/stockfish, if present).
+    #[arg(long, env = "MIRROR_STOCKFISH")]
+    pub stockfish: Option<PathBuf>,
+    /// Do not use Stockfish even if it is installed.
+    #[arg(long, conflicts_with = "stockfish")]
+    pub no_stockfish: bool,
+    /// Depth of the mistake judge.
+    #[arg(long, default_value_t = 8)]
+    pub judge_depth: u32,
+    /// Judge at most this many positions (a seeded random sample of the evaluated ones).
+    #[arg(long)]
+    pub judge_positions: Option<usize>,
+    /// Stockfish processes judging at once.
+    #[arg(long, default_value_t = 2)]
+    pub judge_threads: usize,
+    /// The engine's options, as for `play` (with habit/likely, --recent-months counts the
+    /// player's last training months).
+    #[command(flatten)]
+    pub knobs: EngineKnobs,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Stockfish: the given path, else `stockfish` on PATH, else Debian's `/usr/games/stockfish`.
@@ -68,34 +111,11 @@ fn find_stockfish(args: &EvalArgs) -> anyhow::Result<Option<PathBuf>> {
     }))
 }
 
-fn check_model(p: &Predictor, dir: &Path, player: &str, info: &SplitInfo) -> anyhow::Result<()> {
-    let m = &p.meta;
-    let same = m.player.eq_ignore_ascii_case(player)
-        && (m.train_games, m.val_games, m.test_games)
-            == (info.train_games, info.val_games, info.test_games)
-        && m.train_dates == info.train_dates;
-    anyhow::ensure!(
-        same,
-        "the model in {} was trained on {}'s games {}/{}/{} (training {} .. {}), but this split is {}/{}/{} (training {} .. {}): pass --train to train one on this split, or --no-model",
-        dir.display(),
-        m.player,
-        m.train_games,
-        m.val_games,
-        m.test_games,
-        m.train_dates.0,
-        m.train_dates.1,
-        info.train_games,
-        info.val_games,
-        info.test_games,
-        info.train_dates.0,
-        info.train_dates.1
-    );
-    Ok(())
-}
-
 pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.user)?;
+    let mut engine = EngineOptions::default();
+    args.knobs.apply(&mut engine)?;
     let games = store.games(&player)?;
     let sp = args.split.split(games.len());
     anyhow::ensure!(
@@ -137,16 +157,14 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let model = if args.no_model {
         None
     } else if args.train {
-        let p = fit(&Fit {
-            player: &player,
-            games: &games,
-            split: args.split,
-            opts: &args.opts,
-            max_positions: args.train_positions,
-            seed: args.seed,
-            dir: &dir,
-            report_to_stderr: args.json,
-        })?;
+        let p = fit(
+            &player,
+            &games,
+            args.split,
+            &args.opts.fit_options(args.train_positions, args.seed),
+            &dir,
+            args.json,
+        )?;
         Some(p)
     } else {
         let p = if args.model.is_some() {
@@ -160,7 +178,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
                 )
             })?
         };
-        check_model(&p, &dir, &player, &info)?;
+        mirror_eval::book::check_model(&p, &dir, &player, &info)?;
         Some(p)
     };
     let stockfish = find_stockfish(&args)?;
@@ -169,7 +187,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         "building {player}'s book from {} training games",
         train_g.len()
     );
-    let book = book_store(&player, train_g, tmp.path())?;
+    let book = mirror_eval::book::book_store(&player, train_g, tmp.path())?;
     let cfg = EvalConfig {
         seed: args.seed,
         max_positions: args.max_positions,
@@ -177,18 +195,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         judge_depth: args.judge_depth,
         judge_positions: args.judge_positions,
         judge_threads: args.judge_threads,
-        guard: (!args.no_guard).then_some(Guard {
-            top: args.guard_top.max(1),
-            margin: args.guard_margin,
-        }),
-        engine: EngineOptions {
-            policy: args.policy.unwrap_or_default(),
-            tiers: args.tiers.clone().unwrap_or_default(),
-            min_games: args.min_games,
-            recent_months: args.recent_months,
-            recent_weight: args.recent_weight,
-            ..EngineOptions::default()
-        },
+        engine,
     };
     let bar = ProgressBar::new(0);
     bar.set_style(

@@ -1,5 +1,6 @@
 //! `mirror explore`, `mirror edges`, `mirror players`: reading the graph.
 
+use clap::Args;
 use std::{
     io::{BufWriter, Write},
     process::ExitCode,
@@ -12,12 +13,46 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen, san::San};
 
-use mirror_engine::notation;
+use mirror_core::notation;
 
 use crate::{
-    cli::{EdgesArgs, ExploreArgs, StoreArgs},
+    cli::{ColorArg, FilterArgs, StoreArgs},
     play::require_player,
 };
+
+#[derive(Args, Debug)]
+pub struct ExploreArgs {
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// The position as FEN (default: the start position).
+    #[arg(long, conflicts_with = "moves")]
+    pub fen: Option<String>,
+    /// Moves from the start position, SAN or UCI ("e4 c5 Nf3", "1. e4 c5", "e2e4 c7c5").
+    #[arg(long)]
+    pub moves: Option<String>,
+    /// Only games where the player had this colour (default: the side to move, i.e. the
+    /// player's own moves; the other colour shows what opponents replied).
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct EdgesArgs {
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Only games where the player had this colour.
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
+    #[command(flatten)]
+    pub filters: FilterArgs,
+}
 
 #[derive(Serialize)]
 struct MoveJson {

@@ -1,5 +1,6 @@
 //! `mirror export --to neo4j`: a player's graph from the embedded store into Neo4j.
 
+use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 
 use indicatif::{ProgressBar, ProgressStyle};
@@ -7,9 +8,28 @@ use mirror_core::batch::Batch;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
-    cli::{ExportArgs, StoreArgs, open_neo4j},
+    cli::{StoreArgs, open_neo4j},
     play::require_player,
 };
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ExportTarget {
+    /// Neo4j (MIRROR_NEO4J_URI, MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD).
+    Neo4j,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    /// Where to copy to.
+    #[arg(long, value_enum)]
+    pub to: ExportTarget,
+    /// The player.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// Games per Neo4j transaction.
+    #[arg(long, default_value_t = 500)]
+    pub batch_size: usize,
+}
 
 pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode> {
     let local = store_args.open_embedded(OpenMode::MustExist)?;

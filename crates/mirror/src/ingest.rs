@@ -1,5 +1,6 @@
 //! `mirror ingest`: PGN inputs into the store, with a progress bar and a summary.
 
+use clap::{Args, ValueEnum};
 use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
 use mirror_core::time::{Date, Month};
@@ -16,7 +17,72 @@ use mirror_ingest::{
 };
 use mirror_store::{WriteReport, embedded::OpenMode};
 
-use crate::cli::{IngestArgs, ProgressMode, StoreArgs};
+use std::path::PathBuf;
+
+use crate::cli::{StoreArgs, parse_month};
+
+#[derive(Args, Debug)]
+pub struct IngestArgs {
+    /// The player whose games these are (matched case-insensitively on White/Black); with
+    /// no --pgn, the Chess.com username whose games are fetched.
+    #[arg(
+        long,
+        short = 'u',
+        required_unless_present = "lichess",
+        conflicts_with = "lichess"
+    )]
+    pub user: Option<String>,
+    /// Fetch this lichess user's games from lichess's export (the player's name in the store).
+    #[arg(long, value_name = "USER", conflicts_with = "pgn")]
+    pub lichess: Option<String>,
+    /// lichess base URL (for tests and mirrors).
+    #[arg(long, env = "MIRROR_LICHESS_API", default_value = mirror_online::lichess::DEFAULT_BASE)]
+    pub lichess_api: String,
+    /// Other spellings of the player's name (repeatable).
+    #[arg(long = "alias", value_name = "NAME")]
+    pub aliases: Vec<String>,
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst), directories, or `-` for stdin. Without
+    /// --pgn, the user's games are fetched from Chess.com.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub pgn: Vec<PathBuf>,
+    /// Chess.com API base URL (for mirrors and tests).
+    #[arg(long, env = "MIRROR_CHESSCOM_API", default_value = mirror_online::chesscom::DEFAULT_BASE)]
+    pub api_base: String,
+    /// Contact (e-mail or URL) sent in the User-Agent, which Chess.com requires.
+    #[arg(long, env = "MIRROR_CONTACT", hide_env_values = true)]
+    pub contact: Option<String>,
+    /// Chess.com / lichess: first month to fetch (YYYY-MM).
+    #[arg(long, value_parser = parse_month)]
+    pub since: Option<Month>,
+    /// Chess.com / lichess: last month to fetch (YYYY-MM).
+    #[arg(long, value_parser = parse_month)]
+    pub until: Option<Month>,
+    /// Chess.com / lichess: seconds before a request (or a stalled stream) times out.
+    #[arg(long, default_value_t = 30)]
+    pub timeout: u64,
+    /// Chess.com / lichess: retries of a failing request (429, 5xx, timeouts, cut-off answers).
+    #[arg(long, default_value_t = 4)]
+    pub retries: u32,
+    /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j, whose
+    /// transactions hold their changes in the server's heap).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
+    pub batch_size: Option<u32>,
+    /// How to show progress.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum ProgressMode {
+    /// A progress bar on a terminal, nothing otherwise.
+    Auto,
+    /// Always a progress bar.
+    Bar,
+    /// One line per committed batch (for logs).
+    Plain,
+    /// Nothing.
+    None,
+}
 
 /// How many invalid games are printed one by one.
 const SHOWN_INVALID: u64 = 20;

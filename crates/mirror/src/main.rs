@@ -22,6 +22,15 @@ use clap::Parser;
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
+    // Diagnostics on stderr, off unless asked for: RUST_LOG=mirror_ingest=info,
+    // RUST_LOG=debug (every store write, engine choice and HTTP request), ...
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("off")),
+        )
+        .with_writer(std::io::stderr)
+        .init();
     let cli = cli::Cli::parse();
     match run(cli) {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! `mirror play` and `mirror uci`.
 
+use clap::{Args, ValueEnum};
 use std::{
     io::{BufWriter, Write},
     path::PathBuf,
@@ -7,17 +8,40 @@ use std::{
 };
 
 use anyhow::Context;
-use mirror_engine::{
-    Engine, Fallback, ModelFallback, RandomLegal,
-    play::{PlayOptions, play as play_game},
-};
+use mirror_engine::{Engine, Fallback, ModelFallback, RandomLegal};
+use mirror_frontend::terminal::{PlayOptions, play as play_game};
 use mirror_store::{GraphStore, embedded::OpenMode, player_key};
 use shakmaty::Color;
 
 use crate::{
-    cli::{PlayArgs, SideArg, StoreArgs, UciArgs},
-    engine_cfg,
+    cli::StoreArgs,
+    engine_cfg::{self, EngineArgs},
 };
+
+#[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
+pub enum SideArg {
+    White,
+    Black,
+    Random,
+}
+
+#[derive(Args, Debug)]
+pub struct PlayArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+    /// Your colour.
+    #[arg(long, value_enum, default_value_t = SideArg::White)]
+    pub color: SideArg,
+    /// Where to save the game as PGN (default: DATA_DIR/games/).
+    #[arg(long, value_name = "PATH")]
+    pub save: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+pub struct UciArgs {
+    #[command(flatten)]
+    pub engine: EngineArgs,
+}
 
 /// Today's date (UTC) as `YYYY.MM.DD` and a file stamp `YYYYMMDD-HHMMSS`.
 fn today() -> (String, String) {
@@ -83,7 +107,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
     let model = crate::train::load_model(store_args, &player)?;
     let has_model = model.is_some();
     if let Some(p) = model {
-        engine.set_fallback(Box::new(model_fallback(p, &args.engine)));
+        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
     }
     let (date, stamp) = today();
     let stdout = std::io::stdout();
@@ -130,7 +154,7 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     // Each player's own model (after `setoption name Player` too), else a random legal move.
     let fallback_for = |player: &str| -> Result<Box<dyn Fallback>, String> {
         match crate::train::load_model(store_args, player) {
-            Ok(Some(p)) => Ok(Box::new(model_fallback(p, &args.engine))),
+            Ok(Some(p)) => Ok(Box::new(ModelFallback::new(std::sync::Arc::new(p)))),
             Ok(None) => Ok(Box::new(RandomLegal)),
             Err(e) => Err(format!("{e:#}")),
         }
@@ -138,20 +162,11 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     engine.set_fallback(fallback_for(&player).map_err(anyhow::Error::msg)?);
     let stdout = std::io::stdout();
     let mut out = stdout.lock();
-    mirror_engine::uci::run(
+    mirror_frontend::uci::run(
         &mut engine,
         &fallback_for,
         std::io::stdin().lock(),
         &mut out,
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The player's model as the fallback, guarded unless `--no-guard`.
-fn model_fallback(p: mirror_model::Predictor, args: &crate::cli::EngineArgs) -> ModelFallback {
-    let mut f = ModelFallback::new(std::sync::Arc::new(p));
-    if args.no_guard {
-        f.guard = None;
-    }
-    f
 }

@@ -1,5 +1,6 @@
 //! `mirror serve` and `mirror bench serve`.
 
+use clap::Args;
 use std::{
     collections::HashMap,
     net::SocketAddr,
@@ -10,16 +11,24 @@ use std::{
 
 use anyhow::Context;
 use mirror_core::PositionKey;
-use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal, notation};
+use mirror_core::notation;
+use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal};
 use mirror_model::Predictor;
 use mirror_server::{AppState, serve};
 use mirror_store::{GraphStore, embedded::OpenMode};
 use shakmaty::{Chess, Position};
 
-use crate::{
-    cli::{ServeArgs, StoreArgs},
-    play::require_player,
-};
+use crate::{cli::StoreArgs, play::require_player};
+
+#[derive(Args, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on (loopback unless told otherwise).
+    #[arg(long, env = "MIRROR_BIND", default_value = "127.0.0.1:8080")]
+    pub bind: String,
+    /// Store operations running at once (the rest wait).
+    #[arg(long, default_value_t = 64)]
+    pub blocking: usize,
+}
 
 async fn shutdown_signal() {
     let ctrl_c = async {

@@ -1,20 +1,42 @@
 //! `mirror values`: a player's own piece values by logistic regression.
 
+use clap::Args;
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use anyhow::Context;
 use mirror_core::{
     GameRecord,
     pgn::{Decoded, read_games},
-    values::{Sample, capablanca_checks, fit_steepness, fit_values, game_samples, steepness_svg},
+    values::{Sample, capablanca_checks, fit_steepness, fit_values, game_samples},
 };
 use mirror_store::{GraphStore, embedded::OpenMode};
 use serde::Serialize;
 
-use crate::{
-    cli::{StoreArgs, ValuesArgs},
-    play::require_player,
-};
+use mirror_frontend::plot::steepness_svg;
+
+use crate::{cli::StoreArgs, play::require_player};
+
+#[derive(Args, Debug)]
+pub struct ValuesArgs {
+    /// The player: their stored games, or with --pgn their games in the files.
+    #[arg(long, short = 'u')]
+    pub user: Option<String>,
+    /// Read games from PGN files or directories instead of the store.
+    #[arg(long, num_args = 1.., value_name = "PATH")]
+    pub pgn: Vec<PathBuf>,
+    /// With --pgn: every game of the files, whoever played.
+    #[arg(long, conflicts_with = "user")]
+    pub all: bool,
+    /// L2 regularisation strength.
+    #[arg(long, default_value_t = 1e-6)]
+    pub lambda: f64,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the score-vs-material curve with binned data points as SVG.
+    #[arg(long, value_name = "FILE.svg")]
+    pub plot: Option<PathBuf>,
+}
 
 #[derive(Serialize)]
 struct Check {

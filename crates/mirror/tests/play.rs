@@ -42,7 +42,11 @@ fn a_piped_game_with_every_command() {
     assert!(out.contains("undo    take back"), "help: {out}");
     // The reply to 1. e4 comes from the player's book and says so.
     let reply = first_reply(&out);
-    assert!(reply.contains("[book, tier "), "{reply}");
+    // The default policy is likely, which has no tiers: its source says so.
+    assert!(
+        reply.contains("[book, likely:1 (games played + 1 x model): ") && !reply.contains("tier"),
+        "{reply}"
+    );
     assert!(
         out.contains("Biskupstunga's mirror would play "),
         "hint: {out}"
@@ -131,7 +135,7 @@ fn mirror_opens_as_white_and_input_end_saves_an_unfinished_game() {
         .lines()
         .find(|l| l.starts_with("mirror plays 1."))
         .expect("mirror moves first");
-    assert!(first.contains("[book, tier"), "{first}");
+    assert!(first.contains("[book, likely:1 "), "{first}");
     assert!(
         out.contains("game over: * (unfinished (input ended))"),
         "{out}"
@@ -428,7 +432,99 @@ fn recent_months_is_an_engine_option_everywhere() {
     assert!(ok, "{o}\n{e}");
     let err = env.fails(&["uci", "--user", PLAYER, "--recent-weight=-1"]);
     assert!(
-        err.contains("--recent-weight must be a non-negative number"),
+        err.contains("--recent-weight") && err.contains("must be a non-negative number"),
+        "{err}"
+    );
+}
+
+/// Every engine option is a UCI option (listed with its value, set with `setoption`,
+/// checked as on the command line) and a config key.
+#[test]
+fn every_engine_option_is_a_uci_option_and_a_config_key() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let input = "uci\nsetoption name Guard value false\nsetoption name TimeClass value hyper\n\
+                 setoption name GuardTop value 3\nsetoption name Policy value tiers\n\
+                 setoption name MinGames value 20\nsetoption name Tiers value wd>0\n\
+                 setoption name TimeClass value blitz,rapid\nposition startpos moves e2e4\ngo\nsetoption name Colour value white\nuci\nquit\n";
+    let out = uci_session(
+        &env,
+        &["--user", PLAYER, "--seed", "1", "--no-guard"],
+        input,
+    );
+    for line in [
+        "option name Policy type string default likely:1",
+        "option name MinGames type spin default 1 min 1 max 1000000",
+        "option name RecentMonths type spin default 0 min 0 max 1200",
+        "option name Guard type check default false",
+        "option name GuardTop type spin default 64 min 1 max 256",
+        "option name TimeClass type string default <empty>",
+        "option name Rated type combo default any var any var true var false",
+        "option name Since type string default <empty>",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    assert!(
+        out.contains("info string error: invalid time_class \"hyper\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("info string error: invalid guard_top \"3\""),
+        "{out}"
+    );
+    assert!(
+        out.contains("info string error: unknown engine option \"colour\""),
+        "{out}"
+    );
+    // The options set took effect (as the same config keys do in
+    // `config_file_sets_player_seed_and_tiers`): only d5 is left after 1. e4, from tier 1
+    // of "wd>0"; the second `uci` shows the new values.
+    assert!(
+        out.contains("info string book, tier 1 (win+draw > 0): "),
+        "{out}"
+    );
+    assert!(out.contains("bestmove d7d5"), "{out}");
+    assert!(
+        out.contains("option name Policy type string default tiers"),
+        "{out}"
+    );
+    assert!(
+        out.contains("option name MinGames type spin default 20"),
+        "{out}"
+    );
+    // The same knobs as config keys; a bad value names the file and the key.
+    let cfg = env.dir.path().join("guard.toml");
+    std::fs::write(
+        &cfg,
+        "guard = false
+rated = true
+since = \"2017-01\"
+",
+    )
+    .expect("write");
+    let (o, e, ok) = play(
+        &env,
+        &[
+            "--user",
+            PLAYER,
+            "--seed",
+            "1",
+            "--config",
+            cfg.to_str().expect("p"),
+        ],
+        "quit\n",
+    );
+    assert!(ok, "{o}\n{e}");
+    std::fs::write(&cfg, "guard_margin = -5\n").expect("write");
+    let err = env.fails(&[
+        "play",
+        "--user",
+        PLAYER,
+        "--config",
+        cfg.to_str().expect("p"),
+    ]);
+    assert!(
+        err.contains("guard.toml: guard_margin") && err.contains("at least 0 centipawns"),
         "{err}"
     );
 }

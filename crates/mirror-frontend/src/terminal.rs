@@ -6,11 +6,10 @@ use mirror_core::{MoveStats, PositionKey};
 use mirror_store::GraphStore;
 use shakmaty::{Chess, Color, Move, Position};
 
-use crate::{
-    board,
-    engine::{Choice, Engine, EngineError, Source},
-    notation::{self, MoveInputError},
-};
+use mirror_core::notation::{self, MoveInputError};
+use mirror_engine::{Choice, Engine, EngineError, Source};
+
+use crate::board;
 
 /// How the game is set up.
 #[derive(Clone, Debug)]

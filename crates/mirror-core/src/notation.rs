@@ -1,4 +1,6 @@
-//! Reading moves and positions typed by people: SAN or UCI, FEN.
+//! Chess notation, in one place: reading moves and positions typed by people (SAN or UCI,
+//! FEN) and writing them (SAN, UCI with standard castling, FEN with en passant only when
+//! legal). Every crate that shows or reads a move uses these.
 
 use shakmaty::{
     CastlingMode, Chess, EnPassantMode, Move, Position,
@@ -82,14 +84,40 @@ pub fn play_moves(text: &str) -> Result<(Chess, Vec<Move>), MoveListError> {
     Ok((pos, played))
 }
 
+/// A FEN that does not give a legal standard chess position.
+#[derive(Debug, thiserror::Error)]
+pub enum FenError {
+    /// Not FEN at all.
+    #[error("invalid FEN {text:?}: {source}")]
+    Syntax {
+        /// The text given.
+        text: String,
+        /// What the parser said.
+        #[source]
+        source: shakmaty::fen::ParseFenError,
+    },
+    /// FEN, but not a legal position (e.g. the side not to move is in check).
+    #[error("FEN {text:?} is not a legal chess position: {source}")]
+    Illegal {
+        /// The text given.
+        text: String,
+        /// Why the position is not legal.
+        #[source]
+        source: Box<shakmaty::PositionError<Chess>>,
+    },
+}
+
 /// Parses a FEN into a legal standard chess position.
-pub fn parse_fen(text: &str) -> Result<Chess, String> {
-    let fen: Fen = text
-        .trim()
-        .parse()
-        .map_err(|e| format!("invalid FEN {text:?}: {e}"))?;
+pub fn parse_fen(text: &str) -> Result<Chess, FenError> {
+    let fen: Fen = text.trim().parse().map_err(|source| FenError::Syntax {
+        text: text.to_string(),
+        source,
+    })?;
     fen.into_position(CastlingMode::Standard)
-        .map_err(|e| format!("FEN {text:?} is not a legal chess position: {e}"))
+        .map_err(|source| FenError::Illegal {
+            text: text.to_string(),
+            source: Box::new(source),
+        })
 }
 
 /// SAN of a legal move.

@@ -1,21 +1,18 @@
 //! The UCI protocol, so any chess GUI or match runner can play the mirror.
 //!
-//! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, Seed, Policy, Tiers,
-//! MinGames),
-//! `position startpos|fen ... [moves ...]`, `go` with any time control (the mirror answers
+//! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, and every engine
+//! option of [`mirror_engine::OPTION_NAMES`] in CamelCase: Policy, Tiers, MinGames, Seed,
+//! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, TimeClass, Rated, Since,
+//! Until), `position startpos|fen ... [moves ...]`, `go` with any time control (the mirror answers
 //! at once; with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`.
 //! Errors are reported as `info string error: ...` and the engine keeps going.
 
 use std::io::{self, BufRead, Write};
 
-use mirror_core::sampler::Tiers;
+use mirror_core::notation;
+use mirror_engine::{Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
 use mirror_store::GraphStore;
 use shakmaty::{Chess, Position};
-
-use crate::{
-    engine::{Engine, EngineError, Fallback},
-    notation,
-};
 
 fn parse_position(args: &[&str]) -> Result<Chess, String> {
     let (mut pos, rest) = match args.first() {
@@ -26,7 +23,10 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
                 .position(|a| *a == "moves")
                 .unwrap_or(args.len());
             let fen = args[1..end].join(" ");
-            (notation::parse_fen(&fen)?, &args[end..])
+            (
+                notation::parse_fen(&fen).map_err(|e| e.to_string())?,
+                &args[end..],
+            )
         }
         _ => return Err("position needs startpos or fen".into()),
     };
@@ -69,46 +69,95 @@ fn set_option<S: GraphStore>(
     let value = value_at
         .map(|v| args[v + 1..].join(" "))
         .unwrap_or_default();
-    match name.as_str() {
-        "player" => {
-            if value.trim().is_empty() {
-                return Err("Player needs a value".into());
-            }
-            // The new player's own model, not the previous player's; if it cannot be
-            // loaded, nothing changes and the error is reported.
-            let fallback = fallback_for(value.trim())?;
-            engine.set_player(value.trim());
-            engine.set_fallback(fallback);
+    if name == "player" {
+        if value.trim().is_empty() {
+            return Err("Player needs a value".into());
         }
-        "seed" => {
-            let seed = value
-                .trim()
-                .parse::<u64>()
-                .map_err(|_| format!("Seed {value:?} is not a non-negative integer"))?;
-            engine.set_seed(seed);
-        }
-        "tiers" => {
-            let tiers: Tiers = value
-                .parse()
-                .map_err(|e: mirror_core::sampler::ParseTiersError| e.to_string())?;
-            engine.set_tiers(tiers);
-        }
-        "policy" => {
-            let policy: crate::engine::Policy = value
-                .parse()
-                .map_err(|e: crate::engine::ParsePolicyError| e.to_string())?;
-            engine.set_policy(policy);
-        }
-        "mingames" => {
-            let n = value
-                .trim()
-                .parse::<u32>()
-                .map_err(|_| format!("MinGames {value:?} is not a positive integer"))?;
-            engine.set_min_games(n.max(1));
-        }
-        other => return Err(format!("unknown option {other:?}")),
+        // The new player's own model, not the previous player's; if it cannot be
+        // loaded, nothing changes and the error is reported.
+        let fallback = fallback_for(value.trim())?;
+        engine.set_player(value.trim());
+        engine.set_fallback(fallback);
+        return Ok(());
     }
+    // Every other option is an engine option, checked as on the command line.
+    let value = if value.trim() == "<empty>" {
+        ""
+    } else {
+        &value
+    };
+    let mut opts = engine.options().clone();
+    opts.set(&name, value).map_err(|e| e.to_string())?;
+    engine.set_options(opts);
     Ok(())
+}
+
+/// The UCI name of an engine option: `min_games` → `MinGames`.
+fn uci_name(name: &str) -> String {
+    name.split('_')
+        .map(|w| {
+            let mut c = w.chars();
+            c.next()
+                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                .unwrap_or_default()
+        })
+        .collect()
+}
+
+/// The `option` lines of the `uci` answer: Player, then every engine option with its
+/// current value as default.
+fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
+    let o = engine.options();
+    let mut lines = vec![format!(
+        "option name Player type string default {}",
+        engine.player()
+    )];
+    for name in OPTION_NAMES {
+        debug_assert_eq!(canonical_name(&uci_name(name)), Some(name));
+        let text = |v: String| if v.is_empty() { "<empty>".into() } else { v };
+        let month =
+            |m: Option<mirror_core::time::Month>| text(m.map_or(String::new(), |m| m.to_string()));
+        let kind = match name {
+            "policy" => format!("string default {}", o.policy),
+            "tiers" => format!("string default {}", o.tiers),
+            "min_games" => format!("spin default {} min 1 max 1000000", o.min_games),
+            "seed" => format!(
+                "spin default {} min 0 max 2147483647",
+                o.seed.min(2_147_483_647)
+            ),
+            "recent_months" => format!("spin default {} min 0 max 1200", o.recent_months),
+            "recent_weight" => format!("string default {}", o.recent_weight),
+            "guard" => format!("check default {}", o.guard.is_some()),
+            "guard_top" => format!(
+                "spin default {} min 1 max 256",
+                o.guard.unwrap_or_default().top
+            ),
+            "guard_margin" => format!(
+                "spin default {} min 0 max 10000",
+                o.guard.unwrap_or_default().margin
+            ),
+            "time_class" => format!(
+                "string default {}",
+                text(
+                    o.filter
+                        .time_classes
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            ),
+            "rated" => format!(
+                "combo default {} var any var true var false",
+                o.filter.rated.map_or("any".to_string(), |r| r.to_string())
+            ),
+            "since" => format!("string default {}", month(o.filter.since)),
+            "until" => format!("string default {}", month(o.filter.until)),
+            other => unreachable!("option {other} has no UCI form"),
+        };
+        lines.push(format!("option name {} type {kind}", uci_name(name)));
+    }
+    lines
 }
 
 /// Runs the UCI loop until `quit` or end of input. `fallback_for` gives the fallback of the
@@ -131,7 +180,6 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
         };
         match cmd {
             "uci" => {
-                let o = engine.options();
                 writeln!(
                     out,
                     "id name mirror {} ({})",
@@ -139,23 +187,9 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
                     engine.player()
                 )?;
                 writeln!(out, "id author the mirror developers")?;
-                writeln!(
-                    out,
-                    "option name Player type string default {}",
-                    engine.player()
-                )?;
-                writeln!(
-                    out,
-                    "option name Seed type spin default {} min 0 max 2147483647",
-                    o.seed.min(2_147_483_647)
-                )?;
-                writeln!(out, "option name Policy type string default {}", o.policy)?;
-                writeln!(out, "option name Tiers type string default {}", o.tiers)?;
-                writeln!(
-                    out,
-                    "option name MinGames type spin default {} min 1 max 1000000",
-                    o.min_games
-                )?;
+                for line in option_lines(engine) {
+                    writeln!(out, "{line}")?;
+                }
                 writeln!(out, "uciok")?;
             }
             "isready" => writeln!(out, "readyok")?,
@@ -231,6 +265,15 @@ pub fn run<S: GraphStore, R: BufRead, W: Write>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_engine_option_has_a_uci_name_that_maps_back() {
+        for name in OPTION_NAMES {
+            assert_eq!(canonical_name(&uci_name(name)), Some(name), "{name}");
+        }
+        assert_eq!(uci_name("min_games"), "MinGames");
+        assert_eq!(uci_name("time_class"), "TimeClass");
+    }
 
     #[test]
     fn positions() {

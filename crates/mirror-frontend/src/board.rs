@@ -71,7 +71,7 @@ pub fn render(pos: &Chess, side: Color, last: Option<&Move>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::notation::parse_move;
+    use mirror_core::notation::parse_move;
 
     #[test]
     fn start_position_both_sides_and_last_move() {

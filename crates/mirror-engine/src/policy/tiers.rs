@@ -7,7 +7,9 @@
 
 use std::{fmt, str::FromStr};
 
-use crate::{MoveCode, MoveStats};
+use mirror_core::MoveStats;
+
+use super::BookMove;
 
 /// What a tier measures.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -122,52 +124,66 @@ impl fmt::Display for Tiers {
     }
 }
 
-/// A move the player made from the position, with its statistics.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct Candidate {
-    /// The move.
-    pub mv: MoveCode,
-    /// The player's results with it.
-    pub stats: MoveStats,
-}
-
-/// The tier that applies and each of its moves with its probability.
+/// The tier that applies and each of its moves with its probability. Never empty: a
+/// tier without moves is not selected.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Selection {
     /// Index into the tiers (0 = first).
     pub tier: usize,
+    /// The tier's rule.
+    pub rule: Tier,
     /// The moves of the tier with their probabilities (summing to 1), most played first.
-    pub moves: Vec<(Candidate, f64)>,
+    pub moves: Vec<(BookMove, f64)>,
 }
 
 impl Selection {
     /// The move for a uniform random number `u` in `[0, 1)`: walks the cumulative
     /// probabilities.
-    pub fn pick(&self, u: f64) -> Candidate {
+    pub fn pick(&self, u: f64) -> &BookMove {
         let mut acc = 0.0;
         for (c, p) in &self.moves {
             acc += p;
             if u < acc {
-                return *c;
+                return c;
             }
         }
         // Rounding can leave `acc` a hair under 1: the last move takes the rest.
-        self.moves.last().map(|(c, _)| *c).unwrap_or(Candidate {
-            mv: MoveCode(0),
-            stats: MoveStats::default(),
-        })
+        &self
+            .moves
+            .last()
+            .expect("select() never returns a tier without moves")
+            .0
+    }
+
+    /// The probability the tier gives `mv` (0 outside it).
+    pub fn probability(&self, mv: &shakmaty::Move) -> f64 {
+        self.moves
+            .iter()
+            .find(|(c, _)| c.mv == *mv)
+            .map_or(0.0, |(_, p)| *p)
+    }
+
+    /// The tier's moves with their probabilities, likeliest first (ties by UCI).
+    pub fn ranked(&self) -> Vec<(shakmaty::Move, f64)> {
+        let mut out: Vec<(shakmaty::Move, f64, String)> = self
+            .moves
+            .iter()
+            .map(|(c, p)| (c.mv, *p, c.code.to_string()))
+            .collect();
+        out.sort_by(|a, b| b.1.total_cmp(&a.1).then_with(|| a.2.cmp(&b.2)));
+        out.into_iter().map(|(m, p, _)| (m, p)).collect()
     }
 }
 
 /// The first non-empty tier among `candidates` (moves with fewer than `min_games` games
 /// are left out), or `None` when no tier has a move.
-pub fn select(candidates: &[Candidate], tiers: &Tiers, min_games: u32) -> Option<Selection> {
-    let eligible: Vec<&Candidate> = candidates
+pub fn select(candidates: &[BookMove], tiers: &Tiers, min_games: u32) -> Option<Selection> {
+    let eligible: Vec<&BookMove> = candidates
         .iter()
         .filter(|c| c.stats.games() >= min_games.max(1))
         .collect();
     for (i, tier) in tiers.0.iter().enumerate() {
-        let mut inside: Vec<Candidate> = eligible
+        let mut inside: Vec<BookMove> = eligible
             .iter()
             .filter(|c| tier.accepts(&c.stats))
             .map(|c| **c)
@@ -175,10 +191,16 @@ pub fn select(candidates: &[Candidate], tiers: &Tiers, min_games: u32) -> Option
         if inside.is_empty() {
             continue;
         }
-        inside.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
+        inside.sort_by(|a, b| {
+            b.stats
+                .games()
+                .cmp(&a.stats.games())
+                .then(a.code.cmp(&b.code))
+        });
         let total: f64 = inside.iter().map(|c| f64::from(c.stats.games())).sum();
         return Some(Selection {
             tier: i,
+            rule: *tier,
             moves: inside
                 .into_iter()
                 .map(|c| (c, f64::from(c.stats.games()) / total))
@@ -191,10 +213,15 @@ pub fn select(candidates: &[Candidate], tiers: &Tiers, min_games: u32) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use mirror_core::MoveCode;
+    use shakmaty::{Chess, Position};
 
-    fn cand(code: u16, w: u32, d: u32, l: u32) -> Candidate {
-        Candidate {
-            mv: MoveCode(code),
+    /// A distinct legal move of the start position per number (its code is the number).
+    fn cand(code: u16, w: u32, d: u32, l: u32) -> BookMove {
+        let legal = Chess::default().legal_moves();
+        BookMove {
+            mv: legal[usize::from(code)],
+            code: MoveCode(code),
             stats: MoveStats {
                 wins: w,
                 draws: d,
@@ -205,7 +232,7 @@ mod tests {
     }
 
     fn probs(sel: &Selection) -> Vec<(u16, f64)> {
-        sel.moves.iter().map(|(c, p)| (c.mv.0, *p)).collect()
+        sel.moves.iter().map(|(c, p)| (c.code.0, *p)).collect()
     }
 
     #[test]
@@ -218,10 +245,12 @@ mod tests {
         assert_eq!(p[0].0, 1);
         assert!((p[0].1 - 2.0 / 3.0).abs() < 1e-12);
         assert!((p[1].1 - 1.0 / 3.0).abs() < 1e-12);
-        assert_eq!(sel.pick(0.0).mv.0, 1);
-        assert_eq!(sel.pick(0.6666).mv.0, 1);
-        assert_eq!(sel.pick(0.6667).mv.0, 2);
-        assert_eq!(sel.pick(0.999_999).mv.0, 2);
+        assert_eq!(sel.pick(0.0).code.0, 1);
+        assert_eq!(sel.pick(0.6666).code.0, 1);
+        assert_eq!(sel.pick(0.6667).code.0, 2);
+        assert_eq!(sel.pick(0.999_999).code.0, 2);
+        // Rounding below 1 still lands on a move of the tier.
+        assert_eq!(sel.pick(1.0).code.0, 2);
     }
 
     #[test]

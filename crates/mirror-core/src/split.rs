@@ -82,6 +82,12 @@ impl Fractions {
     }
 }
 
+/// The date of a game, `?` when unknown or when there is no game (for reports of a split).
+pub fn date_text(g: Option<&(crate::GameRecord, shakmaty::Color)>) -> String {
+    g.and_then(|(g, _)| g.date)
+        .map_or_else(|| "?".into(), |d| d.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,68 @@
+//! What an evaluation needs besides the measuring: the player's book built from their
+//! training games only, and the check that a model was trained on the same split.
+
+use std::path::Path;
+
+use mirror_core::{GameRecord, batch::Batch};
+use mirror_model::Predictor;
+use mirror_store::{
+    GraphStore,
+    embedded::{EmbeddedStore, OpenMode},
+};
+use shakmaty::Color;
+
+use crate::{EvalError, report::SplitInfo};
+
+/// The player's training games as a throwaway embedded store: the book the engine sees.
+pub fn book_store(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    dir: &Path,
+) -> Result<EmbeddedStore, EvalError> {
+    let store = EmbeddedStore::open(&dir.join("book.redb"), OpenMode::CreateIfMissing)?;
+    for chunk in games.chunks(2_000) {
+        let mut batch = Batch::new();
+        for (g, c) in chunk {
+            batch
+                .add_game(g.clone(), *c)
+                .map_err(|source| EvalError::Replay {
+                    game: g.id.to_string(),
+                    source,
+                })?;
+        }
+        store.write_batch(player, &batch)?;
+    }
+    Ok(store)
+}
+
+/// Fails unless the model in `dir` was trained on `player`'s games with this split.
+pub fn check_model(
+    p: &Predictor,
+    dir: &Path,
+    player: &str,
+    info: &SplitInfo,
+) -> Result<(), EvalError> {
+    let m = &p.meta;
+    let same = m.player.eq_ignore_ascii_case(player)
+        && (m.train_games, m.val_games, m.test_games)
+            == (info.train_games, info.val_games, info.test_games)
+        && m.train_dates == info.train_dates;
+    if same {
+        return Ok(());
+    }
+    Err(EvalError::ModelSplit(format!(
+        "the model in {} was trained on {}'s games {}/{}/{} (training {} .. {}), but this split is {}/{}/{} (training {} .. {}): pass --train to train one on this split, or --no-model",
+        dir.display(),
+        m.player,
+        m.train_games,
+        m.val_games,
+        m.test_games,
+        m.train_dates.0,
+        m.train_dates.1,
+        info.train_games,
+        info.val_games,
+        info.test_games,
+        info.train_dates.0,
+        info.train_dates.1
+    )))
+}

@@ -1,0 +1,287 @@
+//! Training a player's model end to end: split their games by date, build samples (the
+//! training set subsampled, validation capped), train with early stopping, measure the
+//! test games outside and inside the training tree against baselines (random legal move,
+//! the player's most played UCI move), and save the model with its metadata.
+
+use std::{
+    collections::{HashMap, HashSet},
+    path::Path,
+};
+
+use mirror_core::{
+    GameRecord, PositionKey,
+    notation::uci,
+    split::{Fractions, date_text},
+};
+use rand::{SeedableRng, seq::SliceRandom};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Chess, Color, Position, Role};
+
+use crate::{
+    ModelError, ModelMeta, NetConfig, Predictor,
+    data::Samples,
+    encoding::ENCODING_VERSION,
+    inference::save,
+    training::{EpochReport, TrainConfig, evaluate, train},
+};
+
+/// Hyperparameters and limits of a fit.
+#[derive(Clone, Debug)]
+pub struct FitOptions {
+    /// Most epochs (early stopping on validation top-1 may stop sooner).
+    pub epochs: usize,
+    /// Mini-batch size.
+    pub batch: usize,
+    /// Adam's learning rate.
+    pub lr: f64,
+    /// Hidden channels.
+    pub channels: usize,
+    /// Hidden convolution layers.
+    pub layers: usize,
+    /// Epochs without improvement before stopping.
+    pub patience: usize,
+    /// Training positions at most (a seeded random subset when there are more).
+    pub max_positions: usize,
+    /// Seed of initialisation, shuffling and subsampling.
+    pub seed: u64,
+}
+
+/// What a fit reports as it goes: a line for people, or training progress.
+pub enum FitEvent<'a> {
+    /// A line of the report (the split, the test figures, where the model was saved).
+    Line(String),
+    /// Training progress: the epoch's report so far, batches done and in all.
+    Progress(&'a EpochReport, usize, usize),
+}
+
+/// Keys of the positions where the player was to move in these games.
+fn tree(games: &[(GameRecord, Color)]) -> HashSet<PositionKey> {
+    let mut out = HashSet::new();
+    for (g, c) in games {
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() == *c {
+                out.insert(ply.key);
+            }
+        }
+    }
+    out
+}
+
+fn subsample(s: Samples, max: usize, seed: u64) -> Samples {
+    if s.len() <= max {
+        return s;
+    }
+    let mut idx: Vec<usize> = (0..s.len()).collect();
+    idx.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
+    idx.truncate(max);
+    idx.sort_unstable();
+    s.subset(&idx)
+}
+
+/// Expected top-1/top-3 of a uniformly random legal move.
+fn random_baseline(s: &Samples) -> (f64, f64) {
+    let n = s.len().max(1) as f64;
+    let (mut t1, mut t3) = (0.0, 0.0);
+    for p in &s.positions {
+        let k = p.legal_moves().len().max(1) as f64;
+        t1 += 1.0 / k;
+        t3 += (3.0f64).min(k) / k;
+    }
+    (t1 / n, t3 / n)
+}
+
+/// The "habit" baseline: legal moves ranked by how often the player played the same UCI
+/// move anywhere in training.
+fn habit_baseline(s: &Samples, habits: &HashMap<String, u32>) -> (f64, f64) {
+    let n = s.len().max(1) as f64;
+    let (mut t1, mut t3) = (0usize, 0usize);
+    for (i, p) in s.positions.iter().enumerate() {
+        let turn = p.turn();
+        let mut moves: Vec<(shakmaty::Move, u32)> = p
+            .legal_moves()
+            .into_iter()
+            .map(|m| {
+                let u = uci(m);
+                (m, habits.get(&u).copied().unwrap_or(0))
+            })
+            .collect();
+        moves.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| uci(a.0).cmp(&uci(b.0))));
+        let hit = |m: &shakmaty::Move| {
+            crate::encoding::move_label(m, turn)
+                .is_some_and(|(a, b)| (a as i64, b as i64) == (s.from[i], s.to[i]))
+        };
+        if moves.first().is_some_and(|(m, _)| hit(m)) {
+            t1 += 1;
+        }
+        if moves.iter().take(3).any(|(m, _)| hit(m)) {
+            t3 += 1;
+        }
+    }
+    (t1 as f64 / n, t3 as f64 / n)
+}
+
+/// The player's promotions in these games by piece: knight, bishop, rook, queen.
+pub fn promotions(games: &[(GameRecord, Color)]) -> [usize; 4] {
+    let mut out = [0; 4];
+    for (g, c) in games {
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() != *c {
+                continue;
+            }
+            match ply.mv.promotion() {
+                Some(Role::Knight) => out[0] += 1,
+                Some(Role::Bishop) => out[1] += 1,
+                Some(Role::Rook) => out[2] += 1,
+                Some(Role::Queen) => out[3] += 1,
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// "12 (queen 11, rook 0, bishop 0, knight 1)".
+pub fn promotion_text(p: &[usize; 4]) -> String {
+    format!(
+        "{} (queen {}, rook {}, bishop {}, knight {})",
+        p.iter().sum::<usize>(),
+        p[3],
+        p[2],
+        p[1],
+        p[0]
+    )
+}
+
+/// Trains `player`'s model on the split's training games with early stopping on its
+/// validation games, reports test figures against baselines through `events`, and saves
+/// the model in `dir`.
+pub fn fit(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    split: Fractions,
+    opts: &FitOptions,
+    dir: &Path,
+    events: &mut dyn FnMut(FitEvent<'_>),
+) -> Result<Predictor, ModelError> {
+    if games.len() < 30 {
+        return Err(ModelError::TooFewGames {
+            player: player.to_string(),
+            games: games.len(),
+        });
+    }
+    let sp = split.split(games.len());
+    let (train_g, val_g, test_g) = (&games[sp.train], &games[sp.val], &games[sp.test]);
+    if val_g.is_empty() {
+        return Err(ModelError::NoValidationGames(split.to_string()));
+    }
+    let book = tree(train_g);
+    let mut train_s = Samples::default();
+    let mut habits: HashMap<String, u32> = HashMap::new();
+    for (g, c) in train_g {
+        train_s.add_game(g, *c, |_| true);
+        for ply in g.replay().map_while(Result::ok) {
+            if ply.pos.turn() == *c {
+                *habits.entry(ply.code.to_string()).or_default() += 1;
+            }
+        }
+    }
+    let train_s = subsample(train_s, opts.max_positions, opts.seed);
+    let mut val_s = Samples::default();
+    for (g, c) in val_g {
+        val_s.add_game(g, *c, |_| true);
+    }
+    let val_s = subsample(val_s, 20_000, opts.seed);
+    let mut test_out = Samples::default();
+    let mut test_in = Samples::default();
+    for (g, c) in test_g {
+        test_out.add_game(g, *c, |p: &Chess| {
+            !book.contains(&PositionKey::from_position(p))
+        });
+        test_in.add_game(g, *c, |p: &Chess| {
+            book.contains(&PositionKey::from_position(p))
+        });
+    }
+    events(FitEvent::Line(format!(
+        "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
+        games.len(),
+        train_g.len(),
+        train_s.len(),
+        val_g.len(),
+        val_s.len(),
+        test_g.len(),
+        test_out.len(),
+        test_in.len()
+    )));
+    let net_cfg = NetConfig::new()
+        .with_channels(opts.channels)
+        .with_layers(opts.layers);
+    let cfg = TrainConfig {
+        epochs: opts.epochs,
+        batch: opts.batch,
+        lr: opts.lr,
+        seed: opts.seed,
+        patience: opts.patience,
+    };
+    let (net, reports) = train(&net_cfg, &cfg, &train_s, &val_s, &mut |r, done, total| {
+        events(FitEvent::Progress(r, done, total));
+    });
+    let (val_top1, val_top3) = evaluate(&net, &val_s);
+    let (test_top1, test_top3) = evaluate(&net, &test_out);
+    let (in_top1, in_top3) = evaluate(&net, &test_in);
+    let (r1, r3) = random_baseline(&test_out);
+    let (h1, h3) = habit_baseline(&test_out, &habits);
+    events(FitEvent::Line(format!(
+        "test positions outside the training tree ({}):",
+        test_out.len()
+    )));
+    events(FitEvent::Line(format!(
+        "  model            top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * test_top1,
+        100.0 * test_top3
+    )));
+    events(FitEvent::Line(format!(
+        "  random legal     top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * r1,
+        100.0 * r3
+    )));
+    events(FitEvent::Line(format!(
+        "  habit (most played UCI move) top-1 {:5.1}%  top-3 {:5.1}%",
+        100.0 * h1,
+        100.0 * h3
+    )));
+    events(FitEvent::Line(format!(
+        "test positions inside the training tree ({}): model top-1 {:.1}%, top-3 {:.1}%",
+        test_in.len(),
+        100.0 * in_top1,
+        100.0 * in_top3
+    )));
+    // The heads name squares, not pieces: a promotion is always to a queen. How often
+    // that is the player's own choice:
+    let (pt, pv) = (promotions(train_g), promotions(test_g));
+    events(FitEvent::Line(format!(
+        "promotions by {player}: training {}; test {}; the model always promotes to a queen, which matches {:.1}% of the test promotions",
+        promotion_text(&pt),
+        promotion_text(&pv),
+        100.0 * pv[3] as f64 / pv.iter().sum::<usize>().max(1) as f64
+    )));
+    let meta = ModelMeta {
+        encoding_version: ENCODING_VERSION,
+        channels: opts.channels,
+        layers: opts.layers,
+        player: player.to_string(),
+        train_games: train_g.len(),
+        val_games: val_g.len(),
+        test_games: test_g.len(),
+        train_dates: (date_text(train_g.first()), date_text(train_g.last())),
+        train_positions: train_s.len(),
+        epochs: reports.len(),
+        seed: opts.seed,
+        val_top1,
+        val_top3,
+        test_top1,
+        test_top3,
+    };
+    save(&net, &meta, dir)?;
+    events(FitEvent::Line(format!("model saved in {}", dir.display())));
+    Ok(Predictor::from_net(net, meta))
+}

@@ -1,0 +1,127 @@
+//! An edge row: the key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
+//! big-endian so that one player's moves from one position are one range scan, and the
+//! value [`MoveStats`] (32 bytes) and the child position key (8).
+
+use mirror_core::{
+    MoveCode, MoveStats, PositionKey,
+    stats::{EdgeDims, STATS_LEN},
+};
+
+use crate::{EdgeRow, StoreError};
+
+/// Bytes of an edge key.
+pub const KEY_LEN: usize = 17;
+/// Bytes of an edge value.
+pub const VALUE_LEN: usize = STATS_LEN + 8;
+
+/// The key of a player's edge.
+pub fn key(pid: u32, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> [u8; KEY_LEN] {
+    let mut k = [0u8; KEY_LEN];
+    k[0..4].copy_from_slice(&pid.to_be_bytes());
+    k[4..12].copy_from_slice(&pos.to_be_bytes());
+    k[12..14].copy_from_slice(&mv.0.to_be_bytes());
+    k[14] = dims.flags();
+    k[15..17].copy_from_slice(&dims.month.map_or(0, |m| m.to_u16()).to_be_bytes());
+    k
+}
+
+/// The first key of a player's edges from `pos` (the start of their range scan).
+pub fn first_key(pid: u32, pos: PositionKey) -> [u8; KEY_LEN] {
+    let mut k = [0u8; KEY_LEN];
+    k[0..4].copy_from_slice(&pid.to_be_bytes());
+    k[4..12].copy_from_slice(&pos.to_be_bytes());
+    k
+}
+
+/// The last key of a player's edges from `pos` (the end of their range scan, inclusive).
+pub fn last_key(pid: u32, pos: PositionKey) -> [u8; KEY_LEN] {
+    let mut k = first_key(pid, pos);
+    k[12..].fill(0xff);
+    k
+}
+
+/// The value of an edge: its statistics and where the move leads.
+pub fn value(stats: &MoveStats, child: PositionKey) -> [u8; VALUE_LEN] {
+    let mut v = [0u8; VALUE_LEN];
+    v[..STATS_LEN].copy_from_slice(&stats.encode());
+    v[STATS_LEN..].copy_from_slice(&child.to_be_bytes());
+    v
+}
+
+/// The edge row of a stored key and value.
+pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
+    if key.len() != KEY_LEN || value.len() != VALUE_LEN {
+        return Err(StoreError::Corrupt(format!(
+            "edge row of {} + {} bytes, not {KEY_LEN} + {VALUE_LEN}",
+            key.len(),
+            value.len()
+        )));
+    }
+    let eight = |b: &[u8]| -> [u8; 8] { b.try_into().expect("length checked above") };
+    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
+    Ok(EdgeRow {
+        pos: PositionKey::from_be_bytes(eight(&key[4..12])),
+        mv: MoveCode(u16::from_be_bytes([key[12], key[13]])),
+        dims: EdgeDims::from_parts(key[14], u16::from_be_bytes([key[15], key[16]])),
+        stats,
+        child: PositionKey::from_be_bytes(eight(&value[STATS_LEN..])),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_core::{TimeClass, time::Month};
+    use shakmaty::Color;
+
+    #[test]
+    fn edges_round_trip_and_sort_by_player_then_position() {
+        let stats = MoveStats {
+            wins: 3,
+            draws: 1,
+            losses: 2,
+            ..MoveStats::default()
+        };
+        for (color, rated, time_class, month) in [
+            (Color::White, true, TimeClass::Blitz, Month::new(2024, 3)),
+            (Color::Black, false, TimeClass::Daily, None),
+            (
+                Color::Black,
+                true,
+                TimeClass::Classical,
+                Month::new(2017, 12),
+            ),
+        ] {
+            let dims = EdgeDims {
+                color,
+                rated,
+                time_class,
+                month,
+            };
+            let (pos, child, mv) = (
+                PositionKey(0xdead_beef_0123),
+                PositionKey(u64::MAX),
+                MoveCode(777),
+            );
+            let row = decode(&key(9, pos, mv, &dims), &value(&stats, child)).expect("decodes");
+            assert_eq!(
+                (row.pos, row.mv, row.dims, row.stats, row.child),
+                (pos, mv, dims, stats, child)
+            );
+        }
+        let dims = EdgeDims {
+            color: Color::White,
+            rated: false,
+            time_class: TimeClass::Bullet,
+            month: None,
+        };
+        let k = key(1, PositionKey(5), MoveCode(1), &dims);
+        assert!(first_key(1, PositionKey(5)) <= k && k <= last_key(1, PositionKey(5)));
+        assert!(last_key(1, PositionKey(5)) < first_key(1, PositionKey(6)));
+        assert!(
+            key(0, PositionKey(u64::MAX), MoveCode(u16::MAX), &dims) < first_key(1, PositionKey(0))
+        );
+        let e = decode(&k[..16], &value(&stats, PositionKey(1))).expect_err("short key");
+        assert!(e.to_string().contains("16 + 40 bytes"), "{e}");
+    }
+}
