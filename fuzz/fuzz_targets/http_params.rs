@@ -1,0 +1,32 @@
+//! Any query string (and any JSON body) through the HTTP parameter parsing of both
+//! endpoints: an answer or a 400-class error, never a panic.
+#![no_main]
+
+use std::collections::HashMap;
+
+use libfuzzer_sys::fuzz_target;
+use mirror_server::params::{ExploreQuery, MoveQuery, Raw, from_json};
+
+fn check(raw: Raw) {
+    for result in [
+        MoveQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
+        ExploreQuery::from_raw(raw).and_then(|q| q.parse().map(|_| ())),
+    ] {
+        if let Err(e) = result {
+            let status = e.status().as_u16();
+            assert!((400..500).contains(&status), "{status}: {e}");
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    if let Ok(raw) = serde_urlencoded::from_bytes::<HashMap<String, String>>(data) {
+        check(raw);
+    }
+    if let Ok(json) = serde_json::from_slice::<serde_json::Value>(data) {
+        match from_json(json) {
+            Ok(raw) => check(raw),
+            Err(e) => assert!((400..500).contains(&e.status().as_u16()), "{e}"),
+        }
+    }
+});
