@@ -149,12 +149,7 @@ pub struct MoveRequest {
 impl MoveQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<MoveRequest, ApiError> {
-        let user = user(self.user.as_deref())?;
-        let pos = position(
-            self.fen.as_deref(),
-            self.moves.as_deref().or(self.play.as_deref()),
-            self.moves.is_some() && self.play.is_some(),
-        )?;
+        let (user, pos) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let mut options = EngineOptions {
             filter: filter(
                 &FilterText {
@@ -213,12 +208,7 @@ pub struct ExploreRequest {
 impl ExploreQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<ExploreRequest, ApiError> {
-        let user = user(self.user.as_deref())?;
-        let pos = position(
-            self.fen.as_deref(),
-            self.moves.as_deref().or(self.play.as_deref()),
-            self.moves.is_some() && self.play.is_some(),
-        )?;
+        let (user, pos) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let filter = filter(
             &FilterText {
                 color: self.color.as_deref(),
@@ -242,6 +232,22 @@ impl ExploreQuery {
             recent_games,
         })
     }
+}
+
+/// The player and the position, both required and checked (`user`, `fen`, `moves`, `play`).
+fn user_and_position(
+    user_given: &Option<String>,
+    fen: &Option<String>,
+    moves: &Option<String>,
+    play: &Option<String>,
+) -> Result<(String, Chess), ApiError> {
+    let u = user(user_given.as_deref())?;
+    let pos = position(
+        fen.as_deref(),
+        moves.as_deref().or(play.as_deref()),
+        moves.is_some() && play.is_some(),
+    )?;
+    Ok((u, pos))
 }
 
 /// The player's name: required, sane.
@@ -316,9 +322,10 @@ fn month(key: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
 fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter, ApiError> {
     let color = match given.color.map(str::to_ascii_lowercase) {
         None => default_color,
-        Some(c) if c == "white" => Some(Color::White),
-        Some(c) if c == "black" => Some(Color::Black),
-        Some(c) => return Err(bad(format!("color: {c:?} is not white or black"))),
+        Some(c) => Some(
+            mirror_core::codec::color_from_name(&c)
+                .ok_or_else(|| bad(format!("color: {c:?} is not white or black")))?,
+        ),
     };
     let time_classes = match given.speeds {
         None => Vec::new(),

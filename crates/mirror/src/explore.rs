@@ -13,7 +13,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen, san::San};
 
-use mirror_core::notation;
+use mirror_core::{codec::color_name, notation};
 
 use crate::{
     cli::{ColorArg, FilterArgs, StoreArgs},
@@ -83,13 +83,6 @@ struct ExploreJson {
     draws: u32,
     losses: u32,
     moves: Vec<MoveJson>,
-}
-
-fn color_name(c: Color) -> &'static str {
-    match c {
-        Color::White => "white",
-        Color::Black => "black",
-    }
 }
 
 fn pct(n: u32, d: u32) -> f64 {

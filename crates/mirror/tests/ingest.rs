@@ -262,3 +262,42 @@ fn neo4j_without_a_uri_is_a_clear_error() {
     let err = env.fails(&["export", "--to", "neo4j", "--user", "nobody"]);
     assert!(err.contains("unknown player"), "{err}");
 }
+
+/// `RUST_LOG` shows the ingest and each batch written on stderr (and nothing without it).
+#[test]
+fn rust_log_traces_the_ingest_and_its_batches() {
+    let env = Env::new();
+    let run = |log: Option<&str>| {
+        let mut cmd = env.cmd();
+        cmd.args([
+            "ingest",
+            "--user",
+            PLAYER,
+            "--progress",
+            "none",
+            "--batch-size",
+            "200",
+            "--pgn",
+        ])
+        .arg(first500());
+        match log {
+            Some(l) => cmd.env("RUST_LOG", l),
+            None => cmd.env_remove("RUST_LOG"),
+        };
+        let out = cmd.output().expect("run");
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stderr).to_string()
+    };
+    let traced = run(Some("mirror_ingest=debug"));
+    assert!(
+        traced.contains("ingest{player=") && traced.contains("sources=1"),
+        "{traced}"
+    );
+    assert!(
+        traced.contains("write_batch{") && traced.contains("games=200"),
+        "{traced}"
+    );
+    assert!(traced.contains("batch committed"), "{traced}");
+    let quiet = run(None);
+    assert!(!quiet.contains("write_batch"), "{quiet}");
+}
