@@ -12,7 +12,10 @@ Rules (the same as mirror's, written independently):
 - both sides' moves are edges; a game counts once per (position, move), W/D/L from the
   player's side; positions are EPD with en passant only when legal.
 
-Usage: graph.py PGN PLAYER [--limit N] [--bench]
+Usage: graph.py PGN PLAYER [--limit N] [--opponent-rating MIN-MAX] [--opponent NAME] [--bench]
+  --opponent keeps only games against that opponent (case-insensitive).
+  --opponent-rating keeps only games whose opponent's Elo tag (a positive integer) is in
+  the inclusive range.
   --bench prints only "games SECONDS" (games read, wall time) for the benchmark peer.
 """
 import io
@@ -47,6 +50,13 @@ def main():
     limit = None
     if "--limit" in args:
         limit = int(args[args.index("--limit") + 1])
+    opponent = None
+    if "--opponent" in args:
+        opponent = args[args.index("--opponent") + 1].strip().lower()
+    opp_range = None
+    if "--opponent-rating" in args:
+        lo, hi = args[args.index("--opponent-rating") + 1].split("-")
+        opp_range = (int(lo), int(hi))
     path, player = args[0], args[1].lower()
     edges = {}
     seen_ids = set()
@@ -69,6 +79,16 @@ def main():
             white, black = h.get("White", "").strip().lower(), h.get("Black", "").strip().lower()
             if (white == player) == (black == player):
                 continue
+            if opponent is not None and (black if white == player else white) != opponent:
+                continue
+            if opp_range is not None:
+                tag = h.get("BlackElo" if white == player else "WhiteElo", "").strip()
+                try:
+                    elo = int(tag)
+                except ValueError:
+                    continue
+                if not (0 < elo < 65536 and opp_range[0] <= elo <= opp_range[1]):
+                    continue
             moves = list(game.mainline_moves())
             if not moves:
                 continue

@@ -80,6 +80,7 @@ impl Batch {
             time_class: game.time_class,
             rated: game.rated,
             month: game.date.and_then(|d| d.month()),
+            opponent_rating: game.side(!color).rating,
         };
         let stats = MoveStats::from_game(
             game.result.outcome_for(color),

@@ -19,6 +19,9 @@ pub struct EdgeDims {
     pub rated: bool,
     /// Month of the game, when known.
     pub month: Option<Month>,
+    /// The opponent's rating in the game, when known (filters by opponent strength
+    /// answer exactly from it).
+    pub opponent_rating: Option<u16>,
 }
 
 impl EdgeDims {
@@ -30,13 +33,15 @@ impl EdgeDims {
             | ((self.time_class as u8) << 2)
     }
 
-    /// Inverse of [`EdgeDims::flags`] with the month.
-    pub fn from_parts(flags: u8, month: u16) -> EdgeDims {
+    /// Inverse of [`EdgeDims::flags`] with the month and the opponent's rating (0 =
+    /// unknown, as stored).
+    pub fn from_parts(flags: u8, month: u16, opponent_rating: u16) -> EdgeDims {
         EdgeDims {
             color: crate::codec::color_from_bit(flags & 1).expect("one bit is 0 or 1"),
             rated: flags & 2 == 2,
             time_class: TimeClass::from_code((flags >> 2) & 7),
             month: Month::from_u16(month),
+            opponent_rating: (opponent_rating != 0).then_some(opponent_rating),
         }
     }
 }
@@ -62,6 +67,37 @@ pub struct MoveStats {
 
 /// Size of [`MoveStats::encode`].
 pub const STATS_LEN: usize = 32;
+
+/// A score with its 95% confidence interval.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct ScoreInterval {
+    /// The observed score, 0 to 1.
+    pub score: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+/// Games below which a move's score means little: the table marks such rows (its 95%
+/// interval spans more than half the scale at a 50% score).
+pub const FEW_GAMES: u32 = 10;
+
+impl ScoreInterval {
+    /// The Wilson score interval (z = 1.96) of score `p` over `n` games (draws count half).
+    pub fn wilson(p: f64, n: f64) -> ScoreInterval {
+        const Z: f64 = 1.959_963_984_540_054;
+        let z2 = Z * Z;
+        let denom = 1.0 + z2 / n;
+        let centre = (p + z2 / (2.0 * n)) / denom;
+        let half = Z * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt() / denom;
+        ScoreInterval {
+            score: p,
+            low: (centre - half).max(0.0),
+            high: (centre + half).min(1.0),
+        }
+    }
+}
 
 impl MoveStats {
     /// Statistics of a single game.
@@ -111,6 +147,17 @@ impl MoveStats {
     /// Share of losses.
     pub fn loss_rate(&self) -> f64 {
         ratio(self.losses, self.games())
+    }
+
+    /// The score (wins + half the draws, per game) with its 95% Wilson interval; `None`
+    /// without games. The interval is honest about small samples: a move won once scores
+    /// 1.0 within [0.21, 1.0], a move scored 30/50 0.6 within [0.46, 0.72].
+    pub fn score_interval(&self) -> Option<ScoreInterval> {
+        let n = self.games();
+        (n > 0).then(|| {
+            let score = (f64::from(self.wins) + 0.5 * f64::from(self.draws)) / f64::from(n);
+            ScoreInterval::wilson(score, f64::from(n))
+        })
     }
 
     /// Average opponent rating, when any is known.
@@ -211,11 +258,38 @@ mod tests {
                         time_class: tc,
                         rated,
                         month: Month::new(2021, 7),
+                        opponent_rating: Some(1873),
                     };
                     let m = d.month.map_or(0, Month::to_u16);
-                    assert_eq!(EdgeDims::from_parts(d.flags(), m), d);
+                    assert_eq!(EdgeDims::from_parts(d.flags(), m, 1873), d);
                 }
             }
         }
+    }
+
+    #[test]
+    fn wilson_intervals_match_the_formula_and_are_honest_about_one_game() {
+        let once = MoveStats {
+            wins: 1,
+            ..MoveStats::default()
+        };
+        let i = once.score_interval().expect("one game");
+        assert_eq!(i.score, 1.0);
+        assert!((i.low - 0.2065).abs() < 1e-4 && i.high == 1.0, "{i:?}");
+        let thirty_of_fifty = MoveStats {
+            wins: 25,
+            draws: 10,
+            losses: 15,
+            ..MoveStats::default()
+        };
+        let j = thirty_of_fifty.score_interval().expect("fifty games");
+        assert!((j.score - 0.6).abs() < 1e-12);
+        // Wilson for p = 0.6, n = 50: 0.4618 .. 0.7239.
+        assert!(
+            (j.low - 0.4618).abs() < 1e-4 && (j.high - 0.7239).abs() < 1e-4,
+            "{j:?}"
+        );
+        assert!(j.low > i.low, "30/50 is surer than 1/1");
+        assert!(MoveStats::default().score_interval().is_none());
     }
 }

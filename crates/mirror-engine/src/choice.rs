@@ -27,6 +27,11 @@ pub enum BookRule {
         /// The model's weight in pseudo-games.
         prior: f64,
     },
+    /// `lower`: the best 95% lower bound of the score.
+    Lower {
+        /// The chosen move's lower bound.
+        low: f64,
+    },
 }
 
 impl BookRule {
@@ -36,6 +41,7 @@ impl BookRule {
             BookRule::Tier { .. } => "tiers".into(),
             BookRule::Habit { prior } => format!("habit:{prior}"),
             BookRule::Likely { prior } => format!("likely:{prior}"),
+            BookRule::Lower { .. } => "lower".into(),
         }
     }
 
@@ -53,6 +59,9 @@ impl BookRule {
             BookRule::Tier { rule, .. } => rule.to_string(),
             BookRule::Habit { prior } | BookRule::Likely { prior } => {
                 format!("games played + {prior} x model")
+            }
+            BookRule::Lower { low } => {
+                format!("best 95% lower bound of the score, {:.1}%", 100.0 * low)
             }
         }
     }

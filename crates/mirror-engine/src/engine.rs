@@ -14,7 +14,7 @@ use crate::{
     choice::{BookRule, Choice, FallbackWhy, Source},
     fallback::{Fallback, RandomLegal},
     options::EngineOptions,
-    policy::{self, BookMove, Policy, Selection, habit, likely, tiers},
+    policy::{self, BookMove, Policy, Selection, habit, likely, lower, tiers},
 };
 
 /// Errors of the engine.
@@ -241,12 +241,20 @@ impl<S: GraphStore> Engine<S> {
     /// played); empty when the fallback answers.
     pub fn distribution(&mut self, pos: &Chess) -> Result<Vec<(Move, f64)>, EngineError> {
         let view = self.book(pos)?;
-        Ok(match self.opts.policy.prior() {
-            Some(prior) => self.blend(pos, &view, prior, false)?,
-            None => view
+        Ok(match self.opts.policy {
+            Policy::Habit { prior } | Policy::Likely { prior } => {
+                self.blend(pos, &view, prior, false)?
+            }
+            Policy::Tiers => view
                 .selection
                 .as_ref()
                 .map_or_else(Vec::new, Selection::ranked),
+            // Deterministic: the first is always played.
+            Policy::Lower => lower::rank(&view.candidates, self.opts.min_games)
+                .into_iter()
+                .enumerate()
+                .map(|(i, (m, _))| (m, f64::from(u8::from(i == 0))))
+                .collect(),
         })
     }
 
@@ -300,6 +308,37 @@ impl<S: GraphStore> Engine<S> {
                 }
                 None => FallbackWhy::NoTierAccepts,
             },
+            Policy::Lower => {
+                let ranked = lower::rank(&view.candidates, self.opts.min_games);
+                if let Some(&(mv, low)) = ranked.first() {
+                    let stats = view
+                        .candidates
+                        .iter()
+                        .find(|c| c.mv == mv)
+                        .map(|c| c.stats)
+                        .expect("lower::rank returns book moves");
+                    return Ok(Choice {
+                        mv,
+                        source: Source::Book {
+                            rule: BookRule::Lower { low },
+                            stats,
+                            probability: 1.0,
+                            candidates: view
+                                .candidates
+                                .iter()
+                                .map(|c| (c.mv, c.stats, f64::from(u8::from(c.mv == mv))))
+                                .collect(),
+                        },
+                    });
+                }
+                if view.candidates.is_empty() {
+                    FallbackWhy::NotInBook
+                } else {
+                    FallbackWhy::TooFewGames {
+                        min_games: self.opts.min_games,
+                    }
+                }
+            }
             Policy::Habit { prior } | Policy::Likely { prior } => {
                 let likely = matches!(policy, Policy::Likely { .. });
                 let dist = self.blend(pos, &view, prior, likely)?;
@@ -358,7 +397,7 @@ impl<S: GraphStore> Engine<S> {
                 let u: f64 = self.rng.random();
                 (policy::sample(dist, u), BookRule::Habit { prior })
             }
-            Policy::Tiers => unreachable!("the tiers policy has no blend"),
+            Policy::Tiers | Policy::Lower => unreachable!("only habit and likely blend"),
         };
         // What the engine really plays with: the blend for habit, certainty for likely.
         let likely = matches!(rule, BookRule::Likely { .. });
@@ -616,5 +655,47 @@ mod tests {
             let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
             assert!((p - weight(r.mv) / total).abs() < 1e-12, "{}", r.mv);
         }
+    }
+
+    #[test]
+    fn lower_plays_the_best_proven_move() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let opts = EngineOptions {
+            policy: Policy::Lower,
+            ..EngineOptions::default()
+        };
+        let mut e = Engine::new(store(&dir), PLAYER, opts);
+        let mut checked = 0;
+        for (g, _) in sample_games(499).into_iter().take(60) {
+            for ply in g.replay().map_while(Result::ok).take(8) {
+                let view = e.book(&ply.pos).expect("book");
+                // Independently: the highest Wilson lower bound (z = 1.96) of the score.
+                let z: f64 = 1.959_963_984_540_054;
+                let low = |c: &BookMove| {
+                    let n = f64::from(c.stats.games());
+                    let p = (f64::from(c.stats.wins) + 0.5 * f64::from(c.stats.draws)) / n;
+                    ((p + z * z / (2.0 * n))
+                        - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
+                        / (1.0 + z * z / n)
+                };
+                let Some(best) = view.candidates.iter().map(low).reduce(f64::max) else {
+                    continue;
+                };
+                let c = e.choose(&ply.pos).expect("choice");
+                let Source::Book { rule, stats, .. } = &c.source else {
+                    panic!("a book position: {c:?}")
+                };
+                assert_eq!(rule.policy(), "lower");
+                let chosen = view
+                    .candidates
+                    .iter()
+                    .find(|b| b.mv == c.mv)
+                    .expect("book move");
+                assert_eq!(chosen.stats, *stats);
+                assert!((low(chosen) - best).abs() < 1e-9, "{}", c.describe());
+                checked += 1;
+            }
+        }
+        assert!(checked > 100, "{checked}");
     }
 }

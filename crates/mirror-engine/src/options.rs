@@ -8,7 +8,7 @@ use mirror_store::Filter;
 
 use crate::{
     guard::Guard,
-    policy::{Policy, Tiers},
+    policy::{ParsePolicyError, ParseTiersError, Policy, Tiers},
 };
 
 /// How the engine chooses.
@@ -51,7 +51,7 @@ impl Default for EngineOptions {
 /// The knobs [`EngineOptions::set`] knows, as written in a config file. UCI's CamelCase
 /// (`MinGames`) and HTTP's camelCase (`minGames`) name the same knobs: case, `_` and `-`
 /// do not matter.
-pub const OPTION_NAMES: [&str; 13] = [
+pub const OPTION_NAMES: [&str; 14] = [
     "policy",
     "tiers",
     "min_games",
@@ -65,6 +65,7 @@ pub const OPTION_NAMES: [&str; 13] = [
     "rated",
     "since",
     "until",
+    "opponent_rating",
 ];
 
 /// A knob that could not be set.
@@ -73,6 +74,9 @@ pub enum OptionError {
     /// No such knob.
     #[error("unknown engine option {0:?}; the options are {names}", names = OPTION_NAMES.join(", "))]
     Unknown(String),
+    /// The knob's own parser refused the value (its message names the knob and value).
+    #[error(transparent)]
+    Rejected(Box<dyn std::error::Error + Send + Sync>),
     /// The value does not fit the knob.
     #[error("invalid {name} {value:?}: {source}")]
     Invalid {
@@ -142,8 +146,16 @@ impl EngineOptions {
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         let name = canonical_name(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
         match name {
-            "policy" => self.policy = parsed(name, value)?,
-            "tiers" => self.tiers = parsed(name, value)?,
+            "policy" => {
+                self.policy = value
+                    .parse()
+                    .map_err(|e: ParsePolicyError| OptionError::Rejected(Box::new(e)))?;
+            }
+            "tiers" => {
+                self.tiers = value
+                    .parse()
+                    .map_err(|e: ParseTiersError| OptionError::Rejected(Box::new(e)))?;
+            }
             "min_games" => {
                 let n: u32 = parsed(name, value)?;
                 if n == 0 {
@@ -225,6 +237,13 @@ impl EngineOptions {
                 self.filter.since = since;
                 self.filter.until = until;
             }
+            "opponent_rating" => {
+                self.filter.opponent_rating = if value.trim().is_empty() {
+                    None
+                } else {
+                    Some(parsed(name, value)?)
+                };
+            }
             _ => unreachable!("canonical_name only returns OPTION_NAMES"),
         }
         Ok(())
@@ -283,7 +302,7 @@ mod tests {
         let mut o = EngineOptions::default();
         let before = o.clone();
         for (name, value, says) in [
-            ("policy", "greedy", "expected tiers, habit or likely"),
+            ("policy", "greedy", "expected tiers, habit, likely or lower"),
             ("tiers", "w>2", "invalid tiers"),
             ("min_games", "0", "at least 1"),
             ("min_games", "-1", "invalid min_games"),

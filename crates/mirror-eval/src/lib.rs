@@ -7,6 +7,8 @@
 //! - **book**: the move the player played most often there in training games;
 //! - **sampler**: the tiered sampler's distribution (top-1 = its expected match, the
 //!   probability it gives the move played);
+//! - **policies**: every other book policy on the same in-book positions — `habit:1`
+//!   (expected match), `likely:1` and `lower` (their move);
 //! - **model**: the CNN's ranking of the legal moves;
 //! - **engine**: the whole engine as it plays, with the seed: its policy in the book, then
 //!   the model behind the blunder guard;
@@ -25,7 +27,7 @@ use std::{path::PathBuf, sync::Arc};
 
 use mirror_core::GameRecord;
 use mirror_core::notation::{fen, uci};
-use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, RandomLegal, Source};
+use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, Policy, RandomLegal, Source};
 use mirror_model::{Predictor, inference::rank_with};
 use mirror_store::{GraphStore, StoreError};
 use rand::{Rng, SeedableRng};
@@ -107,9 +109,12 @@ impl Default for EvalConfig {
 pub const MISTAKE_WIN_PERCENT: f64 = 15.0;
 
 /// The predictors, in report order.
-pub const PREDICTORS: [&str; 6] = [
+pub const PREDICTORS: [&str; 9] = [
     "book (most played)",
     "sampler (expected)",
+    "policy habit:1 (expected)",
+    "policy likely:1",
+    "policy lower",
     "model",
     "engine",
     "random legal",
@@ -117,10 +122,21 @@ pub const PREDICTORS: [&str; 6] = [
 ];
 const BOOK: usize = 0;
 const SAMPLER: usize = 1;
-const MODEL: usize = 2;
-const ENGINE: usize = 3;
-const RANDOM: usize = 4;
-const SF1: usize = 5;
+const HABIT: usize = 2;
+const LIKELY: usize = 3;
+const LOWER: usize = 4;
+const MODEL: usize = 5;
+const ENGINE: usize = 6;
+const RANDOM: usize = 7;
+const SF1: usize = 8;
+
+/// The book policies compared on every in-book position (at their default weights), with
+/// their report rows; `sampler (expected)` is the tiers policy.
+const POLICIES: [(Policy, usize); 3] = [
+    (Policy::Habit { prior: 1.0 }, HABIT),
+    (Policy::Likely { prior: 1.0 }, LIKELY),
+    (Policy::Lower, LOWER),
+];
 
 /// The segments, in report order.
 pub const SEGMENTS: [&str; 6] = [
@@ -256,7 +272,7 @@ pub fn evaluate<S: GraphStore>(
                 counts[s] += 1;
             }
             // (top-1 value, top-3 value) per predictor; `None` = no answer.
-            let mut row: [Option<(f64, f64)>; 6] = [None; 6];
+            let mut row: [Option<(f64, f64)>; PREDICTORS.len()] = [None; PREDICTORS.len()];
             let hit = |ms: &[String], n: usize| -> f64 {
                 f64::from(u8::from(ms.iter().take(n).any(|m| *m == played)))
             };
@@ -282,6 +298,30 @@ pub fn evaluate<S: GraphStore>(
                     .sum();
                 let ms: Vec<String> = probs.into_iter().map(|(m, _)| m).collect();
                 row[SAMPLER] = Some((expected, hit(&ms, 3)));
+            }
+            // Every book policy on the same position: the expected match of a sampling
+            // policy, the first move of a deterministic one; and the move among its three
+            // likeliest. The engine's own policy is put back afterwards.
+            if in_book {
+                let own = engine.options().policy;
+                for (policy, at) in POLICIES {
+                    engine.set_policy(policy);
+                    let dist = engine.distribution(&t.pos)?;
+                    if dist.is_empty() {
+                        continue;
+                    }
+                    let ms: Vec<String> = dist.iter().map(|(m, _)| uci(*m)).collect();
+                    let top1 = match policy {
+                        Policy::Habit { .. } => dist
+                            .iter()
+                            .filter(|(m, _)| uci(*m) == played)
+                            .map(|(_, p)| p)
+                            .sum(),
+                        _ => hit(&ms, 1),
+                    };
+                    row[at] = Some((top1, hit(&ms, 3)));
+                }
+                engine.set_policy(own);
             }
             // Model.
             let model_list: Vec<String> = match logits.get(i) {

@@ -155,13 +155,13 @@ impl Report {
             let _ = writeln!(out, "{} ({} positions)", seg.name, seg.positions);
             let _ = writeln!(
                 out,
-                "  {:<20} {:>9}  {:>12}  {:>12}",
+                "  {:<26} {:>9}  {:>12}  {:>12}",
                 "predictor", "answered", "top-1", "top-3"
             );
             for p in &seg.predictors {
                 let _ = writeln!(
                     out,
-                    "  {:<20} {:>9}  {}  {}",
+                    "  {:<26} {:>9}  {}  {}",
                     p.name,
                     p.answered,
                     pct(p.top1.as_ref()),

@@ -6,7 +6,11 @@ use mirror_core::{MoveStats, PositionKey};
 use mirror_store::GraphStore;
 use shakmaty::{Chess, Color, Move, Position};
 
-use mirror_core::notation::{self, MoveInputError};
+use mirror_core::{
+    notation::{self, MoveInputError},
+    openings::{Opening, Openings},
+    stats::FEW_GAMES,
+};
 use mirror_engine::{Choice, Engine, EngineError, Source};
 
 use crate::board;
@@ -120,6 +124,11 @@ impl Game {
         None
     }
 
+    /// The opening: the last named position of the game so far.
+    fn opening(&self) -> Option<&'static Opening> {
+        Openings::builtin().along(&self.positions)
+    }
+
     fn movetext(&self) -> String {
         let mut text = String::new();
         for (i, san) in self.sans.iter().enumerate() {
@@ -147,6 +156,7 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
         Color::Black => (mirror_name, "You".to_string()),
     };
     let mut out = String::new();
+    let opening = game.opening();
     for (k, v) in [
         ("Event", "mirror play".to_string()),
         ("Site", "mirror".to_string()),
@@ -157,6 +167,8 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
         ("Result", ending.result.to_string()),
         ("Termination", ending.reason.clone()),
         ("PlyCount", game.moves.len().to_string()),
+        ("ECO", opening.map_or("?".into(), |o| o.eco.clone())),
+        ("Opening", opening.map_or("?".into(), |o| o.name.clone())),
     ] {
         let v = v.replace('\\', "\\\\").replace('"', "\\\"");
         out.push_str(&format!("[{k} \"{v}\"]\n"));
@@ -190,20 +202,35 @@ fn book_table(pos: &Chess, rows: &[(Move, MoveStats, f64)]) -> String {
         return "the player never reached this position with this side to move".into();
     }
     let mut out = format!(
-        "{:<8} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6}\n",
-        "move", "games", "win%", "draw%", "loss%", "perf", "p"
+        "{:<8} {:>6} {:>6} {:>6} {:>6} {:>18} {:>6} {:>6}\n",
+        "move", "games", "win%", "draw%", "loss%", "score% (95%)", "perf", "p"
     );
     for (m, s, p) in rows {
         let g = f64::from(s.games().max(1));
+        let score = s.score_interval().map_or("-".into(), |i| {
+            format!(
+                "{}{:.1} [{:.0}-{:.0}]",
+                if s.games() < FEW_GAMES { "?" } else { "" },
+                100.0 * i.score,
+                100.0 * i.low,
+                100.0 * i.high
+            )
+        });
         out.push_str(&format!(
-            "{:<8} {:>6} {:>6.1} {:>6.1} {:>6.1} {:>6} {:>6.2}\n",
+            "{:<8} {:>6} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>6} {:>6.2}\n",
             notation::san(pos, *m),
             s.games(),
             100.0 * f64::from(s.wins) / g,
             100.0 * f64::from(s.draws) / g,
             100.0 * f64::from(s.losses) / g,
+            score,
             s.performance().map_or("-".into(), |v| v.to_string()),
             p
+        ));
+    }
+    if rows.iter().any(|(_, s, _)| s.games() < FEW_GAMES) {
+        out.push_str(&format!(
+            "? fewer than {FEW_GAMES} games: the score means little (see its interval)\n"
         ));
     }
     out
@@ -273,6 +300,9 @@ pub fn play<S: GraphStore, R: BufRead, W: Write>(
                 "{}",
                 board::render(game.pos(), side, game.moves.last())
             )?;
+            if let Some(o) = game.opening() {
+                writeln!(out, "opening: {} {}", o.eco, o.name)?;
+            }
             show_board = false;
         }
         write!(out, "your move> ")?;

@@ -153,6 +153,14 @@ fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
             ),
             "since" => format!("string default {}", month(o.filter.since)),
             "until" => format!("string default {}", month(o.filter.until)),
+            "opponent_rating" => format!(
+                "string default {}",
+                text(
+                    o.filter
+                        .opponent_rating
+                        .map_or(String::new(), |r| r.to_string())
+                )
+            ),
             other => unreachable!("option {other} has no UCI form"),
         };
         lines.push(format!("option name {} type {kind}", uci_name(name)));

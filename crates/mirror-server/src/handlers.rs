@@ -11,7 +11,7 @@ use axum::{
     http::{Method, StatusCode, Uri, header},
     response::IntoResponse,
 };
-use mirror_core::{MoveStats, PositionKey, notation};
+use mirror_core::{MoveStats, PositionKey, notation, openings::Openings, stats::FEW_GAMES};
 use mirror_engine::{Engine, EngineOptions, Source};
 use mirror_store::GraphStore;
 use shakmaty::Position;
@@ -21,8 +21,8 @@ use crate::{
     error::ApiError,
     params::{self, Raw},
     response::{
-        ExploreMove, ExploreResponse, Health, MoveResponse, SourceJson, by_colour, candidate,
-        recent_json,
+        ExploreMove, ExploreResponse, Health, MoveResponse, OpeningJson, ScoreJson, SourceJson,
+        by_colour, candidate, recent_json,
     },
 };
 
@@ -173,6 +173,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     let params::ExploreRequest {
         user,
         pos,
+        opening,
         filter,
         recent_games: recent,
     } = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
@@ -187,8 +188,13 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
             let mut moves = Vec::with_capacity(rows.len());
             for r in &rows {
                 let Ok(m) = r.mv.to_move(&pos) else { continue };
+                let Some(interval) = r.stats.score_interval() else {
+                    continue;
+                };
                 total.merge(&r.stats);
                 let (white, draws, black) = by_colour(&r.stats, player);
+                let mut child = pos.clone();
+                child.play_unchecked(m);
                 moves.push(ExploreMove {
                     uci: notation::uci(m),
                     san: notation::san(&pos, m),
@@ -198,6 +204,16 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                     average_opponent_rating: r.stats.average_opponent_rating(),
                     performance: r.stats.performance(),
                     game: None,
+                    score: ScoreJson {
+                        value: interval.score,
+                        low: interval.low,
+                        high: interval.high,
+                        few_games: r.stats.games() < FEW_GAMES,
+                    },
+                    opening: Openings::builtin()
+                        .at(&child)
+                        .or(opening)
+                        .map(OpeningJson::from),
                 });
             }
             let recent_games = if recent == 0 || rows.is_empty() {
@@ -216,7 +232,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                 black,
                 moves,
                 recent_games,
-                opening: None,
+                opening: opening.map(OpeningJson::from),
                 queue_position: 0,
             }))
         })

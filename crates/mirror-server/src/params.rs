@@ -5,9 +5,13 @@
 
 use std::collections::HashMap;
 
-use mirror_core::{TimeClass, notation, time::Month};
+use mirror_core::{
+    TimeClass, notation,
+    openings::{Opening, Openings},
+    time::Month,
+};
 use mirror_engine::EngineOptions;
-use mirror_store::{Filter, player_key};
+use mirror_store::{Filter, RatingRange, player_key};
 use shakmaty::{Chess, Color, Position, uci::UciMove};
 
 use crate::error::ApiError;
@@ -73,6 +77,8 @@ query! {
         since = "since",
         /// Last month.
         until = "until",
+        /// The opponent's rating range, `MIN-MAX`.
+        opponent_rating = "opponentRating",
         /// Seed of the engine's random choices.
         seed = "seed",
         /// Book policy.
@@ -118,6 +124,8 @@ query! {
         since = "since",
         /// Last month.
         until = "until",
+        /// The opponent's rating range, `MIN-MAX`.
+        opponent_rating = "opponentRating",
         /// How many of the newest games to list.
         recent_games = "recentGames",
     }
@@ -131,6 +139,7 @@ struct FilterText<'a> {
     modes: Option<&'a str>,
     since: Option<&'a str>,
     until: Option<&'a str>,
+    opponent_rating: Option<&'a str>,
 }
 
 /// What `/api/v1/move` asks, checked.
@@ -149,7 +158,7 @@ pub struct MoveRequest {
 impl MoveQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<MoveRequest, ApiError> {
-        let (user, pos) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
+        let (user, pos, _) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let mut options = EngineOptions {
             filter: filter(
                 &FilterText {
@@ -159,6 +168,7 @@ impl MoveQuery {
                     modes: self.modes.as_deref(),
                     since: self.since.as_deref(),
                     until: self.until.as_deref(),
+                    opponent_rating: self.opponent_rating.as_deref(),
                 },
                 None,
             )?,
@@ -199,6 +209,8 @@ pub struct ExploreRequest {
     pub user: String,
     /// The position.
     pub pos: Chess,
+    /// The opening: the last named position on the path given.
+    pub opening: Option<&'static Opening>,
     /// Whose games (the colour defaults to the side to move).
     pub filter: Filter,
     /// How many recent games to list (at most 20).
@@ -208,7 +220,8 @@ pub struct ExploreRequest {
 impl ExploreQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<ExploreRequest, ApiError> {
-        let (user, pos) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
+        let (user, pos, opening) =
+            user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let filter = filter(
             &FilterText {
                 color: self.color.as_deref(),
@@ -217,6 +230,7 @@ impl ExploreQuery {
                 modes: self.modes.as_deref(),
                 since: self.since.as_deref(),
                 until: self.until.as_deref(),
+                opponent_rating: self.opponent_rating.as_deref(),
             },
             Some(pos.turn()),
         )?;
@@ -228,6 +242,7 @@ impl ExploreQuery {
         Ok(ExploreRequest {
             user,
             pos,
+            opening,
             filter,
             recent_games,
         })
@@ -240,14 +255,14 @@ fn user_and_position(
     fen: &Option<String>,
     moves: &Option<String>,
     play: &Option<String>,
-) -> Result<(String, Chess), ApiError> {
+) -> Result<(String, Chess, Option<&'static Opening>), ApiError> {
     let u = user(user_given.as_deref())?;
-    let pos = position(
+    let (pos, opening) = position(
         fen.as_deref(),
         moves.as_deref().or(play.as_deref()),
         moves.is_some() && play.is_some(),
     )?;
-    Ok((u, pos))
+    Ok((u, pos, opening))
 }
 
 /// The player's name: required, sane.
@@ -260,16 +275,26 @@ fn user(given: Option<&str>) -> Result<String, ApiError> {
     Ok(u.to_string())
 }
 
-/// The position: `fen`, or `moves`/`play` (UCI, comma or space separated) from the start.
-fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<Chess, ApiError> {
+/// The position: `fen`, or `moves`/`play` (UCI, comma or space separated) from the start;
+/// and its opening, the last named position on the path (the FEN's own name for a FEN).
+fn position(
+    fen: Option<&str>,
+    moves: Option<&str>,
+    both_lists: bool,
+) -> Result<(Chess, Option<&'static Opening>), ApiError> {
     if both_lists {
         return Err(bad("give either \"moves\" or \"play\", not both"));
     }
     match (fen, moves) {
         (Some(_), Some(_)) => Err(bad("give either \"fen\" or \"moves\"/\"play\", not both")),
-        (Some(fen), None) => notation::parse_fen(fen).map_err(|e| bad(e.to_string())),
+        (Some(fen), None) => {
+            let pos = notation::parse_fen(fen).map_err(|e| bad(e.to_string()))?;
+            let opening = Openings::builtin().at(&pos);
+            Ok((pos, opening))
+        }
         (None, moves) => {
             let mut pos = Chess::default();
+            let mut opening = None;
             let text = moves.unwrap_or("").trim();
             // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not
             // nothing.
@@ -296,8 +321,9 @@ fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<
                         ))
                     })?;
                 pos.play_unchecked(mv);
+                opening = Openings::builtin().at(&pos).or(opening);
             }
-            Ok(pos)
+            Ok((pos, opening))
         }
     }
 }
@@ -355,7 +381,15 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
     {
         return Err(bad(format!("since {s} is after until {u}")));
     }
+    let opponent_rating = given
+        .opponent_rating
+        .map(|r| {
+            r.parse::<RatingRange>()
+                .map_err(|e| bad(format!("opponentRating: {e}")))
+        })
+        .transpose()?;
     Ok(Filter {
+        opponent_rating,
         color,
         time_classes,
         rated,

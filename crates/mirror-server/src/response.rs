@@ -74,6 +74,35 @@ pub(crate) struct ExploreMove {
     pub(crate) average_opponent_rating: Option<u32>,
     pub(crate) performance: Option<i32>,
     pub(crate) game: Option<()>,
+    /// The player's score with the move and its 95% Wilson interval (0 to 1).
+    pub(crate) score: ScoreJson,
+    /// The opening after the move (the position's own name, else the path's).
+    pub(crate) opening: Option<OpeningJson>,
+}
+
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct ScoreJson {
+    pub(crate) value: f64,
+    pub(crate) low: f64,
+    pub(crate) high: f64,
+    /// Fewer than 10 games: the score means little.
+    pub(crate) few_games: bool,
+}
+
+#[derive(Serialize, Clone)]
+pub(crate) struct OpeningJson {
+    pub(crate) eco: String,
+    pub(crate) name: String,
+}
+
+impl From<&mirror_core::openings::Opening> for OpeningJson {
+    fn from(o: &mirror_core::openings::Opening) -> OpeningJson {
+        OpeningJson {
+            eco: o.eco.clone(),
+            name: o.name.clone(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -103,7 +132,7 @@ pub(crate) struct ExploreResponse {
     pub(crate) black: u32,
     pub(crate) moves: Vec<ExploreMove>,
     pub(crate) recent_games: Vec<RecentJson>,
-    pub(crate) opening: Option<()>,
+    pub(crate) opening: Option<OpeningJson>,
     pub(crate) queue_position: u32,
 }
 

@@ -194,6 +194,52 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
     );
     assert_eq!(d5["black"], 57);
     assert!(d5["averageOpponentRating"].as_u64().is_some() && d5["performance"].as_i64().is_some());
+    // The opening, lichess-shaped, for the position and per move; each move's score with
+    // its 95% interval (d5: 57 wins and 4 draws of 131 as Black).
+    assert_eq!(v["opening"]["eco"], "B00", "{v}");
+    assert_eq!(d5["opening"]["name"], "Scandinavian Defense", "{d5}");
+    let score = d5["score"]["value"].as_f64().expect("score");
+    assert!((score - 59.0 / 131.0).abs() < 1e-12, "{d5}");
+    let (low, high) = (
+        d5["score"]["low"].as_f64().expect("low"),
+        d5["score"]["high"].as_f64().expect("high"),
+    );
+    assert!(low < score && score < high && high - low < 0.2, "{d5}");
+    assert_eq!(d5["score"]["fewGames"], false);
+    let (_, transposed) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=d2d4,e7e6,e2e4,d7d5",
+    )
+    .await;
+    let (_, direct) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4,e7e6,d2d4,d7d5",
+    )
+    .await;
+    assert_eq!(transposed["opening"], direct["opening"]);
+    assert_eq!(direct["opening"]["name"], "French Defense");
+    assert_eq!(transposed["moves"], direct["moves"]);
+    // The opponent's rating: a subset of the games, the same range on both endpoints.
+    let (_, all) = get(&s, "/api/v1/explore?user=Biskupstunga&play=e2e4").await;
+    let (status, some) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&opponentRating=1100-1300",
+    )
+    .await;
+    assert_eq!(status, 200, "{some}");
+    let games = |v: &Value| {
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| v[k].as_u64().expect("count"))
+            .sum::<u64>()
+    };
+    assert!(games(&some) > 0 && games(&some) < games(&all), "{some}");
+    let (status, m) = get(
+        &s,
+        "/api/v1/move?user=Biskupstunga&moves=e2e4&opponentRating=1100-1300&seed=1",
+    )
+    .await;
+    assert_eq!(status, 200, "{m}");
     let recent = v["recentGames"].as_array().expect("recent");
     assert_eq!(recent.len(), 3);
     assert!(recent.iter().all(|g| {
@@ -346,6 +392,12 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "/api/v1/move?user=Biskupstunga&tiers=w%3E2".into(),
             400,
             "invalid tiers",
+        ),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&opponentRating=1900-1600".into(),
+            400,
+            "opponentRating: invalid rating range",
         ),
         (
             "GET",

@@ -169,3 +169,38 @@ pub fn deviations<S: GraphStore + ?Sized>(
     });
     Ok(out)
 }
+/// The player's moves from `pos` in their games against one opponent (matched
+/// case-insensitively on the name in the game record), summed per move like
+/// [`GraphStore::moves`] and passing `filter`: answered by replaying the stored games, so
+/// any opponent can be asked without an index.
+pub fn moves_against<S: GraphStore + ?Sized>(
+    store: &S,
+    player: &str,
+    pos: PositionKey,
+    opponent: &str,
+    filter: &crate::Filter,
+) -> Result<Vec<crate::MoveRow>> {
+    let wanted = opponent.trim().to_lowercase();
+    let games: Vec<(mirror_core::GameRecord, Color)> = store
+        .games(player)?
+        .into_iter()
+        .filter(|(g, c)| g.side(!*c).name.trim().to_lowercase() == wanted)
+        .collect();
+    let batch = mirror_core::batch::Batch::from_games(&games)
+        .map_err(|e| crate::StoreError::Corrupt(format!("a stored game does not replay: {e}")))?;
+    let rows = batch
+        .edges()
+        .iter()
+        .filter(|(k, _)| k.pos == pos)
+        .map(|(k, d)| {
+            Ok(EdgeRow {
+                pos: k.pos,
+                mv: k.mv,
+                dims: k.dims,
+                stats: d.stats,
+                child: d.child,
+            })
+        })
+        .collect::<Vec<_>>();
+    crate::sum_by_move(rows, filter)
+}

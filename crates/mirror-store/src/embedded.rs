@@ -13,7 +13,8 @@
 //!   `PackedSetup`, about 24 bytes), shown as EPD.
 //! - `fetch_state`: (lower-cased player, unit such as `chess.com/2024-03`) -> what an
 //!   incremental source remembers (validators, complete, games, cursor).
-//! - `edges`: 17-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
+//! - `edges`: 19-byte key `player id (4) | position (8) | move (2) | flags (1) | month (2) |
+//!   opponent rating (2)`,
 //!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
 //!   value: [`MoveStats`] (32) and the child position key (8).
 //!
@@ -38,7 +39,7 @@ use crate::{
 const RECENT_SCAN: usize = 2000;
 
 /// Version of the table layout; checked on open.
-pub const SCHEMA_VERSION: u64 = 2;
+pub const SCHEMA_VERSION: u64 = 3;
 
 const META: TableDefinition<'_, &str, u64> = TableDefinition::new("meta");
 const PLAYERS: TableDefinition<'_, &str, (u32, &str)> = TableDefinition::new("players");

@@ -12,6 +12,7 @@ pub mod codec;
 pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;
+pub mod polyglot;
 
 use std::path::PathBuf;
 
@@ -36,8 +37,11 @@ pub enum StoreError {
     },
     /// The file was written by another version of mirror's schema.
     #[error(
-        "store {path} has schema version {found}, this mirror needs {expected}: \
-         re-ingest into a new file (--db) or use a matching mirror version"
+        "store {path} has schema version {found}, this mirror needs {expected} (version 3 \
+         added the opponent's rating to every edge): rebuild it by ingesting the same games \
+         into a new store, e.g. `mirror --db NEW.redb ingest --user NAME --pgn FILES` (or \
+         `--user NAME` for Chess.com, `--lichess NAME`), or keep using a matching mirror \
+         version"
     )]
     SchemaMismatch {
         /// The file.
@@ -88,6 +92,53 @@ pub struct Filter {
     pub since: Option<Month>,
     /// Only games up to and including this month.
     pub until: Option<Month>,
+    /// Only games against an opponent rated in this range (inclusive); games without the
+    /// opponent's rating are then left out.
+    pub opponent_rating: Option<RatingRange>,
+}
+
+/// An inclusive range of ratings, `1600-1900` as text.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct RatingRange {
+    /// Lowest rating counted.
+    pub min: u16,
+    /// Highest rating counted.
+    pub max: u16,
+}
+
+impl RatingRange {
+    /// Whether `rating` is inside.
+    pub fn contains(self, rating: u16) -> bool {
+        (self.min..=self.max).contains(&rating)
+    }
+}
+
+/// A rating range that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "invalid rating range {0:?}: expected MIN-MAX with 0 <= MIN <= MAX <= 4000, e.g. 1600-1900"
+)]
+pub struct ParseRatingRangeError(pub String);
+
+impl std::str::FromStr for RatingRange {
+    type Err = ParseRatingRangeError;
+
+    fn from_str(s: &str) -> std::result::Result<RatingRange, ParseRatingRangeError> {
+        let err = || ParseRatingRangeError(s.to_string());
+        let (a, b) = s.trim().split_once('-').ok_or_else(err)?;
+        let min: u16 = a.trim().parse().map_err(|_| err())?;
+        let max: u16 = b.trim().parse().map_err(|_| err())?;
+        if min > max || max > 4000 {
+            return Err(err());
+        }
+        Ok(RatingRange { min, max })
+    }
+}
+
+impl std::fmt::Display for RatingRange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}-{}", self.min, self.max)
+    }
 }
 
 impl Filter {
@@ -100,6 +151,11 @@ impl Filter {
             return false;
         }
         if self.rated.is_some_and(|r| r != dims.rated) {
+            return false;
+        }
+        if let Some(range) = self.opponent_rating
+            && !dims.opponent_rating.is_some_and(|r| range.contains(r))
+        {
             return false;
         }
         if self.since.is_some() || self.until.is_some() {
@@ -237,6 +293,7 @@ pub fn recent_game(
         time_class: game.time_class,
         rated: game.rated,
         month: game.date.and_then(|d| d.month()),
+        opponent_rating: game.side(!color).rating,
     };
     if !filter.accepts(&dims) {
         return None;

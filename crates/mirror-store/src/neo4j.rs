@@ -55,6 +55,11 @@ macro_rules! statement {
 }
 
 statement!(SCHEMA, "schema.cypher", []);
+statement!(SCHEMA_VERSION, "schema_version.cypher", []);
+statement!(SCHEMA_VERSION_SET, "schema_version_set.cypher", ["version"]);
+
+/// The graph's schema version this mirror writes (3: every MOVE has `opp`).
+pub const GRAPH_SCHEMA_VERSION: i64 = 3;
 statement!(INGESTED, "ingested.cypher", ["player", "ids"]);
 statement!(
     WRITE_BEGIN,
@@ -77,7 +82,9 @@ statement!(
 statement!(
     MOVES,
     "moves.cypher",
-    ["key", "player", "color", "tcs", "rated", "since", "until"]
+    [
+        "key", "player", "color", "tcs", "rated", "since", "until", "oppMin", "oppMax"
+    ]
 );
 statement!(EDGES, "edges.cypher", ["player"]);
 statement!(GAMES, "games.cypher", ["player", "limit"]);
@@ -377,6 +384,8 @@ pub struct EdgeParams {
     pub rated: bool,
     /// `YYYY-MM`, or empty when unknown (MERGE cannot match on null).
     pub month: String,
+    /// The opponent's rating, 0 when unknown.
+    pub opp: i64,
     /// Statistics.
     pub stats: MoveStats,
 }
@@ -395,19 +404,20 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
             tc: k.dims.time_class.as_str(),
             rated: k.dims.rated,
             month: k.dims.month.map(|m| m.to_string()).unwrap_or_default(),
+            opp: i64::from(k.dims.opponent_rating.unwrap_or(0)),
             stats: d.stats,
         })
         .collect();
     rows.sort_by(|a, b| {
-        (a.from, &a.uci, a.color, a.tc, a.rated, &a.month)
-            .cmp(&(b.from, &b.uci, b.color, b.tc, b.rated, &b.month))
+        (a.from, &a.uci, a.color, a.tc, a.rated, &a.month, a.opp)
+            .cmp(&(b.from, &b.uci, b.color, b.tc, b.rated, &b.month, b.opp))
     });
     rows
 }
 
 /// The order of an edge row's fields in the `UNWIND $rows` lists of
 /// `write_new_edges.cypher` and `write_edges.cypher` (the player is a separate parameter).
-pub const EDGE_ROW_FIELDS: [&str; 14] = [
+pub const EDGE_ROW_FIELDS: [&str; 15] = [
     "from",
     "to",
     "uci",
@@ -422,6 +432,7 @@ pub const EDGE_ROW_FIELDS: [&str; 14] = [
     "ratedGames",
     "first",
     "last",
+    "opp",
 ];
 
 impl From<EdgeParams> for BoltType {
@@ -442,6 +453,7 @@ impl From<EdgeParams> for BoltType {
             i64::from(r.stats.rated_games).into(),
             i64::from(r.stats.first).into(),
             i64::from(r.stats.last).into(),
+            r.opp.into(),
         ];
         row.into()
     }
@@ -464,7 +476,9 @@ fn decode_record(hex_text: &str) -> Result<GameRecord> {
     GameRecord::decode(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-fn dims_of(color: &str, tc: &str, rated: bool, month: &str) -> Result<EdgeDims> {
+fn dims_of(color: &str, tc: &str, rated: bool, month: &str, opp: i64) -> Result<EdgeDims> {
+    let opponent_rating = u16::try_from(opp)
+        .map_err(|_| StoreError::Corrupt(format!("neo4j: opponent rating {opp}")))?;
     Ok(EdgeDims {
         color: color_of(color)?,
         time_class: tc
@@ -480,6 +494,7 @@ fn dims_of(color: &str, tc: &str, rated: bool, month: &str) -> Result<EdgeDims> 
                     .map_err(|e| StoreError::Corrupt(format!("neo4j: month {month:?}: {e}")))?,
             )
         },
+        opponent_rating: (opponent_rating != 0).then_some(opponent_rating),
     })
 }
 
@@ -514,7 +529,7 @@ fn edge_of(row: &Row) -> Result<EdgeRow> {
     Ok(EdgeRow {
         pos: key_of(row.get("from").map_err(de)?),
         mv,
-        dims: dims_of(&color, &tc, rated, &month)?,
+        dims: dims_of(&color, &tc, rated, &month, row.get("opp").map_err(de)?)?,
         stats: stats_of(row)?,
         child: key_of(row.get("to").map_err(de)?),
     })
@@ -595,7 +610,33 @@ impl Neo4jStore {
         for stmt in schema_statements() {
             store.run("set up the schema", neo4rs::query(&stmt))?;
         }
+        store.check_version()?;
         Ok(store)
+    }
+
+    /// Fails on a graph written by another schema version; marks a graph without moves
+    /// (a new one) with this version.
+    fn check_version(&self) -> Result<()> {
+        let rows = self.rows("read the schema version", SCHEMA_VERSION.query(vec![])?)?;
+        let row = rows
+            .first()
+            .ok_or_else(|| StoreError::Corrupt("neo4j: no schema version row".into()))?;
+        let version: Option<i64> = row.get("version").map_err(de)?;
+        let has_moves: bool = row.get("hasMoves").map_err(de)?;
+        let mismatch = |found: i64| StoreError::SchemaMismatch {
+            path: self.cfg.uri.clone().into(),
+            found: u64::try_from(found).unwrap_or(0),
+            expected: GRAPH_SCHEMA_VERSION as u64,
+        };
+        match version {
+            Some(v) if v == GRAPH_SCHEMA_VERSION => Ok(()),
+            Some(v) => Err(mismatch(v)),
+            None if has_moves => Err(mismatch(0)),
+            None => self.run(
+                "mark the schema version",
+                SCHEMA_VERSION_SET.query(vec![("version", GRAPH_SCHEMA_VERSION.into())])?,
+            ),
+        }
     }
 
     fn rt(&self) -> &tokio::runtime::Runtime {
@@ -716,7 +757,9 @@ impl Neo4jStore {
         let q = TEST_WIPE.query(vec![])?;
         self.rt()
             .block_on(self.graph.run(q))
-            .map_err(|e| self.server_error("empty the database", 1, e))
+            .map_err(|e| self.server_error("empty the database", 1, e))?;
+        // An empty graph of this mirror's schema.
+        self.check_version()
     }
 
     /// The benchmark's peer: writes one game the seed's way (MyLittleEngine), one `MERGE`
@@ -965,6 +1008,14 @@ impl GraphStore for Neo4jStore {
                 ("rated", filter.rated.into()),
                 ("since", filter.since.map(|m| m.to_string()).into()),
                 ("until", filter.until.map(|m| m.to_string()).into()),
+                (
+                    "oppMin",
+                    filter.opponent_rating.map(|r| i64::from(r.min)).into(),
+                ),
+                (
+                    "oppMax",
+                    filter.opponent_rating.map(|r| i64::from(r.max)).into(),
+                ),
             ])?,
         )?;
         let mut out = rows
@@ -996,6 +1047,7 @@ impl GraphStore for Neo4jStore {
                 e.mv,
                 e.dims.flags(),
                 e.dims.month.map_or(0, Month::to_u16),
+                e.dims.opponent_rating.unwrap_or(0),
             )
         });
         Ok(out)
@@ -1192,6 +1244,7 @@ mod tests {
                     r.tc,
                     r.rated,
                     r.month.clone(),
+                    r.opp,
                 )
             })
             .collect();

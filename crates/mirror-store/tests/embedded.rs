@@ -26,6 +26,18 @@ fn schema_version_is_checked_on_open() {
     let err = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect_err("mismatch");
     assert!(matches!(err, StoreError::SchemaMismatch { found, .. } if found == SCHEMA_VERSION + 1));
     assert!(err.to_string().contains("schema version"), "{err}");
+    // A store of the previous schema (before opponent ratings) says how to rebuild it.
+    let old = dir.path().join("old.redb");
+    EmbeddedStore::open(&old, OpenMode::CreateIfMissing)
+        .expect("open")
+        .set_schema_version_for_test(2)
+        .expect("set");
+    let err = EmbeddedStore::open(&old, OpenMode::MustExist).expect_err("old");
+    let text = err.to_string();
+    assert!(
+        text.contains("schema version 2") && text.contains("rebuild it by ingesting"),
+        "{text}"
+    );
 }
 
 #[test]

@@ -40,6 +40,40 @@ neo4j_test!(filters);
 neo4j_test!(recent_games);
 neo4j_test!(fetch_state);
 
+/// A graph written before schema versions (moves without `opp`, no version mark) is
+/// refused on connect with the way to rebuild it; an empty graph is marked and accepted.
+#[test]
+fn an_old_graph_is_refused_with_how_to_rebuild_it() {
+    let Some((server, store)) = fresh("an_old_graph_is_refused_with_how_to_rebuild_it") else {
+        return;
+    };
+    store
+        .write_batch(PLAYER, &Batch::from_games(&sample_games(5)).expect("legal"))
+        .expect("write");
+    drop(store);
+    // What an older mirror left: the moves, without the version mark.
+    let rt = tokio::runtime::Runtime::new().expect("runtime");
+    let cypher = |text: &'static str| {
+        rt.block_on(async {
+            let g = neo4rs::Graph::new(server.uri(), "neo4j", "")
+                .await
+                .expect("bolt");
+            g.run(neo4rs::query(text)).await.expect(text);
+        });
+    };
+    cypher("MATCH (s:MirrorSchema) DELETE s");
+    let err = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect_err("old graph");
+    let text = err.to_string();
+    assert!(
+        text.contains("schema version 0") && text.contains("rebuild it"),
+        "{text}"
+    );
+    // Emptied, the same database is a new graph again.
+    cypher("MATCH (n) DETACH DELETE n");
+    let again = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("a new graph");
+    again.wipe_for_tests().expect("wipe");
+}
+
 #[test]
 fn same_answers_as_the_embedded_store() {
     let Some((_server, neo)) = fresh("same_answers_as_the_embedded_store") else {

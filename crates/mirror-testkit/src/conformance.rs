@@ -16,7 +16,7 @@ use mirror_core::{
 use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color};
 
-use mirror_store::{Filter, GraphStore, StoreError};
+use mirror_store::{Filter, GraphStore, RatingRange, StoreError};
 
 /// The player of the shared single-player collection.
 pub const PLAYER: &str = "Biskupstunga";
@@ -297,6 +297,32 @@ pub fn filters<S: GraphStore>(store: S) {
         ..Filter::default()
     };
     assert!(actual_moves(&store, key, &none).is_empty());
+    // The opponent's rating, inclusive at both ends: from the middle rating of these
+    // games up; a game without the opponent's rating is never in a rating range.
+    let opponent = |g: &GameRecord, c: Color| g.side(!c).rating;
+    let mut ratings: Vec<u16> = games.iter().filter_map(|(g, c)| opponent(g, *c)).collect();
+    ratings.sort_unstable();
+    let median = ratings[ratings.len() / 2];
+    for range in [
+        RatingRange {
+            min: median,
+            max: 4000,
+        },
+        RatingRange {
+            min: 0,
+            max: median,
+        },
+    ] {
+        let f = Filter {
+            opponent_rating: Some(range),
+            ..Filter::default()
+        };
+        let want = expected_moves(&games, key, |g, c| {
+            opponent(g, c).is_some_and(|r| range.contains(r))
+        });
+        assert!(!want.is_empty(), "{range}");
+        assert_eq!(actual_moves(&store, key, &f), want, "{range}");
+    }
 }
 
 /// Recent games of a position: newest first, through the position, passing the filter.

@@ -186,6 +186,10 @@ pub struct FilterArgs {
     /// Only games up to this month (YYYY-MM, inclusive).
     #[arg(long, value_parser = parse_month)]
     pub until: Option<Month>,
+    /// Only games against an opponent rated in this range (MIN-MAX, inclusive, e.g.
+    /// 1600-1900); games without the opponent's rating are left out.
+    #[arg(long, value_name = "MIN-MAX")]
+    pub opponent_rating: Option<mirror_store::RatingRange>,
 }
 
 pub fn parse_time_class(s: &str) -> Result<TimeClass, String> {
@@ -214,6 +218,7 @@ impl FilterArgs {
             },
             since: self.since,
             until: self.until,
+            opponent_rating: self.opponent_rating,
         })
     }
 }

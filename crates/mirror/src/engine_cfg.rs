@@ -107,6 +107,7 @@ impl EngineKnobs {
         )?;
         set("since", f.since.map(|m| m.to_string()))?;
         set("until", f.until.map(|m| m.to_string()))?;
+        set("opponent_rating", f.opponent_rating.map(|r| r.to_string()))?;
         Ok(())
     }
 }

@@ -11,9 +11,14 @@ use mirror_core::{MoveStats, PositionKey, time::Date};
 use mirror_store::{GraphStore, MoveRow, embedded::OpenMode};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
-use shakmaty::{CastlingMode, Chess, Color, EnPassantMode, Position, fen::Fen, san::San};
+use shakmaty::{Chess, Color, Position};
 
-use mirror_core::{codec::color_name, notation};
+use mirror_core::{
+    codec::color_name,
+    notation,
+    openings::{Opening, Openings},
+    stats::FEW_GAMES,
+};
 
 use crate::{
     cli::{ColorArg, FilterArgs, StoreArgs},
@@ -37,6 +42,10 @@ pub struct ExploreArgs {
     pub color: Option<ColorArg>,
     #[command(flatten)]
     pub filters: FilterArgs,
+    /// Only games against this opponent (their name as in the games, any case), answered
+    /// from the stored game records.
+    #[arg(long, value_name = "NAME")]
+    pub opponent: Option<String>,
     /// Print JSON instead of a table.
     #[arg(long)]
     pub json: bool,
@@ -65,10 +74,34 @@ struct MoveJson {
     win_pct: f64,
     draw_pct: f64,
     loss_pct: f64,
+    /// The player's score with this move (wins + half the draws per game) and its 95%
+    /// Wilson interval, in percent.
+    score: f64,
+    score_low: f64,
+    score_high: f64,
+    /// Fewer games than `FEW_GAMES`: the score means little.
+    few_games: bool,
     average_opponent_rating: Option<u32>,
     performance: Option<i32>,
     first_played: Option<String>,
     last_played: Option<String>,
+    /// The opening after this move (the position's own name, else the path's).
+    opening: Option<OpeningJson>,
+}
+
+#[derive(Serialize, Clone)]
+struct OpeningJson {
+    eco: String,
+    name: String,
+}
+
+impl From<&Opening> for OpeningJson {
+    fn from(o: &Opening) -> OpeningJson {
+        OpeningJson {
+            eco: o.eco.clone(),
+            name: o.name.clone(),
+        }
+    }
 }
 
 #[derive(Serialize)]
@@ -78,6 +111,11 @@ struct ExploreJson {
     side_to_move: &'static str,
     player_color: Option<&'static str>,
     players_moves: Option<bool>,
+    /// Only games against this opponent.
+    opponent: Option<String>,
+    /// The opening: the last named position on the path given (by position, so a
+    /// transposition gets its name).
+    opening: Option<OpeningJson>,
     games: u32,
     wins: u32,
     draws: u32,
@@ -97,16 +135,22 @@ fn date_text(v: u32) -> Option<String> {
     Date::from_u32(v).map(|d| d.to_string())
 }
 
-fn move_json(pos: &Chess, row: &MoveRow) -> anyhow::Result<MoveJson> {
+fn move_json(pos: &Chess, row: &MoveRow, here: Option<&Opening>) -> anyhow::Result<MoveJson> {
     let m = row
         .mv
         .to_move(pos)
         .with_context(|| format!("store has an illegal move {} here", row.mv))?;
     let s = &row.stats;
     let g = s.games();
+    let interval = s
+        .score_interval()
+        .context("the store has a move row without games")?;
+    let percent = |x: f64| (1000.0 * x).round() / 10.0;
+    let mut child = pos.clone();
+    child.play_unchecked(m);
     Ok(MoveJson {
-        uci: m.to_uci(CastlingMode::Standard).to_string(),
-        san: San::from_move(pos, m).to_string(),
+        uci: notation::uci(m),
+        san: notation::san(pos, m),
         games: g,
         wins: s.wins,
         draws: s.draws,
@@ -114,39 +158,65 @@ fn move_json(pos: &Chess, row: &MoveRow) -> anyhow::Result<MoveJson> {
         win_pct: pct(s.wins, g),
         draw_pct: pct(s.draws, g),
         loss_pct: pct(s.losses, g),
+        score: percent(interval.score),
+        score_low: percent(interval.low),
+        score_high: percent(interval.high),
+        few_games: g < FEW_GAMES,
         average_opponent_rating: s.average_opponent_rating(),
         performance: s.performance(),
         first_played: date_text(s.first),
         last_played: date_text(s.last),
+        opening: Openings::builtin()
+            .at(&child)
+            .or(here)
+            .map(OpeningJson::from),
     })
 }
 
 pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode> {
-    let pos = match (&args.fen, &args.moves) {
-        (Some(fen), _) => notation::parse_fen(fen).map_err(anyhow::Error::msg)?,
-        (None, Some(moves)) => notation::play_moves(moves).context("invalid --moves")?.0,
-        (None, None) => Chess::default(),
+    // The path to the position: its opening is the last named position on it.
+    let path: Vec<Chess> = match (&args.fen, &args.moves) {
+        (Some(fen), _) => vec![notation::parse_fen(fen)?],
+        (None, Some(moves)) => {
+            let (_, played) = notation::play_moves(moves).context("invalid --moves")?;
+            let mut pos = Chess::default();
+            let mut path = vec![pos.clone()];
+            for m in played {
+                pos.play_unchecked(m);
+                path.push(pos.clone());
+            }
+            path
+        }
+        (None, None) => vec![Chess::default()],
     };
+    let pos = path.last().expect("a path has its start").clone();
+    let opening = Openings::builtin().along(&path);
     let filter = args
         .filters
         .filter(Some(args.color.map_or(pos.turn(), Color::from)))?;
     let store = store_args.open(OpenMode::MustExist)?;
     let user = require_player(&store, &args.user)?;
-    let rows = store.moves(&args.user, PositionKey::from_position(&pos), &filter)?;
+    let key = PositionKey::from_position(&pos);
+    let rows = match &args.opponent {
+        Some(name) => mirror_store::analysis::moves_against(&store, &user, key, name, &filter)?,
+        None => store.moves(&args.user, key, &filter)?,
+    };
     let mut total = MoveStats::default();
     let moves = rows
         .iter()
         .map(|r| {
             total.merge(&r.stats);
-            move_json(&pos, r)
+            move_json(&pos, r, opening)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
     let out = ExploreJson {
         user,
-        fen: Fen::from_position(&pos, EnPassantMode::Legal).to_string(),
+        fen: notation::fen(&pos),
         side_to_move: color_name(pos.turn()),
         player_color: filter.color.map(color_name),
         players_moves: filter.color.map(|c| c == pos.turn()),
+        opponent: args.opponent.clone(),
+        opening: opening.map(OpeningJson::from),
         games: total.games(),
         wins: total.wins,
         draws: total.draws,
@@ -167,10 +237,17 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
 
 fn print_table(w: &mut impl Write, out: &ExploreJson) -> std::io::Result<()> {
     writeln!(w, "{}  ({} to move)", out.fen, out.side_to_move)?;
+    if let Some(o) = &out.opening {
+        writeln!(w, "opening: {} {}", o.eco, o.name)?;
+    }
     let whose = match (out.player_color, out.players_moves) {
         (Some(c), Some(true)) => format!("{}'s moves as {c}", out.user),
         (Some(c), Some(false)) => format!("opponents' replies to {} playing {c}", out.user),
         _ => format!("moves in {}'s games (both colours)", out.user),
+    };
+    let whose = match &out.opponent {
+        Some(o) => format!("{whose} against {o}"),
+        None => whose,
     };
     writeln!(
         w,
@@ -183,22 +260,39 @@ fn print_table(w: &mut impl Write, out: &ExploreJson) -> std::io::Result<()> {
     }
     writeln!(
         w,
-        "{:<8} {:>7} {:>6} {:>6} {:>6} {:>7} {:>6}  {:<10}",
-        "move", "games", "win%", "draw%", "loss%", "avg opp", "perf", "last played"
+        "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6}  {:<11} opening",
+        "move", "games", "win%", "draw%", "loss%", "score% (95%)", "avg opp", "perf", "last played",
     )?;
     for m in &out.moves {
+        let score = format!(
+            "{}{:.1} [{:.0}-{:.0}]",
+            if m.few_games { "?" } else { "" },
+            m.score,
+            m.score_low,
+            m.score_high
+        );
         writeln!(
             w,
-            "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>6}  {:<10}",
+            "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6}  {:<11} {}",
             m.san,
             m.games,
             m.win_pct,
             m.draw_pct,
             m.loss_pct,
+            score,
             m.average_opponent_rating
                 .map_or("-".to_string(), |r| r.to_string()),
             m.performance.map_or("-".to_string(), |r| r.to_string()),
-            m.last_played.as_deref().unwrap_or("-")
+            m.last_played.as_deref().unwrap_or("-"),
+            m.opening
+                .as_ref()
+                .map_or(String::new(), |o| format!("{} {}", o.eco, o.name))
+        )?;
+    }
+    if out.moves.iter().any(|m| m.few_games) {
+        writeln!(
+            w,
+            "? fewer than {FEW_GAMES} games: the score means little (see its interval)"
         )?;
     }
     Ok(())

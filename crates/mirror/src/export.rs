@@ -1,8 +1,10 @@
-//! `mirror export --to neo4j`: a player's graph from the embedded store into Neo4j.
+//! `mirror export --to neo4j`: a player's graph from the embedded store into Neo4j;
+//! `mirror export --to polyglot FILE.bin`: the player's book as a Polyglot opening book.
 
 use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 
+use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::batch::Batch;
 use mirror_store::{GraphStore, embedded::OpenMode};
@@ -16,6 +18,8 @@ use crate::{
 pub enum ExportTarget {
     /// Neo4j (MIRROR_NEO4J_URI, MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD).
     Neo4j,
+    /// A Polyglot opening book (`.bin`) of the player's own moves, weighted by games.
+    Polyglot,
 }
 
 #[derive(Args, Debug)]
@@ -23,6 +27,12 @@ pub struct ExportArgs {
     /// Where to copy to.
     #[arg(long, value_enum)]
     pub to: ExportTarget,
+    /// With --to polyglot: the book file to write.
+    #[arg(value_name = "FILE.bin", required_if_eq("to", "polyglot"))]
+    pub file: Option<std::path::PathBuf>,
+    /// With --to polyglot: only the player's moves with this colour (default both).
+    #[arg(long, value_enum)]
+    pub color: Option<crate::cli::ColorArg>,
     /// The player.
     #[arg(long, short = 'u')]
     pub user: String,
@@ -32,6 +42,13 @@ pub struct ExportArgs {
 }
 
 pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode> {
+    if args.to == ExportTarget::Polyglot {
+        return polyglot(store_args, &args);
+    }
+    anyhow::ensure!(
+        args.file.is_none() && args.color.is_none(),
+        "FILE and --color are for --to polyglot"
+    );
     let local = store_args.open_embedded(OpenMode::MustExist)?;
     let user = require_player(&local, &args.user)?;
     let games = local.games(&user)?;
@@ -64,6 +81,33 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
     bar.finish_and_clear();
     println!(
         "exported {user} to Neo4j: {copied} games copied, {present} already there, {positions} new positions, {edges} new edges"
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The player's book as a Polyglot file.
+fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let path = args
+        .file
+        .as_ref()
+        .context("--to polyglot needs the book FILE.bin")?;
+    let store = store_args.open(OpenMode::MustExist)?;
+    let user = require_player(&store, &args.user)?;
+    let mut entries =
+        mirror_store::polyglot::book(&store, &user, args.color.map(shakmaty::Color::from))?;
+    let positions = {
+        let mut keys: Vec<u64> = entries.iter().map(|e| e.key).collect();
+        keys.sort_unstable();
+        keys.dedup();
+        keys.len()
+    };
+    let bytes = mirror_core::polyglot::to_bytes(&mut entries);
+    std::fs::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    println!(
+        "wrote {}: {user}'s book, {} moves in {positions} positions ({} bytes)",
+        path.display(),
+        entries.len(),
+        bytes.len()
     );
     Ok(ExitCode::SUCCESS)
 }

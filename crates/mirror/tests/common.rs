@@ -117,11 +117,17 @@ pub fn summary_value(summary: &str, label: &str) -> u64 {
 
 /// python-chess's edges for the player (tests/reference/graph.py).
 pub fn reference_edges(pgn: &Path) -> String {
+    reference_edges_with(pgn, &[])
+}
+
+/// python-chess's edges for the player with extra options of graph.py.
+pub fn reference_edges_with(pgn: &Path, extra: &[&str]) -> String {
     let script = repo().join("tests/reference/graph.py");
     let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
         .arg(&script)
         .arg(pgn)
         .arg(PLAYER)
+        .args(extra)
         .output()
         .expect("python3 must be installed (.ci/run installs it with python-chess)");
     assert!(

@@ -120,6 +120,7 @@ fn table_shows_moves_sorted_by_games() {
         .lines()
         .skip_while(|l| !l.starts_with("move"))
         .skip(1)
+        .filter(|l| !l.starts_with("? fewer than"))
         .collect();
     assert_eq!(rows[0].split_whitespace().next(), Some("d5"), "{out}");
     let games: Vec<u64> = rows
@@ -177,4 +178,161 @@ fn bad_input_is_a_clear_error() {
         err.contains("unknown player \"nobody\"") && err.contains("Biskupstunga"),
         "{err}"
     );
+}
+
+/// Opening names come from the position, not the move order: the French reached by 1.e4
+/// e6 2.d4 d5 and by 1.d4 e6 2.e4 d5 is one node of the player's games with one name; each
+/// move row names the opening it leads to; every row's score interval is the Wilson
+/// interval of its own results.
+#[test]
+fn openings_by_position_and_honest_scores() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let a = explore_json(&env, &["--moves", "e4 e6 d4 d5"]);
+    let b = explore_json(&env, &["--moves", "1. d4 e6 2. e4 d5"]);
+    assert_eq!(a["opening"]["eco"], "C00", "{a}");
+    assert_eq!(a["opening"]["name"], "French Defense");
+    assert_eq!(a["opening"], b["opening"]);
+    assert_eq!(per_move(&a), per_move(&b), "one node, whatever the order");
+    assert!(
+        a["games"].as_u64().expect("games") > 0,
+        "real games reach it"
+    );
+    // After 1. e4 c5 each reply names its own line (2. Nc3: the Closed Sicilian); a
+    // position past the table keeps the last name on its path.
+    let sicilian = explore_json(&env, &["--moves", "e4 c5"]);
+    assert_eq!(sicilian["opening"]["eco"], "B20");
+    let nc3 = sicilian["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .find(|m| m["uci"] == "b1c3")
+        .expect("the player plays 2. Nc3");
+    assert_eq!(nc3["opening"]["name"], "Sicilian Defense: Closed", "{nc3}");
+    let deep = explore_json(&env, &["--moves", "e4 c5 Nc3 Nc6 a3 a6 h3"]);
+    assert_eq!(deep["opening"]["eco"], "B23", "{deep}");
+    let fen_only = explore_json(&env, &["--fen", "8/8/8/4k3/8/8/3QK3/8 w - - 0 1"]);
+    assert!(fen_only["opening"].is_null());
+    // Scores: (wins + draws/2) / games with the 95% Wilson interval, in percent; rows
+    // under 10 games are marked.
+    let z: f64 = 1.959_963_984_540_054;
+    for v in [&a, &sicilian] {
+        for m in v["moves"].as_array().expect("moves") {
+            let (w, d, l) = (
+                m["wins"].as_f64().expect("w"),
+                m["draws"].as_f64().expect("d"),
+                m["losses"].as_f64().expect("l"),
+            );
+            let n = w + d + l;
+            let p = (w + d / 2.0) / n;
+            let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+            let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+            let pct = |x: f64| (1000.0 * x).round() / 10.0;
+            assert_eq!(m["score"].as_f64(), Some(pct(p)), "{m}");
+            assert_eq!(
+                m["score_low"].as_f64(),
+                Some(pct((centre - half).max(0.0))),
+                "{m}"
+            );
+            assert_eq!(
+                m["score_high"].as_f64(),
+                Some(pct((centre + half).min(1.0))),
+                "{m}"
+            );
+            assert_eq!(m["few_games"].as_bool(), Some(n < 10.0), "{m}");
+        }
+    }
+    let table = env.ok(&["explore", "--user", PLAYER, "--moves", "e4 c5"]);
+    assert!(table.contains("opening: B20 Sicilian Defense"), "{table}");
+    assert!(
+        table.contains("score% (95%)") && table.contains("Sicilian Defense: Closed"),
+        "{table}"
+    );
+}
+
+/// `export --to polyglot`: python-chess's Polyglot reader finds, in the positions of real
+/// games, exactly the player's own moves there with their games as weights (what
+/// `explore` shows for the side to move); positions the player never moved in are absent.
+#[test]
+fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let book = env.dir.path().join("book.bin");
+    let out = env.ok(&[
+        "export",
+        "--to",
+        "polyglot",
+        book.to_str().expect("path"),
+        "--user",
+        PLAYER,
+    ]);
+    assert!(
+        out.contains("moves in") && out.contains("positions"),
+        "{out}"
+    );
+    let script = repo().join("tests/reference/polyglot.py");
+    let read = std::process::Command::new(
+        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+    )
+    .arg(&script)
+    .arg(&book)
+    .arg(first500())
+    .args(["25", "14"])
+    .output()
+    .expect("python3 with python-chess");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let (mut with_moves, mut without) = (0, 0);
+    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        let fen = v["fen"].as_str().expect("fen");
+        let explored = explore_json(&env, &["--fen", fen]);
+        let want: BTreeMap<String, u64> = explored["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| {
+                (
+                    m["uci"].as_str().expect("uci").to_string(),
+                    m["games"].as_u64().expect("games"),
+                )
+            })
+            .collect();
+        let got: BTreeMap<String, u64> = v["moves"]
+            .as_object()
+            .expect("moves")
+            .iter()
+            .map(|(k, w)| (k.clone(), w.as_u64().expect("weight")))
+            .collect();
+        assert_eq!(got, want, "{fen}");
+        if want.is_empty() {
+            without += 1;
+        } else {
+            with_moves += 1;
+        }
+    }
+    // The player's own positions and their opponents' (absent from the book) both occur.
+    assert!(with_moves > 100 && without > 100, "{with_moves} {without}");
+    // One colour only.
+    let white = env.dir.path().join("white.bin");
+    env.ok(&[
+        "export",
+        "--to",
+        "polyglot",
+        white.to_str().expect("p"),
+        "--user",
+        PLAYER,
+        "--color",
+        "white",
+    ]);
+    let (all, w) = (
+        std::fs::metadata(&book).expect("book").len(),
+        std::fs::metadata(&white).expect("white").len(),
+    );
+    assert!(w > 0 && w < all && w % 16 == 0, "{w} of {all}");
+    let err = env.fails(&["export", "--to", "polyglot", "--user", PLAYER]);
+    assert!(err.contains("FILE.bin"), "{err}");
 }

@@ -15,6 +15,78 @@ fn edges_equal_python_chess_on_500_real_games() {
     assert_same_edges(&mirror, &reference);
 }
 
+/// `--opponent-rating` answers exactly as replaying only the games against an opponent
+/// rated in the range (python-chess, from the Elo tags), at both ends of the range.
+#[test]
+fn opponent_rating_filter_equals_replaying_only_those_games() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    for range in ["1100-1300", "0-999", "1200-4000"] {
+        let mirror = env.ok(&["edges", "--user", PLAYER, "--opponent-rating", range]);
+        let reference = reference_edges_with(&first500(), &["--opponent-rating", range]);
+        assert!(reference.lines().count() > 900, "{range}");
+        assert_same_edges(&mirror, &reference);
+    }
+    let err = env.fails(&["edges", "--user", PLAYER, "--opponent-rating", "1900-1600"]);
+    assert!(err.contains("invalid rating range"), "{err}");
+}
+
+/// `explore --opponent NAME`: the player's results against one opponent, from the stored
+/// game records, equal python-chess's replay of only those games (both colours together).
+#[test]
+fn opponent_filter_equals_replaying_only_their_games() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let reference = reference_edges_with(&first500(), &["--opponent", "TourDuRoi"]);
+    for (moves, epd) in [
+        ("", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -"),
+        (
+            "e4",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -",
+        ),
+    ] {
+        let mut want: std::collections::BTreeMap<String, [u64; 3]> = Default::default();
+        for line in reference.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).expect("json");
+            if v["epd"] == epd {
+                let w = want
+                    .entry(v["uci"].as_str().expect("uci").to_string())
+                    .or_default();
+                for (i, k) in ["w", "d", "l"].iter().enumerate() {
+                    w[i] += v[k].as_u64().expect("count");
+                }
+            }
+        }
+        let mut got: std::collections::BTreeMap<String, [u64; 3]> = Default::default();
+        for color in ["white", "black"] {
+            let out = env.ok(&[
+                "explore",
+                "--user",
+                PLAYER,
+                "--moves",
+                moves,
+                "--color",
+                color,
+                "--opponent",
+                "tourduroi",
+                "--json",
+            ]);
+            let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+            assert_eq!(v["opponent"], "tourduroi");
+            for m in v["moves"].as_array().expect("moves") {
+                let g = got
+                    .entry(m["uci"].as_str().expect("uci").to_string())
+                    .or_default();
+                for (i, k) in ["wins", "draws", "losses"].iter().enumerate() {
+                    g[i] += m[k].as_u64().expect("count");
+                }
+            }
+        }
+        assert!(!want.is_empty(), "{moves:?}");
+        assert_eq!(got, want, "{moves:?}");
+    }
+}
+
 #[test]
 fn edges_equal_python_chess_on_all_27200_real_games() {
     let env = Env::new();

@@ -1,10 +1,12 @@
 //! How the engine chooses among the player's own moves in a book position, one file per
 //! policy: [`tiers`] (the seed's win-rate tiers), [`habit`] (sampled by games played, the
-//! model's probabilities as pseudo-games) and [`likely`] (always the likeliest of those).
+//! model's probabilities as pseudo-games), [`likely`] (always the likeliest of those) and
+//! [`lower`] (the move whose score has the best 95% lower bound).
 //! The engine ([`crate::Engine`]) gathers the book and calls the policy in force.
 
 pub mod habit;
 pub mod likely;
+pub mod lower;
 pub mod tiers;
 
 use std::fmt;
@@ -45,13 +47,16 @@ pub enum Policy {
         /// Pseudo-games of the model's prior.
         prior: f64,
     },
+    /// The move whose score (wins + half the draws) has the highest 95% lower bound: the
+    /// player's best-proven move, not their luckiest (deterministic).
+    Lower,
 }
 
 impl Policy {
     /// The model's weight in pseudo-games, for the policies that blend it in.
     pub fn prior(self) -> Option<f64> {
         match self {
-            Policy::Tiers => None,
+            Policy::Tiers | Policy::Lower => None,
             Policy::Habit { prior } | Policy::Likely { prior } => Some(prior),
         }
     }
@@ -60,8 +65,8 @@ impl Policy {
 /// A policy that could not be parsed.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "invalid policy {0:?}: expected tiers, habit or likely, the last two optionally with the \
-     model's weight in games, e.g. habit:1"
+    "invalid policy {0:?}: expected tiers, habit, likely or lower, habit and likely optionally \
+     with the model's weight in games, e.g. habit:1"
 )]
 pub struct ParsePolicyError(pub String);
 
@@ -88,6 +93,7 @@ impl std::str::FromStr for Policy {
         };
         match (name.to_ascii_lowercase().as_str(), prior) {
             ("tiers", None) => Ok(Policy::Tiers),
+            ("lower", None) => Ok(Policy::Lower),
             ("habit", p) => Ok(Policy::Habit {
                 prior: p.unwrap_or(1.0),
             }),
@@ -103,6 +109,7 @@ impl fmt::Display for Policy {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Policy::Tiers => f.write_str("tiers"),
+            Policy::Lower => f.write_str("lower"),
             Policy::Habit { prior } => write!(f, "habit:{prior}"),
             Policy::Likely { prior } => write!(f, "likely:{prior}"),
         }
@@ -139,6 +146,7 @@ mod tests {
             ("likely", Policy::Likely { prior: 1.0 }),
             ("Habit:0.5", Policy::Habit { prior: 0.5 }),
             ("likely:0", Policy::Likely { prior: 0.0 }),
+            ("lower", Policy::Lower),
         ] {
             let parsed: Policy = text.parse().expect(text);
             assert_eq!(parsed, p);
@@ -151,10 +159,12 @@ mod tests {
             "likely:-1",
             "habit:x",
             "likely:inf",
+            "lower:1",
         ] {
             let e = bad.parse::<Policy>().expect_err(bad);
             assert!(
-                e.to_string().contains("expected tiers, habit or likely"),
+                e.to_string()
+                    .contains("expected tiers, habit, likely or lower"),
                 "{e}"
             );
         }

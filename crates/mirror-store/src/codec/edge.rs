@@ -1,4 +1,5 @@
-//! An edge row: the key `player id (4) | position (8) | move (2) | flags (1) | month (2)`,
+//! An edge row: the key `player id (4) | position (8) | move (2) | flags (1) | month (2) |
+//! opponent rating (2, 0 = unknown)`,
 //! big-endian so that one player's moves from one position are one range scan, and the
 //! value [`MoveStats`] (32 bytes) and the child position key (8).
 
@@ -10,7 +11,7 @@ use mirror_core::{
 use crate::{EdgeRow, StoreError};
 
 /// Bytes of an edge key.
-pub const KEY_LEN: usize = 17;
+pub const KEY_LEN: usize = 19;
 /// Bytes of an edge value.
 pub const VALUE_LEN: usize = STATS_LEN + 8;
 
@@ -22,6 +23,7 @@ pub fn key(pid: u32, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> [u8; KE
     k[12..14].copy_from_slice(&mv.0.to_be_bytes());
     k[14] = dims.flags();
     k[15..17].copy_from_slice(&dims.month.map_or(0, |m| m.to_u16()).to_be_bytes());
+    k[17..19].copy_from_slice(&dims.opponent_rating.unwrap_or(0).to_be_bytes());
     k
 }
 
@@ -62,7 +64,11 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
     Ok(EdgeRow {
         pos: PositionKey::from_be_bytes(eight(&key[4..12])),
         mv: MoveCode(u16::from_be_bytes([key[12], key[13]])),
-        dims: EdgeDims::from_parts(key[14], u16::from_be_bytes([key[15], key[16]])),
+        dims: EdgeDims::from_parts(
+            key[14],
+            u16::from_be_bytes([key[15], key[16]]),
+            u16::from_be_bytes([key[17], key[18]]),
+        ),
         stats,
         child: PositionKey::from_be_bytes(eight(&value[STATS_LEN..])),
     })
@@ -82,14 +88,21 @@ mod tests {
             losses: 2,
             ..MoveStats::default()
         };
-        for (color, rated, time_class, month) in [
-            (Color::White, true, TimeClass::Blitz, Month::new(2024, 3)),
-            (Color::Black, false, TimeClass::Daily, None),
+        for (color, rated, time_class, month, opponent_rating) in [
+            (
+                Color::White,
+                true,
+                TimeClass::Blitz,
+                Month::new(2024, 3),
+                Some(1500),
+            ),
+            (Color::Black, false, TimeClass::Daily, None, None),
             (
                 Color::Black,
                 true,
                 TimeClass::Classical,
                 Month::new(2017, 12),
+                Some(3200),
             ),
         ] {
             let dims = EdgeDims {
@@ -97,6 +110,7 @@ mod tests {
                 rated,
                 time_class,
                 month,
+                opponent_rating,
             };
             let (pos, child, mv) = (
                 PositionKey(0xdead_beef_0123),
@@ -114,6 +128,7 @@ mod tests {
             rated: false,
             time_class: TimeClass::Bullet,
             month: None,
+            opponent_rating: None,
         };
         let k = key(1, PositionKey(5), MoveCode(1), &dims);
         assert!(first_key(1, PositionKey(5)) <= k && k <= last_key(1, PositionKey(5)));
@@ -121,7 +136,7 @@ mod tests {
         assert!(
             key(0, PositionKey(u64::MAX), MoveCode(u16::MAX), &dims) < first_key(1, PositionKey(0))
         );
-        let e = decode(&k[..16], &value(&stats, PositionKey(1))).expect_err("short key");
-        assert!(e.to_string().contains("16 + 40 bytes"), "{e}");
+        let e = decode(&k[..18], &value(&stats, PositionKey(1))).expect_err("short key");
+        assert!(e.to_string().contains("18 + 40 bytes"), "{e}");
     }
 }
