@@ -14,6 +14,9 @@ Rules (the same as mirror's, written independently):
 
 Usage: graph.py PGN PLAYER [--limit N] [--opponent-rating MIN-MAX] [--opponent NAME] [--bench]
   --opponent keeps only games against that opponent (case-insensitive).
+  --color white|black keeps only games where the player had that colour.
+  --by-quarter splits every edge by the game's quarter ("q": "YYYY-Qn", from the Date tag;
+  games without a full year and month are left out).
   --opponent-rating keeps only games whose opponent's Elo tag (a positive integer) is in
   the inclusive range.
   --bench prints only "games SECONDS" (games read, wall time) for the benchmark peer.
@@ -53,6 +56,10 @@ def main():
     opponent = None
     if "--opponent" in args:
         opponent = args[args.index("--opponent") + 1].strip().lower()
+    only_color = None
+    if "--color" in args:
+        only_color = args[args.index("--color") + 1].lower()
+    by_quarter = "--by-quarter" in args
     opp_range = None
     if "--opponent-rating" in args:
         lo, hi = args[args.index("--opponent-rating") + 1].split("-")
@@ -79,6 +86,16 @@ def main():
             white, black = h.get("White", "").strip().lower(), h.get("Black", "").strip().lower()
             if (white == player) == (black == player):
                 continue
+            if only_color is not None and (white == player) != (only_color == "white"):
+                continue
+            quarter = ""
+            if by_quarter:
+                parts = h.get("Date", "").split(".")
+                try:
+                    year, month = int(parts[0]), int(parts[1])
+                except (ValueError, IndexError):
+                    continue
+                quarter = f"{year}-Q{(month - 1) // 3 + 1}"
             if opponent is not None and (black if white == player else white) != opponent:
                 continue
             if opp_range is not None:
@@ -107,16 +124,18 @@ def main():
                 pairs.add((board.epd(), move.uci()))
                 board.push(move)
             for pair in pairs:
-                e = edges.setdefault(pair, {"w": 0, "d": 0, "l": 0})
+                e = edges.setdefault(pair + (quarter,), {"w": 0, "d": 0, "l": 0})
                 e[col] += 1
     elapsed = time.perf_counter() - start
     if bench:
         print(read, f"{elapsed:.3f}")
         return
-    lines = [
-        json.dumps({"epd": epd, "uci": uci, "w": e["w"], "d": e["d"], "l": e["l"]}, separators=(",", ":"))
-        for (epd, uci), e in edges.items()
-    ]
+    lines = []
+    for (epd, uci, quarter), e in edges.items():
+        row = {"epd": epd, "uci": uci, "w": e["w"], "d": e["d"], "l": e["l"]}
+        if by_quarter:
+            row["q"] = quarter
+        lines.append(json.dumps(row, separators=(",", ":")))
     lines.sort()
     sys.stdout.write("".join(line + "\n" for line in lines))
 

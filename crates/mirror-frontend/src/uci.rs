@@ -88,7 +88,12 @@ fn set_option<S: GraphStore>(
     };
     let mut opts = engine.options().clone();
     opts.set(&name, value).map_err(|e| e.to_string())?;
+    let seed = opts.seed;
     engine.set_options(opts);
+    if canonical_name(&name) == Some("seed") {
+        // Setting the seed, even to the same value, restarts its random sequence.
+        engine.set_seed(seed);
+    }
     Ok(())
 }
 

@@ -188,9 +188,9 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
             let mut moves = Vec::with_capacity(rows.len());
             for r in &rows {
                 let Ok(m) = r.mv.to_move(&pos) else { continue };
-                let Some(interval) = r.stats.score_interval() else {
-                    continue;
-                };
+                let interval = r.stats.score_interval().ok_or_else(|| {
+                    ApiError::Internal(format!("the store has a move row without games: {}", r.mv))
+                })?;
                 total.merge(&r.stats);
                 let (white, draws, black) = by_colour(&r.stats, player);
                 let mut child = pos.clone();
@@ -235,6 +235,23 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                 opening: opening.map(OpeningJson::from),
                 queue_position: 0,
             }))
+        })
+        .await
+}
+
+/// `GET /api/v1/report`: where to study (see `mirror_store::report`).
+pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<Json<crate::response::ReportJson>, ApiError> {
+    let params::ReportRequest { user, options } =
+        params::ReportQuery::from_raw(query(q)?)?.parse()?;
+    let known = state.known_players.clone();
+    state
+        .blocking(move |store, _| {
+            require_player(&known, store, &user)?;
+            let r = mirror_store::report::report(store, &user, &options)?;
+            Ok(Json(crate::response::ReportJson::new(&user, &r)))
         })
         .await
 }

@@ -14,7 +14,7 @@ pub mod error;
 mod handlers;
 pub mod metrics;
 pub mod params;
-mod response;
+pub mod response;
 
 use std::{
     net::SocketAddr,
@@ -148,6 +148,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/explore",
             get(handlers::explore::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/report",
+            get(handlers::report::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/health",

@@ -131,6 +131,82 @@ query! {
     }
 }
 
+query! {
+    /// `/api/v1/report`: whose games, and how much to list.
+    ReportQuery {
+        /// The player.
+        user = "user",
+        /// Only the player's games with this colour.
+        color = "color",
+        /// Time classes.
+        speeds = "speeds",
+        /// `true`/`false`.
+        rated = "rated",
+        /// lichess's `rated`/`casual`.
+        modes = "modes",
+        /// First month.
+        since = "since",
+        /// Last month.
+        until = "until",
+        /// The opponent's rating range, `MIN-MAX`.
+        opponent_rating = "opponentRating",
+        /// Positions reached in fewer games are left out (default 10).
+        min_games = "minGames",
+        /// A reply met in at most this many games is a surprise (default 2).
+        rare = "rare",
+        /// Items per list at most (default 10, at most 100).
+        limit = "limit",
+    }
+}
+
+/// What `/api/v1/report` asks, checked.
+#[derive(Debug)]
+pub struct ReportRequest {
+    /// The player.
+    pub user: String,
+    /// The report's options.
+    pub options: mirror_store::report::ReportOptions,
+}
+
+impl ReportQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<ReportRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let filter = filter(
+            &FilterText {
+                color: self.color.as_deref(),
+                speeds: self.speeds.as_deref(),
+                rated: self.rated.as_deref(),
+                modes: self.modes.as_deref(),
+                since: self.since.as_deref(),
+                until: self.until.as_deref(),
+                opponent_rating: self.opponent_rating.as_deref(),
+            },
+            None,
+        )?;
+        let defaults = mirror_store::report::ReportOptions::default();
+        let min_games =
+            number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
+        if min_games == 0 {
+            return Err(bad("minGames: must be at least 1"));
+        }
+        let limit = number::<usize>("limit", self.limit.as_deref())?.unwrap_or(defaults.limit);
+        if limit > 100 {
+            return Err(bad(format!("limit: {limit} is more than 100")));
+        }
+        Ok(ReportRequest {
+            user,
+            options: mirror_store::report::ReportOptions {
+                color: filter.color,
+                filter,
+                min_games,
+                rare: number::<u32>("rare", self.rare.as_deref())?.unwrap_or(defaults.rare),
+                limit,
+            },
+        })
+    }
+}
+
 /// The games both endpoints filter by, as sent.
 struct FilterText<'a> {
     color: Option<&'a str>,

@@ -90,10 +90,13 @@ pub(crate) struct ScoreJson {
     pub(crate) few_games: bool,
 }
 
+/// An opening name, lichess-shaped.
 #[derive(Serialize, Clone)]
-pub(crate) struct OpeningJson {
-    pub(crate) eco: String,
-    pub(crate) name: String,
+pub struct OpeningJson {
+    /// ECO code.
+    pub eco: String,
+    /// Name.
+    pub name: String,
 }
 
 impl From<&mirror_core::openings::Opening> for OpeningJson {
@@ -185,4 +188,254 @@ pub(crate) struct Health {
     pub(crate) status: &'static str,
     pub(crate) players: usize,
     pub(crate) version: &'static str,
+}
+
+/// A move of a report item, JSON.
+#[derive(Serialize, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportMove {
+    /// The move in UCI.
+    pub uci: String,
+    /// The move in SAN.
+    pub san: String,
+    /// Games with it.
+    pub games: u32,
+    /// The player's wins, draws, losses.
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// Share of the position's games.
+    pub share: f64,
+    /// The player's score and its 95% interval.
+    pub score: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+/// A position of a report item, JSON.
+#[derive(Serialize, Clone)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportPlace {
+    /// UCI moves from the start (usable as `explore --moves` and `moves=`).
+    pub moves: Vec<String>,
+    /// The position.
+    pub fen: String,
+    /// The player's colour there.
+    pub color: &'static str,
+    /// Its opening name, if any.
+    pub opening: Option<OpeningJson>,
+    /// Games through it.
+    pub games: u32,
+    /// The player's score there and its interval.
+    pub score: f64,
+    /// Lower bound.
+    pub low: f64,
+    /// Upper bound.
+    pub high: f64,
+}
+
+/// A costly position, JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportCostly {
+    /// Where.
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The player's average with that colour.
+    pub average: f64,
+    /// Average minus score.
+    pub deficit: f64,
+    /// Games x deficit.
+    pub cost: f64,
+    /// The player's moves there, most played first.
+    pub played: Vec<ReportMove>,
+}
+
+/// A deviation, JSON.
+#[derive(Serialize)]
+pub struct ReportDeviation {
+    /// Where.
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The player's choices.
+    pub choices: Vec<ReportMove>,
+}
+
+/// A surprise, JSON.
+#[derive(Serialize)]
+pub struct ReportSurprise {
+    /// Where (the opponent to move).
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The rare reply and how those games went.
+    pub reply: ReportMove,
+}
+
+/// A quarter of a drift, JSON.
+#[derive(Serialize)]
+pub struct ReportQuarter {
+    /// `YYYY-Qn`.
+    pub quarter: String,
+    /// Games that quarter.
+    pub games: u32,
+    /// Each move's share (UCI, share), most played first.
+    pub shares: Vec<(String, f64)>,
+}
+
+/// A drift, JSON.
+#[derive(Serialize)]
+pub struct ReportDrift {
+    /// Where.
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// By quarter, oldest first.
+    pub quarters: Vec<ReportQuarter>,
+}
+
+/// The "where to study" report, JSON (the CLI's `--json` and `/api/v1/report`).
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportJson {
+    /// The player.
+    pub user: String,
+    /// Their average score as White, as Black.
+    pub average_white: Option<f64>,
+    /// As Black.
+    pub average_black: Option<f64>,
+    /// Costly positions.
+    pub costly: Vec<ReportCostly>,
+    /// Deviations.
+    pub deviations: Vec<ReportDeviation>,
+    /// Surprises.
+    pub surprises: Vec<ReportSurprise>,
+    /// Repertoire drift.
+    pub drift: Vec<ReportDrift>,
+}
+
+impl ReportJson {
+    /// The JSON form of a report.
+    pub fn new(user: &str, r: &mirror_store::report::Report) -> ReportJson {
+        use mirror_store::report::{MoveScore, Place};
+        let place = |p: &Place| -> (ReportPlace, Chess) {
+            let pos = mirror_store::report::position_after(&p.path)
+                .expect("a report path replays: it was built from the stored edges");
+            let opening = mirror_core::openings::Openings::builtin()
+                .along(&path_positions(&p.path))
+                .map(OpeningJson::from);
+            (
+                ReportPlace {
+                    moves: p.path.iter().map(ToString::to_string).collect(),
+                    fen: notation::fen(&pos),
+                    color: mirror_core::codec::color_name(p.color),
+                    opening,
+                    games: p.games,
+                    score: p.score.score,
+                    low: p.score.low,
+                    high: p.score.high,
+                },
+                pos,
+            )
+        };
+        let mv = |pos: &Chess, m: &MoveScore| -> ReportMove {
+            let legal =
+                m.mv.to_move(pos)
+                    .expect("a report move is legal where the report found it");
+            ReportMove {
+                uci: notation::uci(legal),
+                san: notation::san(pos, legal),
+                games: m.stats.games(),
+                wins: m.stats.wins,
+                draws: m.stats.draws,
+                losses: m.stats.losses,
+                share: m.share,
+                score: m.score.score,
+                low: m.score.low,
+                high: m.score.high,
+            }
+        };
+        ReportJson {
+            user: user.to_string(),
+            average_white: r.average[0],
+            average_black: r.average[1],
+            costly: r
+                .costly
+                .iter()
+                .map(|c| {
+                    let (p, pos) = place(&c.place);
+                    ReportCostly {
+                        place: p,
+                        average: c.average,
+                        deficit: c.deficit,
+                        cost: c.cost,
+                        played: c.moves.iter().map(|m| mv(&pos, m)).collect(),
+                    }
+                })
+                .collect(),
+            deviations: r
+                .deviations
+                .iter()
+                .map(|d| {
+                    let (p, pos) = place(&d.place);
+                    ReportDeviation {
+                        place: p,
+                        choices: d.choices.iter().map(|m| mv(&pos, m)).collect(),
+                    }
+                })
+                .collect(),
+            surprises: r
+                .surprises
+                .iter()
+                .map(|s| {
+                    let (p, pos) = place(&s.place);
+                    ReportSurprise {
+                        place: p,
+                        reply: mv(&pos, &s.reply),
+                    }
+                })
+                .collect(),
+            drift: r
+                .drift
+                .iter()
+                .map(|d| {
+                    let (p, pos) = place(&d.place);
+                    ReportDrift {
+                        place: p,
+                        quarters: d
+                            .quarters
+                            .iter()
+                            .map(|q| ReportQuarter {
+                                quarter: q.quarter.clone(),
+                                games: q.games,
+                                shares: q
+                                    .shares
+                                    .iter()
+                                    .map(|(m, s)| {
+                                        let legal =
+                                            m.to_move(&pos).expect("a report move is legal");
+                                        (notation::uci(legal), *s)
+                                    })
+                                    .collect(),
+                            })
+                            .collect(),
+                    }
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The positions along a path from the start (start included).
+fn path_positions(path: &[mirror_core::MoveCode]) -> Vec<Chess> {
+    let mut pos = Chess::default();
+    let mut out = vec![pos.clone()];
+    for code in path {
+        let Ok(m) = code.to_move(&pos) else { break };
+        shakmaty::Position::play_unchecked(&mut pos, m);
+        out.push(pos.clone());
+    }
+    out
 }

@@ -395,6 +395,18 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
         ),
         (
             "GET",
+            "/api/v1/report?user=Biskupstunga&limit=500".into(),
+            400,
+            "limit: 500 is more than 100",
+        ),
+        (
+            "GET",
+            "/api/v1/report?user=Biskupstunga&seed=1".into(),
+            400,
+            "unknown parameter \\\"seed\\\"",
+        ),
+        (
+            "GET",
             "/api/v1/explore?user=Biskupstunga&opponentRating=1900-1600".into(),
             400,
             "opponentRating: invalid rating range",
@@ -639,4 +651,44 @@ fn start_position_constant_is_the_default() {
         mirror_core::notation::fen(&shakmaty::Chess::default()),
         START
     );
+}
+
+#[tokio::test]
+async fn the_report_lists_where_to_study_with_the_moves_that_reach_it() {
+    let s = start(499).await;
+    let (status, v) = get(
+        &s,
+        "/api/v1/report?user=Biskupstunga&limit=3&color=white&minGames=5",
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    for list in ["costly", "deviations", "surprises", "drift"] {
+        let items = v[list].as_array().expect(list);
+        assert!(!items.is_empty() && items.len() <= 3, "{list}: {v}");
+        for item in items {
+            assert_eq!(item["color"], "white", "{item}");
+            // The moves reach the position: the explorer answers for them.
+            let moves: Vec<&str> = item["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| m.as_str().expect("uci"))
+                .collect();
+            let (status, e) = get(
+                &s,
+                &format!(
+                    "/api/v1/explore?user=Biskupstunga&play={}&color=white",
+                    moves.join(",")
+                ),
+            )
+            .await;
+            assert_eq!(status, 200, "{e}");
+            let games = ["white", "draws", "black"]
+                .iter()
+                .map(|k| e[k].as_u64().expect("n"))
+                .sum::<u64>();
+            assert_eq!(Some(games), item["games"].as_u64(), "{item}");
+        }
+    }
+    assert!(v["averageBlack"].is_null(), "only White's games: {v}");
 }

@@ -1,12 +1,12 @@
 //! `mirror bench`: measured figures, printed, never asserted.
 
-use clap::{Args, Subcommand};
 use std::{
     io::Write,
     process::{Command, ExitCode},
 };
 
 use anyhow::Context;
+use clap::{Args, Subcommand};
 use mirror_core::batch::Batch;
 use mirror_ingest::{IngestOptions, NoProgress};
 use mirror_store::{

@@ -45,6 +45,8 @@ pub enum Command {
     Uci(crate::play::UciArgs),
     /// The player's own piece values, by logistic regression on game results.
     Values(crate::values::ValuesArgs),
+    /// Where to study: costly positions, deviations, surprises, repertoire drift.
+    Report(crate::report::ReportArgs),
     /// Serve the HTTP API (move endpoint, lichess-shaped explorer, health, metrics).
     Serve(crate::serve::ServeArgs),
     /// Benchmarks (printed figures, never pass/fail).

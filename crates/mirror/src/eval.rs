@@ -1,10 +1,10 @@
 //! `mirror eval`: split the player's games by date, build their book from the training
 //! games only, and measure every predictor on the test games (see `mirror_eval`).
 
-use clap::{Args, ValueEnum};
 use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::split::{Fractions, date_text};
 use mirror_engine::EngineOptions;

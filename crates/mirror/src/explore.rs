@@ -1,12 +1,12 @@
 //! `mirror explore`, `mirror edges`, `mirror players`: reading the graph.
 
-use clap::Args;
 use std::{
     io::{BufWriter, Write},
     process::ExitCode,
 };
 
 use anyhow::Context;
+use clap::Args;
 use mirror_core::{MoveStats, PositionKey, time::Date};
 use mirror_store::{GraphStore, MoveRow, embedded::OpenMode};
 use rustc_hash::FxHashMap;

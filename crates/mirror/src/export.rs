@@ -1,10 +1,10 @@
 //! `mirror export --to neo4j`: a player's graph from the embedded store into Neo4j;
 //! `mirror export --to polyglot FILE.bin`: the player's book as a Polyglot opening book.
 
-use clap::{Args, ValueEnum};
 use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::batch::Batch;
 use mirror_store::{GraphStore, embedded::OpenMode};

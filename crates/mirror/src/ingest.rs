@@ -1,8 +1,8 @@
 //! `mirror ingest`: PGN inputs into the store, with a progress bar and a summary.
 
-use clap::{Args, ValueEnum};
 use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
+use clap::{Args, ValueEnum};
 use mirror_core::time::{Date, Month};
 use mirror_ingest::chesscom::{
     ChesscomOptions, ChesscomProgress, ChesscomSummary, ingest_chesscom,

@@ -8,6 +8,7 @@ mod explore;
 mod export;
 mod ingest;
 mod play;
+mod report;
 mod serve;
 mod train;
 mod values;
@@ -66,5 +67,6 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Train(args) => train::run(&cli.store, args),
         cli::Command::Eval(args) => eval::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
+        cli::Command::Report(args) => report::run(&cli.store, args),
     }
 }

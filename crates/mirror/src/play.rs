@@ -1,6 +1,5 @@
 //! `mirror play` and `mirror uci`.
 
-use clap::{Args, ValueEnum};
 use std::{
     io::{BufWriter, Write},
     path::PathBuf,
@@ -8,6 +7,7 @@ use std::{
 };
 
 use anyhow::Context;
+use clap::{Args, ValueEnum};
 use mirror_engine::{Engine, Fallback, ModelFallback, RandomLegal};
 use mirror_frontend::terminal::{PlayOptions, play as play_game};
 use mirror_store::{GraphStore, embedded::OpenMode, player_key};

@@ -1,6 +1,5 @@
 //! `mirror serve` and `mirror bench serve`.
 
-use clap::Args;
 use std::{
     collections::HashMap,
     net::SocketAddr,
@@ -10,6 +9,7 @@ use std::{
 };
 
 use anyhow::Context;
+use clap::Args;
 use mirror_core::PositionKey;
 use mirror_core::notation;
 use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal};

@@ -1,9 +1,9 @@
 //! `mirror values`: a player's own piece values by logistic regression.
 
-use clap::Args;
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
 use anyhow::Context;
+use clap::Args;
 use mirror_core::{
     GameRecord,
     pgn::{Decoded, read_games},

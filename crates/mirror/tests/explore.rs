@@ -336,3 +336,172 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
     let err = env.fails(&["export", "--to", "polyglot", "--user", PLAYER]);
     assert!(err.contains("FILE.bin"), "{err}");
 }
+
+/// `mirror report`: every number of every item equals python-chess's replay of the
+/// games (split by the player's colour, and by quarter for the drift), and every item
+/// satisfies its list's rule.
+#[test]
+fn report_numbers_equal_python_chess() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    // 500 games: positions from 5 games on, so that some score below the average beyond
+    // chance.
+    let out = env.ok(&[
+        "report",
+        "--user",
+        PLAYER,
+        "--json",
+        "--limit",
+        "6",
+        "--min-games",
+        "5",
+    ]);
+    let r: Value = serde_json::from_str(&out).expect("json");
+    type Counts = BTreeMap<String, [u64; 3]>;
+    // epd -> uci -> [w, d, l], per colour of the player; and per quarter.
+    let load = |color: &str, extra: &[&str]| -> BTreeMap<(String, String), Counts> {
+        let mut args = vec!["--color", color];
+        args.extend_from_slice(extra);
+        let mut m: BTreeMap<(String, String), Counts> = BTreeMap::new();
+        for line in reference_edges_with(&first500(), &args).lines() {
+            let v: Value = serde_json::from_str(line).expect("json");
+            let key = (
+                v["epd"].as_str().expect("epd").to_string(),
+                v["q"].as_str().unwrap_or("").to_string(),
+            );
+            let c = m
+                .entry(key)
+                .or_default()
+                .entry(v["uci"].as_str().expect("uci").to_string())
+                .or_default();
+            for (i, k) in ["w", "d", "l"].iter().enumerate() {
+                c[i] += v[k].as_u64().expect("n");
+            }
+        }
+        m
+    };
+    let white = load("white", &[]);
+    let black = load("black", &[]);
+    let white_q = load("white", &["--by-quarter"]);
+    let black_q = load("black", &["--by-quarter"]);
+    let epd = |fen: &str| fen.split(' ').take(4).collect::<Vec<_>>().join(" ");
+    let score = |c: &[u64; 3]| (c[0] as f64 + c[1] as f64 / 2.0) / (c[0] + c[1] + c[2]) as f64;
+    let sum = |m: &Counts| {
+        m.values()
+            .fold([0u64; 3], |a, c| [a[0] + c[0], a[1] + c[1], a[2] + c[2]])
+    };
+    let close = |a: &Value, b: f64| (a.as_f64().expect("number") - b).abs() < 1e-9;
+    let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq -".to_string();
+    let avg_white = score(&sum(&white[&(start.clone(), String::new())]));
+    let avg_black = score(&sum(&black[&(start.clone(), String::new())]));
+    assert!(close(&r["averageWhite"], avg_white) && close(&r["averageBlack"], avg_black));
+    let reference = |item: &Value| -> (&Counts, f64) {
+        let fen = item["fen"].as_str().expect("fen");
+        let (m, avg) = if item["color"] == "white" {
+            (&white, avg_white)
+        } else {
+            (&black, avg_black)
+        };
+        let counts = m
+            .get(&(epd(fen), String::new()))
+            .unwrap_or_else(|| panic!("python-chess has {fen}"));
+        let total = sum(counts);
+        assert_eq!(item["games"].as_u64(), Some(total.iter().sum()), "{item}");
+        assert!(close(&item["score"], score(&total)), "{item}");
+        assert!(item["games"].as_u64().expect("games") >= 5, "{item}");
+        (counts, avg)
+    };
+    let check_move = |counts: &Counts, m: &Value| {
+        let c = counts[m["uci"].as_str().expect("uci")];
+        let games = c.iter().sum::<u64>();
+        assert_eq!(
+            [
+                m["wins"].as_u64(),
+                m["draws"].as_u64(),
+                m["losses"].as_u64()
+            ],
+            [Some(c[0]), Some(c[1]), Some(c[2])],
+            "{m}"
+        );
+        assert!(close(
+            &m["share"],
+            games as f64 / sum(counts).iter().sum::<u64>() as f64
+        ));
+        assert!(close(&m["score"], score(&c)), "{m}");
+        games
+    };
+    let costly = r["costly"].as_array().expect("costly");
+    assert!(!costly.is_empty());
+    let mut last_cost = f64::INFINITY;
+    for c in costly {
+        let (counts, avg) = reference(c);
+        let s = score(&sum(counts));
+        assert!(s < avg && close(&c["deficit"], avg - s), "{c}");
+        assert!(
+            c["high"].as_f64().expect("high") < avg,
+            "significantly below: {c}"
+        );
+        let cost = c["games"].as_f64().expect("g") * (avg - s);
+        assert!(close(&c["cost"], cost) && cost <= last_cost, "{c}");
+        last_cost = cost;
+        let played = c["played"].as_array().expect("played");
+        assert_eq!(played.len(), counts.len(), "every move the player tried");
+        for m in played {
+            check_move(counts, m);
+        }
+    }
+    for d in r["deviations"].as_array().expect("deviations") {
+        let (counts, _) = reference(d);
+        let total: u64 = sum(counts).iter().sum();
+        let choices = d["choices"].as_array().expect("choices");
+        assert!(choices.len() >= 2, "{d}");
+        for m in choices {
+            let games = check_move(counts, m) as f64;
+            assert!(games >= (0.1 * total as f64).max(2.0), "{m}");
+        }
+    }
+    let surprises = r["surprises"].as_array().expect("surprises");
+    assert!(!surprises.is_empty());
+    for s in surprises {
+        let (counts, _) = reference(s);
+        assert!(check_move(counts, &s["reply"]) <= 2, "{s}");
+    }
+    for d in r["drift"].as_array().expect("drift") {
+        reference(d);
+        let by_q = if d["color"] == "white" {
+            &white_q
+        } else {
+            &black_q
+        };
+        for q in d["quarters"].as_array().expect("quarters") {
+            let counts = &by_q[&(
+                epd(d["fen"].as_str().expect("fen")),
+                q["quarter"].as_str().expect("q").to_string(),
+            )];
+            let total: u64 = sum(counts).iter().sum();
+            assert_eq!(q["games"].as_u64(), Some(total), "{q}");
+            for pair in q["shares"].as_array().expect("shares") {
+                let c = counts[pair[0].as_str().expect("uci")];
+                assert!(
+                    close(&pair[1], c.iter().sum::<u64>() as f64 / total as f64),
+                    "{q}"
+                );
+            }
+        }
+    }
+    // The moves of an item reach it, for explore too.
+    let first = &costly[0];
+    let moves: Vec<&str> = first["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m.as_str().expect("uci"))
+        .collect();
+    let explored = explore_json(&env, &["--moves", &moves.join(" ")]);
+    assert_eq!(explored["fen"], first["fen"]);
+    let text = env.ok(&["report", "--user", PLAYER, "--limit", "2"]);
+    assert!(
+        text.contains("Costly positions") && text.contains("Repertoire drift"),
+        "{text}"
+    );
+}

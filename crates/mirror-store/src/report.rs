@@ -1,0 +1,381 @@
+//! "Where to study": what a player's graph says they should look at, from any
+//! [`GraphStore`]. Four lists, each item with the moves (UCI, from the start) that reach it:
+//!
+//! - **costly** positions: where the player is to move, reached in at least `min_games`
+//!   games, and scored below their own average with that colour beyond chance (the whole
+//!   95% interval below it); ranked by games x the score deficit, with the interval, the
+//!   move played most and the alternatives tried;
+//! - **deviations**: positions where the player varies their own move (at least two moves
+//!   with at least 10% of the games and 2 games each), each choice with its score;
+//! - **surprises**: opponent replies met in at most `rare` games in positions reached at
+//!   least `min_games` times, and how those games went;
+//! - **drift**: for the player's most played positions, the share of each move by quarter.
+//!
+//! Side to move is known from the path: every edge starts from the start position, so a
+//! position's ply parity (breadth-first from the start) says who moves.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use mirror_core::{MoveCode, MoveStats, PositionKey, stats::ScoreInterval};
+use shakmaty::{Chess, Color, Position};
+
+use crate::{EdgeRow, Filter, GraphStore, Result};
+
+/// What the report looks at.
+#[derive(Clone, Debug)]
+pub struct ReportOptions {
+    /// Only the player's games with this colour (both when `None`).
+    pub color: Option<Color>,
+    /// Which games count (its colour is ignored: see `color`).
+    pub filter: Filter,
+    /// Positions reached in fewer games are left out.
+    pub min_games: u32,
+    /// An opponent reply met in at most this many games is a surprise.
+    pub rare: u32,
+    /// Items per list at most.
+    pub limit: usize,
+}
+
+impl Default for ReportOptions {
+    fn default() -> Self {
+        ReportOptions {
+            color: None,
+            filter: Filter::default(),
+            min_games: 10,
+            rare: 2,
+            limit: 10,
+        }
+    }
+}
+
+/// A move with the player's results after it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MoveScore {
+    /// The move.
+    pub mv: MoveCode,
+    /// The player's results (wins from their side).
+    pub stats: MoveStats,
+    /// Share of the position's games.
+    pub share: f64,
+    /// Score and its 95% interval.
+    pub score: ScoreInterval,
+}
+
+/// A position of the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Place {
+    /// The moves from the start that reach it (one shortest line through the graph).
+    pub path: Vec<MoveCode>,
+    /// The position.
+    pub pos: PositionKey,
+    /// The player's colour there.
+    pub color: Color,
+    /// Games through it.
+    pub games: u32,
+    /// The player's score there and its interval.
+    pub score: ScoreInterval,
+}
+
+/// A position where the player scores below their average.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Costly {
+    /// Where.
+    pub place: Place,
+    /// The player's average score with that colour.
+    pub average: f64,
+    /// `average - score`.
+    pub deficit: f64,
+    /// `games x deficit`: score points lost against the average.
+    pub cost: f64,
+    /// The player's moves, most played first.
+    pub moves: Vec<MoveScore>,
+}
+
+/// A position where the player varies their move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Deviation {
+    /// Where.
+    pub place: Place,
+    /// Each choice (at least 10% and 2 games), most played first.
+    pub choices: Vec<MoveScore>,
+}
+
+/// An opponent reply met only a few times.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Surprise {
+    /// The position before the reply (the opponent to move).
+    pub place: Place,
+    /// The reply and how those games went for the player.
+    pub reply: MoveScore,
+}
+
+/// One quarter of a position's drift.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Quarter {
+    /// `YYYY-Qn`.
+    pub quarter: String,
+    /// Games through the position in that quarter.
+    pub games: u32,
+    /// Each move's share of them, most played first.
+    pub shares: Vec<(MoveCode, f64)>,
+}
+
+/// The share of each move by quarter in one position.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Drift {
+    /// Where.
+    pub place: Place,
+    /// Per quarter, oldest first (games of unknown month are left out).
+    pub quarters: Vec<Quarter>,
+}
+
+/// The whole report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Report {
+    /// The player's average score as White and as Black (`None` without games).
+    pub average: [Option<f64>; 2],
+    /// Costly positions, most costly first.
+    pub costly: Vec<Costly>,
+    /// Deviations, most played positions first.
+    pub deviations: Vec<Deviation>,
+    /// Surprises, most played positions first.
+    pub surprises: Vec<Surprise>,
+    /// Repertoire drift of the most played positions.
+    pub drift: Vec<Drift>,
+}
+
+fn index(c: Color) -> usize {
+    usize::from(c == Color::Black)
+}
+
+fn score(s: &MoveStats) -> ScoreInterval {
+    s.score_interval()
+        .expect("every position and move of the report has games")
+}
+
+fn move_scores(moves: &BTreeMap<MoveCode, MoveStats>) -> Vec<MoveScore> {
+    let total: u32 = moves.values().map(MoveStats::games).sum();
+    let mut out: Vec<MoveScore> = moves
+        .iter()
+        .filter(|(_, s)| s.games() > 0)
+        .map(|(mv, s)| MoveScore {
+            mv: *mv,
+            stats: *s,
+            share: f64::from(s.games()) / f64::from(total.max(1)),
+            score: score(s),
+        })
+        .collect();
+    out.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
+    out
+}
+
+/// The report of `player`'s graph.
+pub fn report<S: GraphStore + ?Sized>(
+    store: &S,
+    player: &str,
+    opts: &ReportOptions,
+) -> Result<Report> {
+    let filter = Filter {
+        color: opts.color,
+        ..opts.filter.clone()
+    };
+    let edges: Vec<EdgeRow> = store
+        .edges(player)?
+        .into_iter()
+        .filter(|e| filter.accepts(&e.dims))
+        .collect();
+    // Per (position, the player's colour): each move's results, and by quarter.
+    type Moves = BTreeMap<MoveCode, MoveStats>;
+    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::new();
+    let mut children: HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>> = HashMap::new();
+    for e in &edges {
+        let black = e.dims.color == Color::Black;
+        by_pos
+            .entry((e.pos, black))
+            .or_default()
+            .entry(e.mv)
+            .or_default()
+            .merge(&e.stats);
+        children.entry(e.pos).or_default().insert(e.mv, e.child);
+    }
+    // Breadth-first from the start: each position's ply parity and one shortest line.
+    let start = PositionKey::from_position(&Chess::default());
+    let mut line: HashMap<PositionKey, (Option<PositionKey>, MoveCode, u32)> = HashMap::new();
+    line.insert(start, (None, MoveCode(0), 0));
+    let mut queue = VecDeque::from([start]);
+    while let Some(p) = queue.pop_front() {
+        let ply = line[&p].2;
+        if let Some(next) = children.get(&p) {
+            for (mv, child) in next {
+                if !line.contains_key(child) {
+                    line.insert(*child, (Some(p), *mv, ply + 1));
+                    queue.push_back(*child);
+                }
+            }
+        }
+    }
+    let path = |p: PositionKey| -> Vec<MoveCode> {
+        let mut out = Vec::new();
+        let mut at = p;
+        while let Some(&(Some(parent), mv, _)) = line.get(&at) {
+            out.push(mv);
+            at = parent;
+        }
+        out.reverse();
+        out
+    };
+    let to_move = |p: PositionKey| {
+        line.get(&p).map(|(_, _, ply)| {
+            if ply % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            }
+        })
+    };
+    // Only called for positions with games (rows exist only for games played).
+    let place = |p: PositionKey, color: Color, moves: &Moves| {
+        let mut total = MoveStats::default();
+        for s in moves.values() {
+            total.merge(s);
+        }
+        Place {
+            path: path(p),
+            pos: p,
+            color,
+            games: total.games(),
+            score: score(&total),
+        }
+    };
+    // The player's average with each colour: their games are the start position's rows.
+    let mut average = [None, None];
+    for color in [Color::White, Color::Black] {
+        if let Some(moves) = by_pos.get(&(start, color == Color::Black)) {
+            let mut t = MoveStats::default();
+            for s in moves.values() {
+                t.merge(s);
+            }
+            average[index(color)] = t.score_interval().map(|i| i.score);
+        }
+    }
+    let mut costly = Vec::new();
+    let mut deviations = Vec::new();
+    let mut surprises = Vec::new();
+    let mut drift = Vec::new();
+    for (&(p, black), moves) in &by_pos {
+        let color = if black { Color::Black } else { Color::White };
+        let games: u32 = moves.values().map(MoveStats::games).sum();
+        if games < opts.min_games.max(1) {
+            continue;
+        }
+        let Some(side) = to_move(p) else { continue };
+        let here = place(p, color, moves);
+        if side == color {
+            let scored = move_scores(moves);
+            // Scored below the average beyond chance: the whole 95% interval is below.
+            if let Some(avg) = average[index(color)]
+                && here.score.high < avg
+            {
+                let deficit = avg - here.score.score;
+                costly.push(Costly {
+                    cost: f64::from(here.games) * deficit,
+                    place: here.clone(),
+                    average: avg,
+                    deficit,
+                    moves: scored.clone(),
+                });
+            }
+            let floor = (0.1 * f64::from(here.games)).max(2.0);
+            let choices: Vec<MoveScore> = scored
+                .iter()
+                .filter(|m| f64::from(m.stats.games()) >= floor)
+                .cloned()
+                .collect();
+            if choices.len() >= 2 {
+                deviations.push(Deviation {
+                    place: here.clone(),
+                    choices,
+                });
+            }
+            drift.push(Drift {
+                place: here,
+                quarters: Vec::new(),
+            });
+        } else {
+            for reply in move_scores(moves) {
+                if reply.stats.games() <= opts.rare {
+                    surprises.push(Surprise {
+                        place: here.clone(),
+                        reply,
+                    });
+                }
+            }
+        }
+    }
+    let by_games = |a: &Place, b: &Place| b.games.cmp(&a.games).then(a.pos.cmp(&b.pos));
+    costly.sort_by(|a, b| {
+        b.cost
+            .total_cmp(&a.cost)
+            .then(a.place.pos.cmp(&b.place.pos))
+    });
+    deviations.sort_by(|a, b| by_games(&a.place, &b.place));
+    surprises.sort_by(|a, b| by_games(&a.place, &b.place).then(a.reply.mv.cmp(&b.reply.mv)));
+    drift.sort_by(|a, b| by_games(&a.place, &b.place));
+    costly.truncate(opts.limit);
+    deviations.truncate(opts.limit);
+    surprises.truncate(opts.limit);
+    drift.truncate(opts.limit);
+    // The drift's quarters, for the chosen positions only.
+    let mut by_quarter: HashMap<(PositionKey, bool), BTreeMap<String, Moves>> = drift
+        .iter()
+        .map(|d| {
+            (
+                (d.place.pos, d.place.color == Color::Black),
+                BTreeMap::new(),
+            )
+        })
+        .collect();
+    for e in &edges {
+        if let Some(m) = e.dims.month
+            && let Some(qs) = by_quarter.get_mut(&(e.pos, e.dims.color == Color::Black))
+        {
+            qs.entry(format!("{}-Q{}", m.year(), (m.month() - 1) / 3 + 1))
+                .or_default()
+                .entry(e.mv)
+                .or_default()
+                .merge(&e.stats);
+        }
+    }
+    for d in &mut drift {
+        if let Some(qs) = by_quarter.remove(&(d.place.pos, d.place.color == Color::Black)) {
+            d.quarters = qs
+                .into_iter()
+                .map(|(quarter, m)| Quarter {
+                    quarter,
+                    games: m.values().map(MoveStats::games).sum(),
+                    shares: move_scores(&m)
+                        .into_iter()
+                        .map(|s| (s.mv, s.share))
+                        .collect(),
+                })
+                .collect();
+        }
+    }
+    Ok(Report {
+        average,
+        costly,
+        deviations,
+        surprises,
+        drift,
+    })
+}
+
+/// The position after `path` from the start (for showing a report item).
+pub fn position_after(path: &[MoveCode]) -> Option<Chess> {
+    let mut pos = Chess::default();
+    for code in path {
+        let m = code.to_move(&pos).ok()?;
+        pos.play_unchecked(m);
+    }
+    Some(pos)
+}
