@@ -4,16 +4,20 @@
 
 use mirror_core::{MoveCode, PositionKey, notation, polyglot};
 use rustc_hash::FxHashMap;
-use shakmaty::{Color, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
 use crate::{GraphStore, StoreError};
 
-/// The player's own moves (as `color`, or both colours) as Polyglot entries, unsorted.
-pub fn book<S: GraphStore + ?Sized>(
+/// A position where the player was to move, with their moves there and the games of each.
+pub type OwnPosition = (Chess, Vec<(MoveCode, u64)>);
+
+/// The positions where the player (as `color`, or either colour) was to move, each with
+/// their moves and the games of each, moves in stored order.
+pub fn own_positions<S: GraphStore + ?Sized>(
     store: &S,
     player: &str,
     color: Option<Color>,
-) -> Result<Vec<polyglot::Entry>, StoreError> {
+) -> Result<Vec<OwnPosition>, StoreError> {
     // Games per (position, move, the player's colour), summed over the other dimensions.
     let mut games: FxHashMap<(PositionKey, Color), FxHashMap<MoveCode, u64>> = FxHashMap::default();
     for e in store.edges(player)? {
@@ -39,17 +43,38 @@ pub fn book<S: GraphStore + ?Sized>(
         }
         let mut moves: Vec<(MoveCode, u64)> = moves.into_iter().collect();
         moves.sort_unstable();
+        out.push((pos, moves));
+    }
+    Ok(out)
+}
+
+/// An entry of `mv` in `pos` with `weight`.
+pub fn entry(pos: &Chess, mv: Move, weight: u16) -> polyglot::Entry {
+    polyglot::Entry {
+        key: polyglot::key(pos),
+        mv: polyglot::encode_move(mv),
+        weight,
+    }
+}
+
+/// The player's own moves (as `color`, or both colours) as Polyglot entries weighted by
+/// games played, unsorted.
+pub fn book<S: GraphStore + ?Sized>(
+    store: &S,
+    player: &str,
+    color: Option<Color>,
+) -> Result<Vec<polyglot::Entry>, StoreError> {
+    let mut out = Vec::new();
+    for (pos, moves) in own_positions(store, player, color)? {
         let weights = polyglot::weights(&moves.iter().map(|(_, g)| *g).collect::<Vec<_>>());
-        let pkey = polyglot::key(&pos);
         for ((code, _), weight) in moves.into_iter().zip(weights) {
-            let mv = code
-                .to_move(&pos)
-                .map_err(|e| StoreError::Corrupt(format!("stored move {code} in {epd:?}: {e}")))?;
-            out.push(polyglot::Entry {
-                key: pkey,
-                mv: polyglot::encode_move(mv),
-                weight,
-            });
+            let mv = code.to_move(&pos).map_err(|e| {
+                StoreError::Corrupt(format!(
+                    "stored move {code} in {}: {e}",
+                    notation::fen(&pos)
+                ))
+            })?;
+            out.push(entry(&pos, mv, weight));
         }
     }
     Ok(out)

@@ -33,6 +33,12 @@ pub struct ExportArgs {
     /// With --to polyglot: only the player's moves with this colour (default both).
     #[arg(long, value_enum)]
     pub color: Option<crate::cli::ColorArg>,
+    /// With --to polyglot: weights from the engine's policy instead of games played — the
+    /// probabilities of a sampling policy (tiers, habit[:W]), or only the move a
+    /// deterministic one plays (likely[:W], lower); habit and likely use the player's
+    /// model.
+    #[arg(long)]
+    pub policy: Option<mirror_engine::Policy>,
     /// The player.
     #[arg(long, short = 'u')]
     pub user: String,
@@ -46,8 +52,8 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
         return polyglot(store_args, &args);
     }
     anyhow::ensure!(
-        args.file.is_none() && args.color.is_none(),
-        "FILE and --color are for --to polyglot"
+        args.file.is_none() && args.color.is_none() && args.policy.is_none(),
+        "FILE, --color and --policy are for --to polyglot"
     );
     let local = store_args.open_embedded(OpenMode::MustExist)?;
     let user = require_player(&local, &args.user)?;
@@ -93,8 +99,28 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
         .context("--to polyglot needs the book FILE.bin")?;
     let store = store_args.open(OpenMode::MustExist)?;
     let user = require_player(&store, &args.user)?;
-    let mut entries =
-        mirror_store::polyglot::book(&store, &user, args.color.map(shakmaty::Color::from))?;
+    let color = args.color.map(shakmaty::Color::from);
+    let mut entries = match args.policy {
+        None => mirror_store::polyglot::book(&store, &user, color)?,
+        Some(policy) => {
+            let positions = mirror_store::polyglot::own_positions(&store, &user, color)?;
+            let model = crate::train::load_model(store_args, &user)?;
+            let mut engine = mirror_engine::Engine::new(
+                store,
+                user.clone(),
+                mirror_engine::EngineOptions {
+                    policy,
+                    ..mirror_engine::EngineOptions::default()
+                },
+            );
+            if let Some(p) = model {
+                engine.set_fallback(Box::new(mirror_engine::ModelFallback::new(
+                    std::sync::Arc::new(p),
+                )));
+            }
+            policy_entries(&mut engine, policy, &positions)?
+        }
+    };
     let positions = {
         let mut keys: Vec<u64> = entries.iter().map(|e| e.key).collect();
         keys.sort_unstable();
@@ -110,4 +136,59 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)
+}
+
+/// Entries weighted by the engine's policy in every position where the player was to
+/// move: the probabilities of a sampling policy, the one move of a deterministic one.
+fn policy_entries<S: mirror_store::GraphStore>(
+    engine: &mut mirror_engine::Engine<S>,
+    policy: mirror_engine::Policy,
+    positions: &[mirror_store::polyglot::OwnPosition],
+) -> anyhow::Result<Vec<mirror_core::polyglot::Entry>> {
+    let bar = ProgressBar::new(positions.len() as u64);
+    bar.set_style(
+        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    );
+    let deterministic = matches!(
+        policy,
+        mirror_engine::Policy::Likely { .. } | mirror_engine::Policy::Lower
+    );
+    let mut out = Vec::new();
+    for (pos, _) in positions {
+        bar.inc(1);
+        let weighted: Vec<(shakmaty::Move, f64)> = if deterministic {
+            match engine.peek(pos) {
+                // The book's move, or the model's where the blend prefers it in a position
+                // the player knows: what the mirror plays.
+                Ok(c)
+                    if matches!(
+                        c.source,
+                        mirror_engine::Source::Book { .. }
+                            | mirror_engine::Source::Fallback {
+                                why: mirror_engine::FallbackWhy::PriorChose,
+                                ..
+                            }
+                    ) =>
+                {
+                    vec![(c.mv, 1.0)]
+                }
+                // The book does not answer here: no entry.
+                Ok(_) => Vec::new(),
+                Err(e) => return Err(e.into()),
+            }
+        } else {
+            engine.distribution(pos)?
+        };
+        for (mv, p) in weighted {
+            if p > 0.0 {
+                let w = (p * f64::from(u16::MAX))
+                    .round()
+                    .clamp(1.0, f64::from(u16::MAX));
+                out.push(mirror_store::polyglot::entry(pos, mv, w as u16));
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok(out)
 }

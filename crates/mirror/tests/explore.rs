@@ -335,6 +335,156 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
     assert!(w > 0 && w < all && w % 16 == 0, "{w} of {all}");
     let err = env.fails(&["export", "--to", "polyglot", "--user", PLAYER]);
     assert!(err.contains("FILE.bin"), "{err}");
+
+    // Weights from the engine's policy: the seed's tiers, computed here independently
+    // from the explorer's W/D/L (first tier with a move, shares of games within it).
+    let tiers_book = env.dir.path().join("tiers.bin");
+    env.ok(&[
+        "export",
+        "--to",
+        "polyglot",
+        tiers_book.to_str().expect("p"),
+        "--user",
+        PLAYER,
+        "--policy",
+        "tiers",
+    ]);
+    let read = std::process::Command::new(
+        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+    )
+    .arg(&script)
+    .arg(&tiers_book)
+    .arg(first500())
+    .args(["15", "10"])
+    .output()
+    .expect("python3 with python-chess");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let mut checked = 0;
+    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        let explored = explore_json(&env, &["--fen", v["fen"].as_str().expect("fen")]);
+        let rows: Vec<(String, f64, f64, f64)> = explored["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| {
+                let f = |k: &str| m[k].as_f64().expect("n");
+                (
+                    m["uci"].as_str().expect("uci").to_string(),
+                    f("wins"),
+                    f("draws"),
+                    f("losses"),
+                )
+            })
+            .collect();
+        let mut want: BTreeMap<String, u64> = BTreeMap::new();
+        for (win_draw, threshold) in [
+            (false, 0.5),
+            (true, 0.5),
+            (false, 0.4),
+            (true, 0.4),
+            (true, 0.3),
+            (true, 0.0),
+        ] {
+            let inside: Vec<&(String, f64, f64, f64)> = rows
+                .iter()
+                .filter(|(_, w, d, l)| {
+                    let n = w + d + l;
+                    let value = if win_draw { (w + d) / n } else { w / n };
+                    value > threshold
+                })
+                .collect();
+            if inside.is_empty() {
+                continue;
+            }
+            let total: f64 = inside.iter().map(|(_, w, d, l)| w + d + l).sum();
+            for (uci, w, d, l) in inside {
+                let weight = ((w + d + l) / total * 65535.0).round().max(1.0);
+                want.insert(uci.clone(), weight as u64);
+            }
+            break;
+        }
+        let got: BTreeMap<String, u64> = v["moves"]
+            .as_object()
+            .expect("moves")
+            .iter()
+            .map(|(k, w)| (k.clone(), w.as_u64().expect("weight")))
+            .collect();
+        assert_eq!(got, want, "{}", v["fen"]);
+        checked += usize::from(!want.is_empty());
+    }
+    assert!(checked > 50, "{checked}");
+
+    // `lower`: one move per position, the one whose score has the best Wilson lower bound.
+    let lower_book = env.dir.path().join("lower.bin");
+    env.ok(&[
+        "export",
+        "--to",
+        "polyglot",
+        lower_book.to_str().expect("p"),
+        "--user",
+        PLAYER,
+        "--policy",
+        "lower",
+    ]);
+    let read = std::process::Command::new(
+        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+    )
+    .arg(&script)
+    .arg(&lower_book)
+    .arg(first500())
+    .args(["15", "10"])
+    .output()
+    .expect("python3 with python-chess");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    let z: f64 = 1.959_963_984_540_054;
+    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
+        let v: Value = serde_json::from_str(line).expect("json");
+        let got = v["moves"].as_object().expect("moves");
+        let explored = explore_json(&env, &["--fen", v["fen"].as_str().expect("fen")]);
+        let best = explored["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| {
+                let f = |k: &str| m[k].as_f64().expect("n");
+                let n = f("games");
+                let p = (f("wins") + f("draws") / 2.0) / n;
+                let low = (p + z * z / (2.0 * n)
+                    - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
+                    / (1.0 + z * z / n);
+                (low, m["uci"].as_str().expect("uci").to_string())
+            })
+            .reduce(|a, b| if b.0 > a.0 + 1e-12 { b } else { a });
+        match best {
+            None => assert!(got.is_empty(), "{v}"),
+            Some((low, _)) => {
+                assert_eq!(got.len(), 1, "{v}");
+                let (uci, _) = got.iter().next().expect("one move");
+                let chosen = explored["moves"]
+                    .as_array()
+                    .expect("moves")
+                    .iter()
+                    .find(|m| m["uci"] == uci.as_str())
+                    .expect("a book move");
+                let f = |k: &str| chosen[k].as_f64().expect("n");
+                let n = f("games");
+                let p = (f("wins") + f("draws") / 2.0) / n;
+                let chosen_low = (p + z * z / (2.0 * n)
+                    - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
+                    / (1.0 + z * z / n);
+                assert!((chosen_low - low).abs() < 1e-9, "{v}");
+            }
+        }
+    }
 }
 
 /// `mirror report`: every number of every item equals python-chess's replay of the
