@@ -200,15 +200,17 @@ pub fn report<S: GraphStore + ?Sized>(
     }
     // Breadth-first from the start: each position's ply parity and one shortest line.
     let start = PositionKey::from_position(&Chess::default());
-    let mut line: HashMap<PositionKey, (Option<PositionKey>, MoveCode, u32)> = HashMap::new();
-    line.insert(start, (None, MoveCode(0), 0));
+    // Position -> (ply, the previous position and the move from it; none for the start).
+    type Step = (u32, Option<(PositionKey, MoveCode)>);
+    let mut line: HashMap<PositionKey, Step> = HashMap::new();
+    line.insert(start, (0, None));
     let mut queue = VecDeque::from([start]);
     while let Some(p) = queue.pop_front() {
-        let ply = line[&p].2;
+        let ply = line[&p].0;
         if let Some(next) = children.get(&p) {
             for (mv, child) in next {
                 if !line.contains_key(child) {
-                    line.insert(*child, (Some(p), *mv, ply + 1));
+                    line.insert(*child, (ply + 1, Some((p, *mv))));
                     queue.push_back(*child);
                 }
             }
@@ -217,7 +219,7 @@ pub fn report<S: GraphStore + ?Sized>(
     let path = |p: PositionKey| -> Vec<MoveCode> {
         let mut out = Vec::new();
         let mut at = p;
-        while let Some(&(Some(parent), mv, _)) = line.get(&at) {
+        while let Some(&(_, Some((parent, mv)))) = line.get(&at) {
             out.push(mv);
             at = parent;
         }
@@ -225,7 +227,7 @@ pub fn report<S: GraphStore + ?Sized>(
         out
     };
     let to_move = |p: PositionKey| {
-        line.get(&p).map(|(_, _, ply)| {
+        line.get(&p).map(|(ply, _)| {
             if ply % 2 == 0 {
                 Color::White
             } else {
