@@ -55,6 +55,21 @@ macro_rules! query {
     };
 }
 
+/// The filter parameters of a query struct (they share their names), with `color`.
+macro_rules! filter_text {
+    ($q:expr, $color:expr) => {
+        FilterText {
+            color: $color,
+            speeds: $q.speeds.as_deref(),
+            rated: $q.rated.as_deref(),
+            modes: $q.modes.as_deref(),
+            since: $q.since.as_deref(),
+            until: $q.until.as_deref(),
+            opponent_rating: $q.opponent_rating.as_deref(),
+        }
+    };
+}
+
 query! {
     /// `/api/v1/move`: the position, the filters and the engine's knobs (no `color`: the
     /// engine always plays the side to move; no `recentGames`: it returns no games).
@@ -172,18 +187,7 @@ impl ReportQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<ReportRequest, ApiError> {
         let user = user(self.user.as_deref())?;
-        let filter = filter(
-            &FilterText {
-                color: self.color.as_deref(),
-                speeds: self.speeds.as_deref(),
-                rated: self.rated.as_deref(),
-                modes: self.modes.as_deref(),
-                since: self.since.as_deref(),
-                until: self.until.as_deref(),
-                opponent_rating: self.opponent_rating.as_deref(),
-            },
-            None,
-        )?;
+        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
         let defaults = mirror_store::report::ReportOptions::default();
         let min_games =
             number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
@@ -236,18 +240,7 @@ impl MoveQuery {
     pub fn parse(self) -> Result<MoveRequest, ApiError> {
         let (user, pos, _) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let mut options = EngineOptions {
-            filter: filter(
-                &FilterText {
-                    color: None,
-                    speeds: self.speeds.as_deref(),
-                    rated: self.rated.as_deref(),
-                    modes: self.modes.as_deref(),
-                    since: self.since.as_deref(),
-                    until: self.until.as_deref(),
-                    opponent_rating: self.opponent_rating.as_deref(),
-                },
-                None,
-            )?,
+            filter: filter(&filter_text!(self, None), None)?,
             ..EngineOptions::default()
         };
         // The engine's own knobs, checked as everywhere else (`EngineOptions::set`); the
@@ -298,18 +291,7 @@ impl ExploreQuery {
     pub fn parse(self) -> Result<ExploreRequest, ApiError> {
         let (user, pos, opening) =
             user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
-        let filter = filter(
-            &FilterText {
-                color: self.color.as_deref(),
-                speeds: self.speeds.as_deref(),
-                rated: self.rated.as_deref(),
-                modes: self.modes.as_deref(),
-                since: self.since.as_deref(),
-                until: self.until.as_deref(),
-                opponent_rating: self.opponent_rating.as_deref(),
-            },
-            Some(pos.turn()),
-        )?;
+        let filter = filter(&filter_text!(self, self.color.as_deref()), Some(pos.turn()))?;
         let recent_games =
             number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
         if recent_games > 20 {

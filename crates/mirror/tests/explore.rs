@@ -270,24 +270,9 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
         out.contains("moves in") && out.contains("positions"),
         "{out}"
     );
-    let script = repo().join("tests/reference/polyglot.py");
-    let read = std::process::Command::new(
-        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
-    )
-    .arg(&script)
-    .arg(&book)
-    .arg(first500())
-    .args(["25", "14"])
-    .output()
-    .expect("python3 with python-chess");
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
-    );
+    let read = read_book(&book, "25", "14");
     let (mut with_moves, mut without) = (0, 0);
-    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
-        let v: Value = serde_json::from_str(line).expect("json");
+    for v in &read {
         let fen = v["fen"].as_str().expect("fen");
         let explored = explore_json(&env, &["--fen", fen]);
         let want: BTreeMap<String, u64> = explored["moves"]
@@ -349,23 +334,9 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
         "--policy",
         "tiers",
     ]);
-    let read = std::process::Command::new(
-        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
-    )
-    .arg(&script)
-    .arg(&tiers_book)
-    .arg(first500())
-    .args(["15", "10"])
-    .output()
-    .expect("python3 with python-chess");
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
-    );
+    let read = read_book(&tiers_book, "15", "10");
     let mut checked = 0;
-    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
-        let v: Value = serde_json::from_str(line).expect("json");
+    for v in &read {
         let explored = explore_json(&env, &["--fen", v["fen"].as_str().expect("fen")]);
         let rows: Vec<(String, f64, f64, f64)> = explored["moves"]
             .as_array()
@@ -431,38 +402,15 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
         "--policy",
         "lower",
     ]);
-    let read = std::process::Command::new(
-        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
-    )
-    .arg(&script)
-    .arg(&lower_book)
-    .arg(first500())
-    .args(["15", "10"])
-    .output()
-    .expect("python3 with python-chess");
-    assert!(
-        read.status.success(),
-        "{}",
-        String::from_utf8_lossy(&read.stderr)
-    );
-    let z: f64 = 1.959_963_984_540_054;
-    for line in String::from_utf8(read.stdout).expect("utf-8").lines() {
-        let v: Value = serde_json::from_str(line).expect("json");
+    let read = read_book(&lower_book, "15", "10");
+    for v in &read {
         let got = v["moves"].as_object().expect("moves");
         let explored = explore_json(&env, &["--fen", v["fen"].as_str().expect("fen")]);
         let best = explored["moves"]
             .as_array()
             .expect("moves")
             .iter()
-            .map(|m| {
-                let f = |k: &str| m[k].as_f64().expect("n");
-                let n = f("games");
-                let p = (f("wins") + f("draws") / 2.0) / n;
-                let low = (p + z * z / (2.0 * n)
-                    - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
-                    / (1.0 + z * z / n);
-                (low, m["uci"].as_str().expect("uci").to_string())
-            })
+            .map(|m| (wilson_low(m), m["uci"].as_str().expect("uci").to_string()))
             .reduce(|a, b| if b.0 > a.0 + 1e-12 { b } else { a });
         match best {
             None => assert!(got.is_empty(), "{v}"),
@@ -475,13 +423,7 @@ fn polyglot_book_read_by_python_chess_equals_the_players_moves() {
                     .iter()
                     .find(|m| m["uci"] == uci.as_str())
                     .expect("a book move");
-                let f = |k: &str| chosen[k].as_f64().expect("n");
-                let n = f("games");
-                let p = (f("wins") + f("draws") / 2.0) / n;
-                let chosen_low = (p + z * z / (2.0 * n)
-                    - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
-                    / (1.0 + z * z / n);
-                assert!((chosen_low - low).abs() < 1e-9, "{v}");
+                assert!((wilson_low(chosen) - low).abs() < 1e-9, "{v}");
             }
         }
     }
@@ -654,4 +596,38 @@ fn report_numbers_equal_python_chess() {
         text.contains("Costly positions") && text.contains("Repertoire drift"),
         "{text}"
     );
+}
+
+/// python-chess's reading of a Polyglot book in the positions of the first `games` games
+/// of the 500-game file (first `plies` plies): one JSON object per position.
+fn read_book(book: &std::path::Path, games: &str, plies: &str) -> Vec<Value> {
+    let read = std::process::Command::new(
+        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+    )
+    .arg(repo().join("tests/reference/polyglot.py"))
+    .arg(book)
+    .arg(first500())
+    .args([games, plies])
+    .output()
+    .expect("python3 with python-chess");
+    assert!(
+        read.status.success(),
+        "{}",
+        String::from_utf8_lossy(&read.stderr)
+    );
+    String::from_utf8(read.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json"))
+        .collect()
+}
+
+/// The Wilson lower bound (z = 1.96) of an explorer move row's score.
+fn wilson_low(m: &Value) -> f64 {
+    let z: f64 = 1.959_963_984_540_054;
+    let f = |k: &str| m[k].as_f64().expect("n");
+    let n = f("games");
+    let p = (f("wins") + f("draws") / 2.0) / n;
+    (p + z * z / (2.0 * n) - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
+        / (1.0 + z * z / n)
 }
