@@ -75,13 +75,7 @@ impl Batch {
         if self.ids.contains(&game.id) {
             return Ok(false);
         }
-        let dims = EdgeDims {
-            color,
-            time_class: game.time_class,
-            rated: game.rated,
-            month: game.date.and_then(|d| d.month()),
-            opponent_rating: game.side(!color).rating,
-        };
+        let dims = EdgeDims::of_game(&game, color);
         let stats = MoveStats::from_game(
             game.result.outcome_for(color),
             game.side(!color).rating,

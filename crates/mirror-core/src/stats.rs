@@ -25,6 +25,17 @@ pub struct EdgeDims {
 }
 
 impl EdgeDims {
+    /// The dimensions of every edge of `game`, played by the player with `color`.
+    pub fn of_game(game: &crate::GameRecord, color: Color) -> EdgeDims {
+        EdgeDims {
+            color,
+            time_class: game.time_class,
+            rated: game.rated,
+            month: game.date.and_then(|d| d.month()),
+            opponent_rating: game.side(!color).rating,
+        }
+    }
+
     /// One byte for colour, rated and time class: bit 0 colour (1 = black), bit 1 rated,
     /// bits 2-4 time class.
     pub fn flags(self) -> u8 {

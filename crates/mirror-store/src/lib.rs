@@ -289,13 +289,7 @@ pub fn recent_game(
     pos: PositionKey,
     filter: &Filter,
 ) -> Option<RecentGame> {
-    let dims = EdgeDims {
-        color,
-        time_class: game.time_class,
-        rated: game.rated,
-        month: game.date.and_then(|d| d.month()),
-        opponent_rating: game.side(!color).rating,
-    };
+    let dims = EdgeDims::of_game(&game, color);
     if !filter.accepts(&dims) {
         return None;
     }
