@@ -321,11 +321,12 @@ impl ReportJson {
     pub fn new(user: &str, r: &mirror_store::report::Report) -> ReportJson {
         use mirror_store::report::{MoveScore, Place};
         let place = |p: &Place| -> (ReportPlace, Chess) {
-            let pos = mirror_store::report::position_after(&p.path)
+            let along = mirror_store::report::positions_along(&p.path)
                 .expect("a report path replays: it was built from the stored edges");
             let opening = mirror_core::openings::Openings::builtin()
-                .along(&path_positions(&p.path))
+                .along(&along)
                 .map(OpeningJson::from);
+            let pos = along.last().expect("the start is always there").clone();
             (
                 ReportPlace {
                     moves: p.path.iter().map(ToString::to_string).collect(),
@@ -426,16 +427,4 @@ impl ReportJson {
                 .collect(),
         }
     }
-}
-
-/// The positions along a path from the start (start included).
-fn path_positions(path: &[mirror_core::MoveCode]) -> Vec<Chess> {
-    let mut pos = Chess::default();
-    let mut out = vec![pos.clone()];
-    for code in path {
-        let Ok(m) = code.to_move(&pos) else { break };
-        shakmaty::Position::play_unchecked(&mut pos, m);
-        out.push(pos.clone());
-    }
-    out
 }

@@ -372,12 +372,16 @@ pub fn report<S: GraphStore + ?Sized>(
     })
 }
 
-/// The position after `path` from the start (for showing a report item).
-pub fn position_after(path: &[MoveCode]) -> Option<Chess> {
+/// The positions along `path` from the start, the start included and the item's
+/// position last (for showing a report item: its FEN and its opening); `None` if a move
+/// does not replay.
+pub fn positions_along(path: &[MoveCode]) -> Option<Vec<Chess>> {
     let mut pos = Chess::default();
+    let mut out = vec![pos.clone()];
     for code in path {
         let m = code.to_move(&pos).ok()?;
         pos.play_unchecked(m);
+        out.push(pos.clone());
     }
-    Some(pos)
+    Some(out)
 }

@@ -8,6 +8,7 @@ use std::{
 use anyhow::Context;
 use clap::Args;
 use mirror_core::{MoveStats, PositionKey, time::Date};
+use mirror_server::response::OpeningJson;
 use mirror_store::{GraphStore, MoveRow, embedded::OpenMode};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
@@ -87,21 +88,6 @@ struct MoveJson {
     last_played: Option<String>,
     /// The opening after this move (the position's own name, else the path's).
     opening: Option<OpeningJson>,
-}
-
-#[derive(Serialize, Clone)]
-struct OpeningJson {
-    eco: String,
-    name: String,
-}
-
-impl From<&Opening> for OpeningJson {
-    fn from(o: &Opening) -> OpeningJson {
-        OpeningJson {
-            eco: o.eco.clone(),
-            name: o.name.clone(),
-        }
-    }
 }
 
 #[derive(Serialize)]
