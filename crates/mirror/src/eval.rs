@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::split::{Fractions, date_text};
+use mirror_core::split::date_text;
 use mirror_engine::EngineOptions;
 use mirror_eval::{EvalConfig, Phase, evaluate, report::SplitInfo};
 use mirror_model::Predictor;
@@ -31,12 +31,8 @@ pub enum EvalOn {
 
 #[derive(Args, Debug)]
 pub struct EvalArgs {
-    /// The player.
-    #[arg(long, short = 'u')]
-    pub user: String,
-    /// Percent of games (oldest first) for training, validation and test.
-    #[arg(long, default_value = "80,10,10")]
-    pub split: Fractions,
+    #[command(flatten)]
+    pub who: crate::train::PlayerSplit,
     /// Seed of the engine's choices, the judged sample and (with --train) training.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -113,16 +109,16 @@ fn find_stockfish(args: &EvalArgs) -> anyhow::Result<Option<PathBuf>> {
 
 pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &args.user)?;
+    let player = require_player(&store, &args.who.user)?;
     let mut engine = EngineOptions::default();
     args.knobs.apply(&mut engine)?;
     let games = store.games(&player)?;
-    let sp = args.split.split(games.len());
+    let sp = args.who.split.split(games.len());
     anyhow::ensure!(
         !sp.train.is_empty() && !sp.test.is_empty(),
         "{player} has {} games: too few to split {} into training and test games",
         games.len(),
-        args.split
+        args.who.split
     );
     let measured = match args.on {
         EvalOn::Test => sp.test.clone(),
@@ -131,11 +127,11 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         !measured.is_empty(),
         "the split {} leaves no validation games to evaluate",
-        args.split
+        args.who.split
     );
     let (train_g, test_g) = (&games[sp.train.clone()], &games[measured]);
     let info = SplitInfo {
-        fractions: args.split.to_string(),
+        fractions: args.who.split.to_string(),
         train_games: sp.train.len(),
         val_games: sp.val.len(),
         test_games: sp.test.len(),
@@ -160,7 +156,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         let p = fit(
             &player,
             &games,
-            args.split,
+            args.who.split,
             &args.opts.fit_options(args.train_positions, args.seed),
             &dir,
             args.json,

@@ -16,14 +16,21 @@ use shakmaty::Color;
 
 use crate::{cli::StoreArgs, play::require_player};
 
+/// The player and how their games are split by date, shared by `train` and `eval`.
 #[derive(Args, Debug)]
-pub struct TrainArgs {
+pub struct PlayerSplit {
     /// The player.
     #[arg(long, short = 'u')]
     pub user: String,
     /// Percent of games (oldest first) for training, validation and test.
     #[arg(long, default_value = "80,10,10")]
     pub split: Fractions,
+}
+
+#[derive(Args, Debug)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub who: PlayerSplit,
     /// Seed of initialisation, shuffling and subsampling.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -94,7 +101,7 @@ pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option
 
 pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &args.user)?;
+    let player = require_player(&store, &args.who.user)?;
     let games = store.games(&player)?;
     let dir = match &args.out {
         Some(d) => d.clone(),
@@ -103,7 +110,7 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
     fit(
         &player,
         &games,
-        args.split,
+        args.who.split,
         &args.opts.fit_options(args.max_positions, args.seed),
         &dir,
         false,
