@@ -215,30 +215,14 @@ fn openings_by_position_and_honest_scores() {
     assert!(fen_only["opening"].is_null());
     // Scores: (wins + draws/2) / games with the 95% Wilson interval, in percent; rows
     // under 10 games are marked.
-    let z: f64 = 1.959_963_984_540_054;
     for v in [&a, &sicilian] {
         for m in v["moves"].as_array().expect("moves") {
-            let (w, d, l) = (
-                m["wins"].as_f64().expect("w"),
-                m["draws"].as_f64().expect("d"),
-                m["losses"].as_f64().expect("l"),
-            );
-            let n = w + d + l;
-            let p = (w + d / 2.0) / n;
-            let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-            let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+            let n = m["games"].as_f64().expect("games");
+            let (p, low, high) = wilson(m);
             let pct = |x: f64| (1000.0 * x).round() / 10.0;
             assert_eq!(m["score"].as_f64(), Some(pct(p)), "{m}");
-            assert_eq!(
-                m["score_low"].as_f64(),
-                Some(pct((centre - half).max(0.0))),
-                "{m}"
-            );
-            assert_eq!(
-                m["score_high"].as_f64(),
-                Some(pct((centre + half).min(1.0))),
-                "{m}"
-            );
+            assert_eq!(m["score_low"].as_f64(), Some(pct(low.max(0.0))), "{m}");
+            assert_eq!(m["score_high"].as_f64(), Some(pct(high.min(1.0))), "{m}");
             assert_eq!(m["few_games"].as_bool(), Some(n < 10.0), "{m}");
         }
     }
@@ -624,10 +608,17 @@ fn read_book(book: &std::path::Path, games: &str, plies: &str) -> Vec<Value> {
 
 /// The Wilson lower bound (z = 1.96) of an explorer move row's score.
 fn wilson_low(m: &Value) -> f64 {
+    wilson(m).1
+}
+
+/// An explorer move row's score (wins + half the draws, per game) and its 95% Wilson
+/// interval (z = 1.96), computed here from the row's W/D/L, unclamped.
+fn wilson(m: &Value) -> (f64, f64, f64) {
     let z: f64 = 1.959_963_984_540_054;
     let f = |k: &str| m[k].as_f64().expect("n");
-    let n = f("games");
+    let n = f("wins") + f("draws") + f("losses");
     let p = (f("wins") + f("draws") / 2.0) / n;
-    (p + z * z / (2.0 * n) - z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt())
-        / (1.0 + z * z / n)
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    (p, centre - half, centre + half)
 }
