@@ -2,7 +2,7 @@
 // accepts: $color ('white'/'black', null = both), $tcs (time classes, [] = all), $rated
 // (null = both), $since/$until ('YYYY-MM', null = open; with either, rows of unknown month
 // ('') are left out), $oppMin/$oppMax (the opponent's rating, inclusive; null = any; with
-// them, rows of unknown rating (0) are left out). 'YYYY-MM' strings sort as the months do. `first` is the earliest
+// them, rows of unknown rating (0) are left out), $sources (chesscom/lichess/otb, [] = all). 'YYYY-MM' strings sort as the months do. `first` is the earliest
 // known date (0 = unknown, as mirror stores it).
 MATCH (a:Position {key: $key})-[m:MOVE {player: $player}]->(b:Position)
 WHERE ($color IS NULL OR m.color = $color)
@@ -11,6 +11,7 @@ WHERE ($color IS NULL OR m.color = $color)
   AND ($since IS NULL OR (m.month <> '' AND m.month >= $since))
   AND ($until IS NULL OR (m.month <> '' AND m.month <= $until))
   AND ($oppMin IS NULL OR (coalesce(m.opp, 0) <> 0 AND m.opp >= $oppMin AND m.opp <= $oppMax))
+  AND (size($sources) = 0 OR m.src IN $sources)
 RETURN m.uci AS uci, b.key AS to,
        sum(m.w) AS w, sum(m.d) AS d, sum(m.l) AS l,
        sum(m.ratingSum) AS ratingSum, sum(m.ratedGames) AS ratedGames,

@@ -4,9 +4,9 @@
 UNWIND $rows AS row
 MATCH (a:Position {key: row[0]})
 MATCH (b:Position {key: row[1]})
-OPTIONAL MATCH (a)-[old:MOVE {player: $player, uci: row[2], color: row[3], tc: row[4], rated: row[5], month: row[6], opp: row[14]}]->(b)
+OPTIONAL MATCH (a)-[old:MOVE {player: $player, uci: row[2], color: row[3], tc: row[4], rated: row[5], month: row[6], opp: row[14], src: row[15]}]->(b)
 WITH a, b, row, old IS NULL AS isNew
-MERGE (a)-[m:MOVE {player: $player, uci: row[2], color: row[3], tc: row[4], rated: row[5], month: row[6], opp: row[14]}]->(b)
+MERGE (a)-[m:MOVE {player: $player, uci: row[2], color: row[3], tc: row[4], rated: row[5], month: row[6], opp: row[14], src: row[15]}]->(b)
   ON CREATE SET m.w = 0, m.d = 0, m.l = 0, m.ratingSum = 0, m.ratedGames = 0, m.first = row[12], m.last = row[13]
 SET m.w = m.w + row[7],
     m.d = m.d + row[8],

@@ -7,12 +7,18 @@ Rules (the same as mirror's, written independently):
 - standard chess from the standard start position only (no Variant other than standard,
   no SetUp/FEN other than the start position), a result of 1-0, 0-1 or 1/2-1/2, at least
   one move, no illegal or unreadable move;
-- the player is matched case-insensitively on White/Black (not both);
-- a game is counted once per id (the Link tag, else the Site tag when it is a game URL);
+- the player is matched case-insensitively on White/Black (not both); PLAYER may list
+  several names separated by "|" (a profile's accounts and spellings);
+- a game is counted once per id (the Link tag, else the Site tag when it is a game URL),
+  across all the files (PGN may list several, separated by ",");
+- a game's source: chesscom when its id is a chess.com URL, lichess for a lichess.org URL,
+  otb otherwise.
 - both sides' moves are edges; a game counts once per (position, move), W/D/L from the
   player's side; positions are EPD with en passant only when legal.
 
-Usage: graph.py PGN PLAYER [--limit N] [--opponent-rating MIN-MAX] [--opponent NAME] [--bench]
+Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN-MAX]
+                [--opponent NAME] [--source chesscom|lichess|otb] [--bench]
+  --source keeps only games from that source.
   --opponent keeps only games against that opponent (case-insensitive).
   --color white|black keeps only games where the player had that colour.
   --by-quarter splits every edge by the game's quarter ("q": "YYYY-Qn", from the Date tag;
@@ -64,12 +70,16 @@ def main():
     if "--opponent-rating" in args:
         lo, hi = args[args.index("--opponent-rating") + 1].split("-")
         opp_range = (int(lo), int(hi))
-    path, player = args[0], args[1].lower()
+    only_source = None
+    if "--source" in args:
+        only_source = args[args.index("--source") + 1].lower()
+    paths, names = args[0].split(","), {n.strip().lower() for n in args[1].split("|")}
     edges = {}
     seen_ids = set()
     read = 0
     start = time.perf_counter()
-    with open_pgn(path) as f:
+    for path in paths:
+      with open_pgn(path) as f:
         while limit is None or read < limit:
             game = chess.pgn.read_game(f)
             if game is None:
@@ -84,9 +94,9 @@ def main():
             if h.get("Result", "*").strip() not in RESULTS or game.errors:
                 continue
             white, black = h.get("White", "").strip().lower(), h.get("Black", "").strip().lower()
-            if (white == player) == (black == player):
+            if (white in names) == (black in names):
                 continue
-            if only_color is not None and (white == player) != (only_color == "white"):
+            if only_color is not None and (white in names) != (only_color == "white"):
                 continue
             quarter = ""
             if by_quarter:
@@ -96,10 +106,10 @@ def main():
                 except (ValueError, IndexError):
                     continue
                 quarter = f"{year}-Q{(month - 1) // 3 + 1}"
-            if opponent is not None and (black if white == player else white) != opponent:
+            if opponent is not None and (black if white in names else white) != opponent:
                 continue
             if opp_range is not None:
-                tag = h.get("BlackElo" if white == player else "WhiteElo", "").strip()
+                tag = h.get("BlackElo" if white in names else "WhiteElo", "").strip()
                 try:
                     elo = int(tag)
                 except ValueError:
@@ -109,13 +119,23 @@ def main():
             moves = list(game.mainline_moves())
             if not moves:
                 continue
-            gid = h.get("Link") or h.get("Site")
-            if gid and gid.startswith("http"):
+            gid = None
+            for tag in (h.get("Link", ""), h.get("Site", "")):
+                low = tag.lower()
+                if low.startswith("http") and ("chess.com/game/" in low or "lichess.org/" in low):
+                    gid = tag.rstrip("/")
+                    break
+            if gid is not None:
                 if gid in seen_ids:
                     continue
                 seen_ids.add(gid)
+            source = "otb"
+            if gid is not None:
+                source = "chesscom" if "chess.com/" in gid.lower() else "lichess"
+            if only_source is not None and source != only_source:
+                continue
             score = RESULTS[h["Result"].strip()]
-            if black == player:
+            if black in names:
                 score = 1.0 - score
             col = {1.0: "w", 0.5: "d", 0.0: "l"}[score]
             board = game.board()

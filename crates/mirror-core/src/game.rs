@@ -22,6 +22,79 @@ impl fmt::Display for GameId {
     }
 }
 
+/// Where a game was played, as its identity says: a Chess.com or lichess game URL (or a
+/// Chess.com game's uuid), else `Otb` (over the board, or any other site's PGN). A
+/// Chess.com game imported from a PGN file with its `Link` tag is a Chess.com game.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum GameSource {
+    /// Over the board or another site: a PGN game without a Chess.com or lichess URL.
+    Otb,
+    /// Chess.com.
+    Chesscom,
+    /// lichess.org.
+    Lichess,
+}
+
+impl GameSource {
+    /// All sources, in code order.
+    pub const ALL: [GameSource; 3] = [GameSource::Otb, GameSource::Chesscom, GameSource::Lichess];
+
+    /// The source of a game with this identity.
+    pub fn of_id(id: &GameId) -> GameSource {
+        let lower = id.0.to_ascii_lowercase();
+        if lower.starts_with("chess.com:") || lower.contains("chess.com/") {
+            GameSource::Chesscom
+        } else if lower.contains("lichess.org/") {
+            GameSource::Lichess
+        } else {
+            GameSource::Otb
+        }
+    }
+
+    /// Lower-case name: `chesscom`, `lichess`, `otb`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameSource::Otb => "otb",
+            GameSource::Chesscom => "chesscom",
+            GameSource::Lichess => "lichess",
+        }
+    }
+
+    /// The code used in store keys (0-2).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// Inverse of [`GameSource::code`].
+    pub fn from_code(code: u8) -> Option<GameSource> {
+        GameSource::ALL.get(usize::from(code)).copied()
+    }
+}
+
+impl fmt::Display for GameSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A game source name that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("unknown game source {0:?}: expected chesscom, lichess or otb")]
+pub struct ParseGameSourceError(pub String);
+
+impl std::str::FromStr for GameSource {
+    type Err = ParseGameSourceError;
+
+    fn from_str(s: &str) -> Result<GameSource, ParseGameSourceError> {
+        match s.trim().to_ascii_lowercase().as_str() {
+            "chesscom" | "chess.com" => Ok(GameSource::Chesscom),
+            "lichess" | "lichess.org" => Ok(GameSource::Lichess),
+            "otb" | "pgn" => Ok(GameSource::Otb),
+            _ => Err(ParseGameSourceError(s.to_string())),
+        }
+    }
+}
+
 /// One side of a game.
 #[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct PlayerSide {
@@ -121,18 +194,24 @@ pub struct CorruptRecord(pub &'static str);
 const RECORD_VERSION: u8 = 1;
 
 impl GameRecord {
-    /// The colour `name` played in this game (case-insensitive, also matching `aliases`),
-    /// or `None` when neither side matches.
-    pub fn color_of(&self, name: &str, aliases: &[String]) -> Option<Color> {
+    /// The colour the player known by any of `names` played in this game
+    /// (case-insensitive), or `None` when neither side or both sides match.
+    pub fn color_of<S: AsRef<str>>(&self, names: &[S]) -> Option<Color> {
         let is = |side: &PlayerSide| {
-            side.name.eq_ignore_ascii_case(name)
-                || aliases.iter().any(|a| side.name.eq_ignore_ascii_case(a))
+            names
+                .iter()
+                .any(|n| side.name.eq_ignore_ascii_case(n.as_ref()))
         };
         match (is(&self.white), is(&self.black)) {
             (true, false) => Some(Color::White),
             (false, true) => Some(Color::Black),
             _ => None,
         }
+    }
+
+    /// Where the game was played (from its identity).
+    pub fn source(&self) -> GameSource {
+        GameSource::of_id(&self.id)
     }
 
     /// The side that played `color`.
@@ -344,10 +423,28 @@ mod tests {
     #[test]
     fn player_matching_is_case_insensitive_with_aliases() {
         let g = sample();
-        assert_eq!(g.color_of("biskupstunga", &[]), Some(Color::White));
-        assert_eq!(g.color_of("darth-zane", &[]), Some(Color::Black));
-        assert_eq!(g.color_of("x", &["Darth-Zane".into()]), Some(Color::Black));
-        assert_eq!(g.color_of("nobody", &[]), None);
+        assert_eq!(g.color_of(&["biskupstunga"]), Some(Color::White));
+        assert_eq!(g.color_of(&["darth-zane"]), Some(Color::Black));
+        assert_eq!(g.color_of(&["x", "Darth-Zane"]), Some(Color::Black));
+        assert_eq!(g.color_of(&["nobody"]), None);
+        assert_eq!(g.color_of(&["biskupstunga", "darth-zane"]), None);
+    }
+
+    #[test]
+    fn a_game_source_comes_from_its_identity() {
+        let src = |id: &str| GameSource::of_id(&GameId(id.into()));
+        assert_eq!(
+            src("https://www.chess.com/game/live/1960894102"),
+            GameSource::Chesscom
+        );
+        assert_eq!(src("chess.com:3f2a-uuid"), GameSource::Chesscom);
+        assert_eq!(src("https://lichess.org/K1j60I2N"), GameSource::Lichess);
+        assert_eq!(src("pgn:0123abcd"), GameSource::Otb);
+        for s in GameSource::ALL {
+            assert_eq!(GameSource::from_code(s.code()), Some(s));
+            assert_eq!(s.as_str().parse::<GameSource>(), Ok(s));
+        }
+        assert!("icc".parse::<GameSource>().is_err());
     }
 
     #[test]

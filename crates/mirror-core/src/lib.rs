@@ -21,7 +21,7 @@ pub mod stats;
 pub mod time;
 pub mod values;
 
-pub use game::{GameId, GameRecord, GameResult, Outcome, PlayerSide};
+pub use game::{GameId, GameRecord, GameResult, GameSource, Outcome, PlayerSide};
 pub use key::PositionKey;
 pub use moves::MoveCode;
 pub use stats::{EdgeDims, MoveStats};

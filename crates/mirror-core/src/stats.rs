@@ -3,12 +3,13 @@
 use shakmaty::Color;
 
 use crate::{
-    game::Outcome,
+    game::{GameSource, Outcome},
     time::{Date, Month, TimeClass},
 };
 
 /// The dimensions every edge is split by, so that each filter is a query, not a re-ingest:
-/// the player's colour in the game, time class, rated/casual and month.
+/// the player's colour in the game, time class, rated/casual, month, the opponent's rating
+/// and where the game was played.
 #[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct EdgeDims {
     /// The colour the *player* had in the game (not necessarily the side to move).
@@ -22,6 +23,8 @@ pub struct EdgeDims {
     /// The opponent's rating in the game, when known (filters by opponent strength
     /// answer exactly from it).
     pub opponent_rating: Option<u16>,
+    /// Where the game was played (Chess.com, lichess, over the board).
+    pub source: GameSource,
 }
 
 impl EdgeDims {
@@ -33,27 +36,31 @@ impl EdgeDims {
             rated: game.rated,
             month: game.date.and_then(|d| d.month()),
             opponent_rating: game.side(!color).rating,
+            source: game.source(),
         }
     }
 
-    /// One byte for colour, rated and time class: bit 0 colour (1 = black), bit 1 rated,
-    /// bits 2-4 time class.
+    /// One byte for colour, rated, time class and source: bit 0 colour (1 = black), bit 1
+    /// rated, bits 2-4 time class, bits 5-6 source.
     pub fn flags(self) -> u8 {
         crate::codec::color_bit(self.color)
             | (u8::from(self.rated) << 1)
             | ((self.time_class as u8) << 2)
+            | (self.source.code() << 5)
     }
 
     /// Inverse of [`EdgeDims::flags`] with the month and the opponent's rating (0 =
     /// unknown, as stored).
-    pub fn from_parts(flags: u8, month: u16, opponent_rating: u16) -> EdgeDims {
-        EdgeDims {
+    /// `None` when the source bits hold no known source.
+    pub fn from_parts(flags: u8, month: u16, opponent_rating: u16) -> Option<EdgeDims> {
+        Some(EdgeDims {
             color: crate::codec::color_from_bit(flags & 1).expect("one bit is 0 or 1"),
             rated: flags & 2 == 2,
             time_class: TimeClass::from_code((flags >> 2) & 7),
             month: Month::from_u16(month),
             opponent_rating: (opponent_rating != 0).then_some(opponent_rating),
-        }
+            source: GameSource::from_code((flags >> 5) & 3)?,
+        })
     }
 }
 
@@ -263,19 +270,25 @@ mod tests {
     fn dims_round_trip() {
         for color in [Color::White, Color::Black] {
             for tc in TimeClass::ALL {
-                for rated in [false, true] {
+                for (rated, source) in [false, true].into_iter().flat_map(|r| {
+                    crate::game::GameSource::ALL
+                        .into_iter()
+                        .map(move |s| (r, s))
+                }) {
                     let d = EdgeDims {
                         color,
                         time_class: tc,
                         rated,
                         month: Month::new(2021, 7),
                         opponent_rating: Some(1873),
+                        source,
                     };
                     let m = d.month.map_or(0, Month::to_u16);
-                    assert_eq!(EdgeDims::from_parts(d.flags(), m, 1873), d);
+                    assert_eq!(EdgeDims::from_parts(d.flags(), m, 1873), Some(d));
                 }
             }
         }
+        assert_eq!(EdgeDims::from_parts(3 << 5, 0, 0), None, "source code 3");
     }
 
     #[test]

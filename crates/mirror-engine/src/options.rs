@@ -3,7 +3,7 @@
 //! file, UCI's `setoption` and the HTTP parameters, so each front end offers the same
 //! knobs with the same checks.
 
-use mirror_core::{TimeClass, time::Month};
+use mirror_core::{GameSource, TimeClass, time::Month};
 use mirror_store::Filter;
 
 use crate::{
@@ -51,7 +51,7 @@ impl Default for EngineOptions {
 /// The knobs [`EngineOptions::set`] knows, as written in a config file. UCI's CamelCase
 /// (`MinGames`) and HTTP's camelCase (`minGames`) name the same knobs: case, `_` and `-`
 /// do not matter.
-pub const OPTION_NAMES: [&str; 14] = [
+pub const OPTION_NAMES: [&str; 15] = [
     "policy",
     "tiers",
     "min_games",
@@ -66,6 +66,7 @@ pub const OPTION_NAMES: [&str; 14] = [
     "since",
     "until",
     "opponent_rating",
+    "sources",
 ];
 
 /// A knob that could not be set.
@@ -243,6 +244,14 @@ impl EngineOptions {
                 } else {
                     Some(parsed(name, value)?)
                 };
+            }
+            "sources" => {
+                self.filter.sources = value
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|t| !t.is_empty())
+                    .map(|t| parsed::<GameSource>(name, t))
+                    .collect::<Result<_, _>>()?;
             }
             _ => unreachable!("canonical_name only returns OPTION_NAMES"),
         }

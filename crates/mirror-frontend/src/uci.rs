@@ -166,6 +166,17 @@ fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
                         .map_or(String::new(), |r| r.to_string())
                 )
             ),
+            "sources" => format!(
+                "string default {}",
+                text(
+                    o.filter
+                        .sources
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(",")
+                )
+            ),
             other => unreachable!("option {other} has no UCI form"),
         };
         lines.push(format!("option name {} type {kind}", uci_name(name)));

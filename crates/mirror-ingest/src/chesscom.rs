@@ -20,6 +20,8 @@ use crate::{IngestError, InvalidGame, Summary, reason_key, write};
 /// What to fetch.
 #[derive(Clone, Debug)]
 pub struct ChesscomOptions {
+    /// The player (profile) the games are stored for.
+    pub player: String,
     /// The Chess.com username.
     pub user: String,
     /// Client settings (base URL, contact, timeouts, retries).
@@ -68,9 +70,9 @@ pub trait ChesscomProgress {
 
 impl ChesscomProgress for crate::NoProgress {}
 
-/// The store's unit name of a Chess.com month.
-pub fn unit(month: Month) -> String {
-    format!("chess.com/{month}")
+/// The store's unit name of a Chess.com account's month (`user` as validated: lower case).
+pub fn unit(user: &str, month: Month) -> String {
+    format!("chess.com/{user}/{month}")
 }
 
 /// Ingests the user's Chess.com games into `store`.
@@ -95,8 +97,8 @@ pub fn ingest_chesscom<S: GraphStore>(
     out.months.total = months.len() as u64;
     progress.start(out.months.total);
     for (i, month) in months.iter().enumerate() {
-        let unit = unit(*month);
-        let state = store.fetch_state(&opts.user, &unit)?;
+        let unit = unit(&user, *month);
+        let state = store.fetch_state(&opts.player, &unit)?;
         if state.as_ref().is_some_and(|s| s.complete) {
             out.months.up_to_date += 1;
             progress.month(*month, i as u64 + 1, &out);
@@ -112,7 +114,7 @@ pub fn ingest_chesscom<S: GraphStore>(
                 out.months.not_modified += 1;
                 if final_month && let Some(mut s) = state {
                     s.complete = true;
-                    store.set_fetch_state(&opts.user, &unit, &s)?;
+                    store.set_fetch_state(&opts.player, &unit, &s)?;
                 }
             }
             Ok(MonthFetch::Games { games, validators }) => {
@@ -120,7 +122,7 @@ pub fn ingest_chesscom<S: GraphStore>(
                 let n = games.len() as u64;
                 ingest_month(store, opts, &user, *month, &games, &mut out.games)?;
                 store.set_fetch_state(
-                    &opts.user,
+                    &opts.player,
                     &unit,
                     &FetchState {
                         etag: validators.etag,
@@ -153,7 +155,7 @@ fn ingest_month<S: GraphStore>(
     for (n, g) in games.iter().enumerate() {
         summary.games_read += 1;
         match decode_game(g) {
-            Decoded::Game(rec) => match rec.color_of(user, &[]) {
+            Decoded::Game(rec) => match rec.color_of(&[user]) {
                 Some(c) => pending.push((rec, c)),
                 None => summary.other_players += 1,
             },
@@ -170,14 +172,14 @@ fn ingest_month<S: GraphStore>(
     }
     for chunk in pending.chunks(opts.batch_size.max(1)) {
         let ids: Vec<_> = chunk.iter().map(|(g, _)| g.id.clone()).collect();
-        let known = store.ingested(&opts.user, &ids)?;
+        let known = store.ingested(&opts.player, &ids)?;
         let mut batch = Batch::new();
         for (g, c) in chunk {
             if known.contains(&g.id) || !matches!(batch.add_game(g.clone(), *c), Ok(true)) {
                 summary.duplicates += 1;
             }
         }
-        let (report, dup, plies) = write(store, &opts.user, batch)?;
+        let (report, dup, plies) = write(store, &opts.player, batch)?;
         summary.ingested += report.games;
         summary.duplicates += dup;
         summary.new_positions += report.new_positions;

@@ -48,10 +48,11 @@ pub enum IngestError {
 /// What to ingest for whom.
 #[derive(Clone, Debug)]
 pub struct IngestOptions {
-    /// The player whose games these are (matched case-insensitively on White/Black).
+    /// The player (profile) the games are stored for.
     pub player: String,
-    /// Other spellings of the player's name.
-    pub aliases: Vec<String>,
+    /// The names the player has in these games (matched case-insensitively on
+    /// White/Black): their own name, other spellings, account names.
+    pub names: Vec<String>,
     /// Games per write transaction.
     pub batch_size: usize,
 }
@@ -60,9 +61,10 @@ impl IngestOptions {
     /// Options with the default batch size (10,000 games: a crash loses a few seconds of
     /// work, and fewer commits rewrite fewer pages of the copy-on-write B-trees).
     pub fn new(player: impl Into<String>) -> IngestOptions {
+        let player = player.into();
         IngestOptions {
-            player: player.into(),
-            aliases: Vec::new(),
+            names: vec![player.clone()],
+            player,
             batch_size: 10_000,
         }
     }
@@ -180,7 +182,7 @@ impl Input {
     }
 }
 
-/// Ingests every game of `sources` played by `opts.player` into `store`.
+/// Ingests every game of `sources` played by `opts.names` into `store` for `opts.player`.
 pub fn ingest<S: GraphStore + Sync>(
     store: &S,
     sources: &[Source],
@@ -193,7 +195,7 @@ pub fn ingest<S: GraphStore + Sync>(
     ingest_inputs(store, inputs, opts, progress)
 }
 
-/// Ingests every game of `inputs` played by `opts.player` into `store`.
+/// Ingests every game of `inputs` played by `opts.names` into `store` for `opts.player`.
 pub fn ingest_inputs<S: GraphStore + Sync>(
     store: &S,
     inputs: Vec<Input>,
@@ -340,7 +342,7 @@ fn produce<S: GraphStore>(
                 unreported = 0;
             }
             match decoded {
-                Decoded::Game(g) => match g.color_of(&opts.player, &opts.aliases) {
+                Decoded::Game(g) => match g.color_of(&opts.names) {
                     Some(c) => {
                         pending.push((g, c));
                         if pending.len() >= batch_size && !flush(store, opts, &mut pending, &send)?
@@ -375,10 +377,7 @@ fn produce<S: GraphStore>(
 
 /// Whether both sides of a game are the player (a game against oneself has no side).
 fn is_both(g: &GameRecord, opts: &IngestOptions) -> bool {
-    let is_player = |n: &str| {
-        n.eq_ignore_ascii_case(&opts.player)
-            || opts.aliases.iter().any(|a| n.eq_ignore_ascii_case(a))
-    };
+    let is_player = |n: &str| opts.names.iter().any(|a| n.eq_ignore_ascii_case(a));
     is_player(&g.white.name) && is_player(&g.black.name)
 }
 

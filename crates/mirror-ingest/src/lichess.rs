@@ -11,8 +11,10 @@ use mirror_store::{FetchState, GraphStore};
 
 use crate::{IngestError, IngestOptions, Input, Progress, Summary, ingest_inputs};
 
-/// The store's unit name of a player's lichess export.
-pub const UNIT: &str = "lichess/games";
+/// The store's unit name of a lichess account's export (`user` as validated).
+pub fn unit(user: &str) -> String {
+    format!("lichess/{}/games", user.to_ascii_lowercase())
+}
 
 /// How far before the last export the next one starts.
 pub const OVERLAP_MS: i64 = 86_400_000;
@@ -20,7 +22,9 @@ pub const OVERLAP_MS: i64 = 86_400_000;
 /// What to fetch.
 #[derive(Clone, Debug)]
 pub struct LichessOptions {
-    /// The lichess username (also the player's name in the store).
+    /// The player (profile) the games are stored for.
+    pub player: String,
+    /// The lichess username.
     pub user: String,
     /// Client settings.
     pub config: LichessConfig,
@@ -56,7 +60,8 @@ pub fn ingest_lichess<S: GraphStore + Sync>(
     progress: &mut dyn Progress,
 ) -> Result<LichessSummary, IngestError> {
     let user = validate_username(&opts.user)?;
-    let state = store.fetch_state(&opts.user, UNIT)?;
+    let unit = unit(&user);
+    let state = store.fetch_state(&opts.player, &unit)?;
     let since_ms = opts
         .since
         .map(month_start_ms)
@@ -68,8 +73,8 @@ pub fn ingest_lichess<S: GraphStore + Sync>(
         open: Box::new(move || Ok(Box::new(stream) as Box<dyn std::io::Read + Send>)),
     };
     let ingest_opts = IngestOptions {
-        player: opts.user.clone(),
-        aliases: Vec::new(),
+        player: opts.player.clone(),
+        names: vec![user.clone()],
         batch_size: opts.batch_size,
     };
     let games = ingest_inputs(store, vec![input], &ingest_opts, progress)?;
@@ -81,8 +86,8 @@ pub fn ingest_lichess<S: GraphStore + Sync>(
     if out.games.source_errors.is_empty() && opts.until.is_none() {
         let cursor = opts.now_ms - OVERLAP_MS;
         store.set_fetch_state(
-            &opts.user,
-            UNIT,
+            &opts.player,
+            &unit,
             &FetchState {
                 cursor: Some(cursor),
                 games: out.games.games_read,

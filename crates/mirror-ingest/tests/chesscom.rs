@@ -46,6 +46,7 @@ fn new_store() -> Run {
 
 fn opts(server: &FakeChesscom, run: &Run, user: &str) -> ChesscomOptions {
     ChesscomOptions {
+        player: user.into(),
         user: user.into(),
         client: ClientConfig {
             base: server.base.clone(),
@@ -318,7 +319,7 @@ fn real_recorded_month_keeps_its_validators() {
     assert!(s.games.ingested > 0);
     let state = run
         .store
-        .fetch_state("fabianocaruana", "chess.com/2020-05")
+        .fetch_state("fabianocaruana", "chess.com/fabianocaruana/2020-05")
         .expect("state")
         .expect("remembered");
     assert_eq!(

@@ -10,7 +10,7 @@ use std::{
 
 use mirror_ingest::{
     IngestError, NoProgress,
-    lichess::{LichessOptions, LichessSummary, UNIT, ingest_lichess},
+    lichess::{LichessOptions, LichessSummary, ingest_lichess, unit},
 };
 use mirror_online::{FetchError, RetryPolicy, Sleeper, lichess::LichessConfig};
 use mirror_store::{
@@ -58,6 +58,7 @@ fn server(games: Vec<String>) -> (FakeChesscom, Games) {
 
 fn opts(server: &FakeChesscom, run: &Run, now_ms: i64) -> LichessOptions {
     LichessOptions {
+        player: USER.into(),
         user: USER.into(),
         config: LichessConfig {
             base: server.base.clone(),
@@ -123,7 +124,7 @@ fn export_request_is_polite_and_complete() {
     );
     let state = run
         .store
-        .fetch_state(USER, UNIT)
+        .fetch_state(USER, &unit(USER))
         .expect("state")
         .expect("saved");
     assert_eq!(state.cursor, sum.cursor_saved);
@@ -238,5 +239,8 @@ fn since_and_until_bound_the_export_without_moving_the_cursor() {
     );
     assert!(sum.games.ingested > 0 && sum.games.ingested < 499);
     assert_eq!(sum.cursor_saved, None);
-    assert_eq!(run.store.fetch_state(USER, UNIT).expect("state"), None);
+    assert_eq!(
+        run.store.fetch_state(USER, &unit(USER)).expect("state"),
+        None
+    );
 }

@@ -141,7 +141,7 @@ mod tests {
             if let Decoded::Game(rec) = d {
                 games += 1;
                 assert!(rec.id.0.starts_with("https://www.chess.com/game/"));
-                assert!(rec.color_of("hikaru", &[]).is_some());
+                assert!(rec.color_of(&["hikaru"]).is_some());
                 assert_eq!(
                     rec.date.and_then(|d| d.month()).map(|m| m.to_string()),
                     Some("2014-03".into())

@@ -66,6 +66,7 @@ macro_rules! filter_text {
             since: $q.since.as_deref(),
             until: $q.until.as_deref(),
             opponent_rating: $q.opponent_rating.as_deref(),
+            sources: $q.sources.as_deref(),
         }
     };
 }
@@ -94,6 +95,8 @@ query! {
         until = "until",
         /// The opponent's rating range, `MIN-MAX`.
         opponent_rating = "opponentRating",
+        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+        sources = "sources",
         /// Seed of the engine's random choices.
         seed = "seed",
         /// Book policy.
@@ -141,6 +144,8 @@ query! {
         until = "until",
         /// The opponent's rating range, `MIN-MAX`.
         opponent_rating = "opponentRating",
+        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+        sources = "sources",
         /// How many of the newest games to list.
         recent_games = "recentGames",
     }
@@ -165,6 +170,8 @@ query! {
         until = "until",
         /// The opponent's rating range, `MIN-MAX`.
         opponent_rating = "opponentRating",
+        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+        sources = "sources",
         /// Positions reached in fewer games are left out (default 10).
         min_games = "minGames",
         /// A reply met in at most this many games is a surprise (default 2).
@@ -220,6 +227,7 @@ struct FilterText<'a> {
     since: Option<&'a str>,
     until: Option<&'a str>,
     opponent_rating: Option<&'a str>,
+    sources: Option<&'a str>,
 }
 
 /// What `/api/v1/move` asks, checked.
@@ -401,7 +409,8 @@ fn month(key: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
         .transpose()
 }
 
-/// The game filter: `color`, `speeds`, `rated` (or lichess's `modes`), `since`, `until`.
+/// The game filter: `color`, `speeds`, `rated` (or lichess's `modes`), `since`, `until`,
+/// `opponentRating`, `sources`.
 /// `default_color` applies when `color` is absent.
 fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter, ApiError> {
     let color = match given.color.map(str::to_ascii_lowercase) {
@@ -446,8 +455,20 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
                 .map_err(|e| bad(format!("opponentRating: {e}")))
         })
         .transpose()?;
+    let sources = match given.sources {
+        None => Vec::new(),
+        Some(s) => s
+            .split(',')
+            .filter(|t| !t.is_empty())
+            .map(|t| {
+                t.parse::<mirror_core::GameSource>()
+                    .map_err(|e| bad(format!("sources: {e}")))
+            })
+            .collect::<Result<_, _>>()?,
+    };
     Ok(Filter {
         opponent_rating,
+        sources,
         color,
         time_classes,
         rated,

@@ -234,6 +234,20 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
             .sum::<u64>()
     };
     assert!(games(&some) > 0 && games(&some) < games(&all), "{some}");
+    // The source: these are all Chess.com games.
+    let (status, chesscom) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&sources=chesscom",
+    )
+    .await;
+    assert_eq!(status, 200, "{chesscom}");
+    assert_eq!(chesscom["moves"], all["moves"]);
+    let (_, elsewhere) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&sources=lichess,otb",
+    )
+    .await;
+    assert_eq!(games(&elsewhere), 0, "{elsewhere}");
     let (status, m) = get(
         &s,
         "/api/v1/move?user=Biskupstunga&moves=e2e4&opponentRating=1100-1300&seed=1",
@@ -410,6 +424,12 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "/api/v1/explore?user=Biskupstunga&opponentRating=1900-1600".into(),
             400,
             "opponentRating: invalid rating range",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&sources=icc".into(),
+            400,
+            "sources: unknown game source \\\"icc\\\"",
         ),
         (
             "GET",

@@ -23,7 +23,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::codec;
-use mirror_core::{GameId, GameRecord, MoveStats, PositionKey, batch::Batch, batch::unpack_epd};
+use mirror_core::{
+    GameId, GameRecord, GameSource, MoveStats, PositionKey, batch::Batch, batch::unpack_epd,
+};
 use redb::{
     Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
     WriteTransaction,
@@ -31,15 +33,15 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
+    Account, EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo,
+    RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
 };
 
 /// Games scanned (newest first) when looking for a position's recent games.
 const RECENT_SCAN: usize = 2000;
 
 /// Version of the table layout; checked on open.
-pub const SCHEMA_VERSION: u64 = 3;
+pub const SCHEMA_VERSION: u64 = 4;
 
 const META: TableDefinition<'_, &str, u64> = TableDefinition::new("meta");
 const PLAYERS: TableDefinition<'_, &str, (u32, &str)> = TableDefinition::new("players");
@@ -52,6 +54,8 @@ const GAMES_BY_DATE: TableDefinition<'_, (u32, u32, &str), u8> =
 const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positions");
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
 const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
+/// (player key, source code, name lower-cased) -> the name as given.
+const ACCOUNTS: TableDefinition<'_, (&str, u8, &str), &str> = TableDefinition::new("accounts");
 
 /// A redb error, kept as the cause.
 fn backend(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
@@ -155,6 +159,7 @@ impl EmbeddedStore {
             txn.open_table(POSITIONS).map_err(backend)?;
             txn.open_table(EDGES).map_err(backend)?;
             txn.open_table(FETCH).map_err(backend)?;
+            txn.open_table(ACCOUNTS).map_err(backend)?;
         }
         txn.commit().map_err(backend)
     }
@@ -492,6 +497,41 @@ impl GraphStore for EmbeddedStore {
             .map_err(backend)?
             .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())
             .map_err(backend)?;
+        txn.commit().map_err(backend)
+    }
+
+    fn accounts(&self, player: &str) -> Result<Vec<Account>> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_read().map_err(backend)?;
+        let t = txn.open_table(ACCOUNTS).map_err(backend)?;
+        let mut out = Vec::new();
+        // Source codes are 0-2, so code 255 bounds the player's rows.
+        let range = (key.as_str(), 0u8, "")..(key.as_str(), u8::MAX, "");
+        for item in t.range(range).map_err(backend)? {
+            let (k, v) = item.map_err(backend)?;
+            let (_, code, _) = k.value();
+            out.push(Account {
+                source: GameSource::from_code(code)
+                    .ok_or_else(|| StoreError::Corrupt(format!("account source code {code}")))?,
+                name: v.value().to_string(),
+            });
+        }
+        crate::sort_accounts(&mut out);
+        Ok(out)
+    }
+
+    fn add_account(&self, player: &str, account: &Account) -> Result<()> {
+        let key = player_key(player)?;
+        let name = account.checked_name()?;
+        let lower = name.to_ascii_lowercase();
+        let txn = self.db.begin_write().map_err(backend)?;
+        {
+            let mut t = txn.open_table(ACCOUNTS).map_err(backend)?;
+            let k = (key.as_str(), account.source.code(), lower.as_str());
+            if t.get(k).map_err(backend)?.is_none() {
+                t.insert(k, name).map_err(backend)?;
+            }
+        }
         txn.commit().map_err(backend)
     }
 }

@@ -18,8 +18,8 @@ pub mod report;
 use std::path::PathBuf;
 
 use mirror_core::{
-    GameId, GameRecord, MoveCode, MoveStats, PositionKey, TimeClass, batch::Batch, stats::EdgeDims,
-    time::Month,
+    GameId, GameRecord, GameSource, MoveCode, MoveStats, PositionKey, TimeClass, batch::Batch,
+    stats::EdgeDims, time::Month,
 };
 use shakmaty::Color;
 
@@ -39,7 +39,8 @@ pub enum StoreError {
     /// The file was written by another version of mirror's schema.
     #[error(
         "store {path} has schema version {found}, this mirror needs {expected} (version 3 \
-         added the opponent's rating to every edge): rebuild it by ingesting the same games \
+         added the opponent's rating to every edge, version 4 the site each game was played \
+         on): rebuild it by ingesting the same games \
          into a new store, e.g. `mirror --db NEW.redb ingest --user NAME --pgn FILES` (or \
          `--user NAME` for Chess.com, `--lichess NAME`), or keep using a matching mirror \
          version"
@@ -96,6 +97,8 @@ pub struct Filter {
     /// Only games against an opponent rated in this range (inclusive); games without the
     /// opponent's rating are then left out.
     pub opponent_rating: Option<RatingRange>,
+    /// Only games played on these sources (empty = all).
+    pub sources: Vec<GameSource>,
 }
 
 /// An inclusive range of ratings, `1600-1900` as text.
@@ -152,6 +155,9 @@ impl Filter {
             return false;
         }
         if self.rated.is_some_and(|r| r != dims.rated) {
+            return false;
+        }
+        if !self.sources.is_empty() && !self.sources.contains(&dims.source) {
             return false;
         }
         if let Some(range) = self.opponent_rating
@@ -222,6 +228,38 @@ pub struct PlayerInfo {
     pub name: String,
     /// Games ingested.
     pub games: u64,
+}
+
+/// An account or name through which a player's games reach the store: a Chess.com or
+/// lichess username, or (`Otb`) a name the player has in PGN files. One player (a profile)
+/// may have several.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Account {
+    /// Where.
+    pub source: GameSource,
+    /// The username or name, as first given.
+    pub name: String,
+}
+
+impl Account {
+    /// The name, trimmed; an error for an empty, overlong or control-character name.
+    pub fn checked_name(&self) -> Result<&str> {
+        player_key(&self.name)?;
+        Ok(self.name.trim())
+    }
+}
+
+impl std::fmt::Display for Account {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.source, self.name)
+    }
+}
+
+/// The order of [`GraphStore::accounts`]: by source, then name (case-insensitive).
+pub fn sort_accounts(accounts: &mut [Account]) {
+    accounts.sort_by(|a, b| {
+        (a.source, a.name.to_ascii_lowercase()).cmp(&(b.source, b.name.to_ascii_lowercase()))
+    });
 }
 
 /// What an incremental source remembers about one unit it fetched (a Chess.com month, a
@@ -375,6 +413,13 @@ pub trait GraphStore {
 
     /// Remembers the state of a fetched unit; call it after the unit's games are written.
     fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()>;
+
+    /// The accounts and names recorded for `player`, by source then name.
+    fn accounts(&self, player: &str) -> Result<Vec<Account>>;
+
+    /// Records an account or name of `player` (again: nothing changes; names compare
+    /// case-insensitively).
+    fn add_account(&self, player: &str, account: &Account) -> Result<()>;
 }
 
 /// The canonical form of a player name used as identity: trimmed, ASCII-lowercased.
@@ -427,6 +472,12 @@ macro_rules! forward_store {
             }
             fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
                 (**self).set_fetch_state(player, unit, state)
+            }
+            fn accounts(&self, player: &str) -> Result<Vec<Account>> {
+                (**self).accounts(player)
+            }
+            fn add_account(&self, player: &str, account: &Account) -> Result<()> {
+                (**self).add_account(player, account)
             }
         }
     )*};

@@ -28,8 +28,8 @@ use neo4rs::{BoltType, ConfigBuilder, Graph, Query, Row};
 use shakmaty::Color;
 
 use crate::{
-    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    StoreError, WriteReport, first_recent_games, player_key, sort_moves,
+    Account, EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo,
+    RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key, sort_moves,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -58,8 +58,9 @@ statement!(SCHEMA, "schema.cypher", []);
 statement!(SCHEMA_VERSION, "schema_version.cypher", []);
 statement!(SCHEMA_VERSION_SET, "schema_version_set.cypher", ["version"]);
 
-/// The graph's schema version this mirror writes (3: every MOVE has `opp`).
-pub const GRAPH_SCHEMA_VERSION: i64 = 3;
+/// The graph's schema version this mirror writes (3: every MOVE has `opp`; 4: and `src`,
+/// the site the game was played on).
+pub const GRAPH_SCHEMA_VERSION: i64 = 4;
 statement!(INGESTED, "ingested.cypher", ["player", "ids"]);
 statement!(
     WRITE_BEGIN,
@@ -83,7 +84,7 @@ statement!(
     MOVES,
     "moves.cypher",
     [
-        "key", "player", "color", "tcs", "rated", "since", "until", "oppMin", "oppMax"
+        "key", "player", "color", "tcs", "rated", "since", "until", "oppMin", "oppMax", "sources"
     ]
 );
 statement!(EDGES, "edges.cypher", ["player"]);
@@ -106,6 +107,12 @@ statement!(
         "games",
         "cursor"
     ]
+);
+statement!(ACCOUNTS, "accounts.cypher", ["player"]);
+statement!(
+    ACCOUNT_ADD,
+    "account_add.cypher",
+    ["player", "source", "key", "name"]
 );
 statement!(TEST_WIPE, "test_wipe.cypher", []);
 statement!(
@@ -157,6 +164,8 @@ pub const STATEMENTS: &[Statement] = &[
     POSITION_COUNT,
     FETCH_GET,
     FETCH_SET,
+    ACCOUNTS,
+    ACCOUNT_ADD,
     TEST_WIPE,
     BENCH_SEED_MOVE,
     EX_MOST_PLAYED,
@@ -386,6 +395,8 @@ pub struct EdgeParams {
     pub month: String,
     /// The opponent's rating, 0 when unknown.
     pub opp: i64,
+    /// Where the games were played (`chesscom`, `lichess`, `otb`).
+    pub src: &'static str,
     /// Statistics.
     pub stats: MoveStats,
 }
@@ -405,19 +416,24 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
             rated: k.dims.rated,
             month: k.dims.month.map(|m| m.to_string()).unwrap_or_default(),
             opp: i64::from(k.dims.opponent_rating.unwrap_or(0)),
+            src: k.dims.source.as_str(),
             stats: d.stats,
         })
         .collect();
     rows.sort_by(|a, b| {
-        (a.from, &a.uci, a.color, a.tc, a.rated, &a.month, a.opp)
-            .cmp(&(b.from, &b.uci, b.color, b.tc, b.rated, &b.month, b.opp))
+        (
+            a.from, &a.uci, a.color, a.tc, a.rated, &a.month, a.opp, a.src,
+        )
+            .cmp(&(
+                b.from, &b.uci, b.color, b.tc, b.rated, &b.month, b.opp, b.src,
+            ))
     });
     rows
 }
 
 /// The order of an edge row's fields in the `UNWIND $rows` lists of
 /// `write_new_edges.cypher` and `write_edges.cypher` (the player is a separate parameter).
-pub const EDGE_ROW_FIELDS: [&str; 15] = [
+pub const EDGE_ROW_FIELDS: [&str; 16] = [
     "from",
     "to",
     "uci",
@@ -433,6 +449,7 @@ pub const EDGE_ROW_FIELDS: [&str; 15] = [
     "first",
     "last",
     "opp",
+    "src",
 ];
 
 impl From<EdgeParams> for BoltType {
@@ -454,6 +471,7 @@ impl From<EdgeParams> for BoltType {
             i64::from(r.stats.first).into(),
             i64::from(r.stats.last).into(),
             r.opp.into(),
+            r.src.into(),
         ];
         row.into()
     }
@@ -476,7 +494,14 @@ fn decode_record(hex_text: &str) -> Result<GameRecord> {
     GameRecord::decode(&bytes).map_err(|e| StoreError::Corrupt(e.to_string()))
 }
 
-fn dims_of(color: &str, tc: &str, rated: bool, month: &str, opp: i64) -> Result<EdgeDims> {
+fn dims_of(
+    color: &str,
+    tc: &str,
+    rated: bool,
+    month: &str,
+    opp: i64,
+    src: &str,
+) -> Result<EdgeDims> {
     let opponent_rating = u16::try_from(opp)
         .map_err(|_| StoreError::Corrupt(format!("neo4j: opponent rating {opp}")))?;
     Ok(EdgeDims {
@@ -495,6 +520,9 @@ fn dims_of(color: &str, tc: &str, rated: bool, month: &str, opp: i64) -> Result<
             )
         },
         opponent_rating: (opponent_rating != 0).then_some(opponent_rating),
+        source: src
+            .parse()
+            .map_err(|e| StoreError::Corrupt(format!("neo4j: source {src:?}: {e}")))?,
     })
 }
 
@@ -526,10 +554,18 @@ fn edge_of(row: &Row) -> Result<EdgeRow> {
     let tc: String = row.get("tc").map_err(de)?;
     let rated: bool = row.get("rated").map_err(de)?;
     let month: String = row.get("month").map_err(de)?;
+    let src: String = row.get("src").map_err(de)?;
     Ok(EdgeRow {
         pos: key_of(row.get("from").map_err(de)?),
         mv,
-        dims: dims_of(&color, &tc, rated, &month, row.get("opp").map_err(de)?)?,
+        dims: dims_of(
+            &color,
+            &tc,
+            rated,
+            &month,
+            row.get("opp").map_err(de)?,
+            &src,
+        )?,
         stats: stats_of(row)?,
         child: key_of(row.get("to").map_err(de)?),
     })
@@ -1016,6 +1052,15 @@ impl GraphStore for Neo4jStore {
                     "oppMax",
                     filter.opponent_rating.map(|r| i64::from(r.max)).into(),
                 ),
+                (
+                    "sources",
+                    filter
+                        .sources
+                        .iter()
+                        .map(|s| BoltType::from(s.as_str()))
+                        .collect::<Vec<_>>()
+                        .into(),
+                ),
             ])?,
         )?;
         let mut out = rows
@@ -1183,6 +1228,42 @@ impl GraphStore for Neo4jStore {
                 ("complete", state.complete.into()),
                 ("games", games.into()),
                 ("cursor", state.cursor.into()),
+            ])?,
+        )
+    }
+
+    fn accounts(&self, player: &str) -> Result<Vec<Account>> {
+        let key = player_key(player)?;
+        let rows = self.rows(
+            "read the player's accounts",
+            ACCOUNTS.query(vec![("player", key.into())])?,
+        )?;
+        let mut out = rows
+            .iter()
+            .map(|r| {
+                let source: String = r.get("source").map_err(de)?;
+                Ok(Account {
+                    source: source.parse().map_err(|e| {
+                        StoreError::Corrupt(format!("neo4j: account source {source:?}: {e}"))
+                    })?,
+                    name: r.get("name").map_err(de)?,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        crate::sort_accounts(&mut out);
+        Ok(out)
+    }
+
+    fn add_account(&self, player: &str, account: &Account) -> Result<()> {
+        let key = player_key(player)?;
+        let name = account.checked_name()?;
+        self.run(
+            "record the player's account",
+            ACCOUNT_ADD.query(vec![
+                ("player", key.into()),
+                ("source", account.source.as_str().into()),
+                ("key", name.to_ascii_lowercase().into()),
+                ("name", name.into()),
             ])?,
         )
     }

@@ -38,7 +38,7 @@ pub fn sample_games(n: usize) -> Vec<(GameRecord, Color)> {
     read_games(bytes.as_slice())
         .filter_map(|r| match r.expect("readable").1 {
             Decoded::Game(g) => {
-                let c = g.color_of(PLAYER, &[])?;
+                let c = g.color_of(&[PLAYER])?;
                 Some((g, c))
             }
             _ => None,
@@ -251,7 +251,20 @@ pub fn assert_same_graph<A: GraphStore, B: GraphStore>(a: &A, b: &B) {
 
 /// Every filter dimension is a query: time class, rated, months.
 pub fn filters<S: GraphStore>(store: S) {
-    let games = sample_games(200);
+    // Real games; a third of them relabelled as lichess games and a third as games
+    // without a site (over the board), so that the source filter has something to split.
+    let games: Vec<(GameRecord, Color)> = sample_games(200)
+        .into_iter()
+        .enumerate()
+        .map(|(i, (mut g, c))| {
+            match i % 3 {
+                1 => g.id = mirror_core::GameId(format!("https://lichess.org/game{i:04}")),
+                2 => g.id = mirror_core::GameId(format!("pgn:{i:032x}")),
+                _ => {}
+            }
+            (g, c)
+        })
+        .collect();
     store.write_batch(PLAYER, &batch_of(&games)).expect("write");
     let key = start();
     let month_of = |g: &GameRecord| g.date.and_then(|d| d.month());
@@ -323,6 +336,67 @@ pub fn filters<S: GraphStore>(store: S) {
         assert!(!want.is_empty(), "{range}");
         assert_eq!(actual_moves(&store, key, &f), want, "{range}");
     }
+    use mirror_core::GameSource;
+    for sources in [
+        vec![GameSource::Lichess],
+        vec![GameSource::Otb, GameSource::Chesscom],
+        vec![GameSource::Otb],
+    ] {
+        let f = Filter {
+            sources: sources.clone(),
+            color: Some(Color::Black),
+            ..Filter::default()
+        };
+        let want = expected_moves(&games, key, |g, c| {
+            c == Color::Black && sources.contains(&g.source())
+        });
+        assert!(!want.is_empty(), "{sources:?}");
+        assert_eq!(actual_moves(&store, key, &f), want, "{sources:?}");
+    }
+    let every = Filter {
+        sources: GameSource::ALL.to_vec(),
+        ..Filter::default()
+    };
+    assert_eq!(
+        actual_moves(&store, key, &every),
+        actual_moves(&store, key, &Filter::default())
+    );
+}
+
+/// A profile's accounts: recorded once per (source, name) whatever the case, read back
+/// by source then name, per player.
+pub fn accounts<S: GraphStore>(store: S) {
+    use mirror_core::GameSource;
+    use mirror_store::Account;
+    assert!(store.accounts(PLAYER).expect("accounts").is_empty());
+    let acc = |source, name: &str| Account {
+        source,
+        name: name.into(),
+    };
+    for a in [
+        acc(GameSource::Lichess, "DrNykterstein"),
+        acc(GameSource::Chesscom, "MagnusCarlsen"),
+        acc(GameSource::Otb, "Carlsen,M"),
+        acc(GameSource::Lichess, "drnykterstein"),
+        acc(GameSource::Chesscom, "DrNykterstein"),
+    ] {
+        store.add_account("Magnus", &a).expect("add");
+    }
+    assert_eq!(
+        store.accounts("magnus").expect("accounts"),
+        vec![
+            acc(GameSource::Otb, "Carlsen,M"),
+            acc(GameSource::Chesscom, "DrNykterstein"),
+            acc(GameSource::Chesscom, "MagnusCarlsen"),
+            acc(GameSource::Lichess, "DrNykterstein"),
+        ]
+    );
+    assert!(store.accounts("other").expect("accounts").is_empty());
+    assert!(
+        store
+            .add_account("Magnus", &acc(GameSource::Otb, " "))
+            .is_err()
+    );
 }
 
 /// Recent games of a position: newest first, through the position, passing the filter.
@@ -448,6 +522,10 @@ macro_rules! conformance_tests {
         #[test]
         fn fetch_state() {
             $crate::conformance::fetch_state($make);
+        }
+        #[test]
+        fn accounts() {
+            $crate::conformance::accounts($make);
         }
     };
 }

@@ -274,7 +274,7 @@ fn bench_ingest_neo4j(
             break;
         }
         if let (_, Decoded::Game(g)) = item?
-            && let Some(c) = g.color_of(user, &[])
+            && let Some(c) = g.color_of(&[user])
         {
             games.push((g, c));
         }

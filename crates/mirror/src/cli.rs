@@ -31,8 +31,8 @@ pub enum Command {
     Explore(crate::explore::ExploreArgs),
     /// Print all of a player's edges as JSON lines (EPD, UCI, W/D/L summed over filters).
     Edges(crate::explore::EdgesArgs),
-    /// List the players in the store.
-    Players,
+    /// List the players in the store, with the accounts and names each profile has.
+    Players(crate::explore::PlayersArgs),
     /// Play against the player's mirror in the terminal.
     Play(crate::play::PlayArgs),
     /// Train the CNN fallback on the player's stored games.
@@ -192,10 +192,19 @@ pub struct FilterArgs {
     /// 1600-1900); games without the opponent's rating are left out.
     #[arg(long, value_name = "MIN-MAX")]
     pub opponent_rating: Option<mirror_store::RatingRange>,
+    /// Only games played on these sites (chesscom, lichess, otb: over the board or any
+    /// other PGN; comma-separated).
+    #[arg(long = "source", value_delimiter = ',', value_parser = parse_source)]
+    pub sources: Vec<mirror_core::GameSource>,
 }
 
 pub fn parse_time_class(s: &str) -> Result<TimeClass, String> {
     s.parse::<TimeClass>().map_err(|e| e.to_string())
+}
+
+pub fn parse_source(s: &str) -> Result<mirror_core::GameSource, String> {
+    s.parse()
+        .map_err(|e: mirror_core::game::ParseGameSourceError| e.to_string())
 }
 
 pub fn parse_month(s: &str) -> Result<Month, String> {
@@ -221,6 +230,7 @@ impl FilterArgs {
             since: self.since,
             until: self.until,
             opponent_rating: self.opponent_rating,
+            sources: self.sources.clone(),
         })
     }
 }

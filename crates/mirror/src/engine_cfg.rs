@@ -108,6 +108,18 @@ impl EngineKnobs {
         set("since", f.since.map(|m| m.to_string()))?;
         set("until", f.until.map(|m| m.to_string()))?;
         set("opponent_rating", f.opponent_rating.map(|r| r.to_string()))?;
+        if !f.sources.is_empty() {
+            set(
+                "sources",
+                Some(
+                    f.sources
+                        .iter()
+                        .map(ToString::to_string)
+                        .collect::<Vec<_>>()
+                        .join(","),
+                ),
+            )?;
+        }
         Ok(())
     }
 }

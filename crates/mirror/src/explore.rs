@@ -331,16 +331,72 @@ pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-pub fn players(store_args: &StoreArgs) -> anyhow::Result<ExitCode> {
+#[derive(clap::Args, Debug)]
+pub struct PlayersArgs {
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct PlayerJson {
+    name: String,
+    games: u64,
+    edge_rows: u64,
+    accounts: Vec<AccountJson>,
+}
+
+#[derive(serde::Serialize)]
+struct AccountJson {
+    source: &'static str,
+    name: String,
+}
+
+pub fn players(store_args: &StoreArgs, args: &PlayersArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
+    let mut players = Vec::new();
     for p in store.players()? {
         let c = store.counts(&p.name)?;
-        println!("{}\t{} games\t{} edge rows", p.name, p.games, c.edge_rows);
+        let accounts = store
+            .accounts(&p.name)?
+            .into_iter()
+            .map(|a| AccountJson {
+                source: a.source.as_str(),
+                name: a.name,
+            })
+            .collect();
+        players.push(PlayerJson {
+            name: p.name,
+            games: p.games,
+            edge_rows: c.edge_rows,
+            accounts,
+        });
     }
-    println!(
-        "{} positions in {}",
-        store.position_count()?,
-        store_args.describe()?
-    );
+    let positions = store.position_count()?;
+    if args.json {
+        println!(
+            "{}",
+            serde_json::json!({ "players": players, "positions": positions })
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    for p in &players {
+        let accounts: Vec<String> = p
+            .accounts
+            .iter()
+            .map(|a| format!("{}:{}", a.source, a.name))
+            .collect();
+        let accounts = if accounts.is_empty() {
+            String::new()
+        } else {
+            format!("\taccounts {}", accounts.join(", "))
+        };
+        println!(
+            "{}\t{} games\t{} edge rows{accounts}",
+            p.name, p.games, p.edge_rows
+        );
+    }
+    println!("{positions} positions in {}", store_args.describe()?);
     Ok(ExitCode::SUCCESS)
 }

@@ -11,38 +11,46 @@ use mirror_online::{RetryPolicy, chesscom::ClientConfig, lichess::LichessConfig}
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
+use mirror_core::GameSource;
 use mirror_ingest::{
     IngestOptions, InvalidGame, Progress, Summary,
     lichess::{LichessOptions, ingest_lichess},
 };
-use mirror_store::{WriteReport, embedded::OpenMode};
+use mirror_store::{Account, GraphStore, WriteReport, embedded::OpenMode};
 
 use std::path::PathBuf;
 
-use crate::cli::{StoreArgs, parse_month};
+use crate::cli::{AnyStore, StoreArgs, parse_month};
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
-    /// The player whose games these are (matched case-insensitively on White/Black); with
-    /// no --pgn, the Chess.com username whose games are fetched.
+    /// The player (profile) the games are stored for. Alone: the Chess.com account of that
+    /// name, or every account recorded for the profile by earlier ingests. With --pgn, the
+    /// player's name in the files (matched case-insensitively on White/Black, with --alias
+    /// and the profile's account names).
     #[arg(
         long,
         short = 'u',
-        required_unless_present = "lichess",
-        conflicts_with = "lichess"
+        required_unless_present_any = ["lichess", "chesscom"]
     )]
     pub user: Option<String>,
-    /// Fetch this lichess user's games from lichess's export (the player's name in the store).
-    #[arg(long, value_name = "USER", conflicts_with = "pgn")]
-    pub lichess: Option<String>,
+    /// Fetch this Chess.com account's games into the profile (repeatable).
+    #[arg(long, value_name = "USER")]
+    pub chesscom: Vec<String>,
+    /// Fetch this lichess account's games from lichess's export into the profile
+    /// (repeatable; without --user, the profile is named after the account).
+    #[arg(long, value_name = "USER")]
+    pub lichess: Vec<String>,
     /// lichess base URL (for tests and mirrors).
     #[arg(long, env = "MIRROR_LICHESS_API", default_value = mirror_online::lichess::DEFAULT_BASE)]
     pub lichess_api: String,
-    /// Other spellings of the player's name (repeatable).
+    /// Other spellings of the player's name in PGN files (repeatable; recorded with the
+    /// profile, so later ingests match them too).
     #[arg(long = "alias", value_name = "NAME")]
     pub aliases: Vec<String>,
-    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst), directories, or `-` for stdin. Without
-    /// --pgn, the user's games are fetched from Chess.com.
+    /// PGN inputs: files (.pgn, .pgn.gz, .pgn.zst), directories, or `-` for stdin, such as
+    /// over-the-board games (a game is deduplicated against what the profile has from any
+    /// source: a Chess.com or lichess game is known by its URL).
     #[arg(long, num_args = 1.., value_name = "PATH")]
     pub pgn: Vec<PathBuf>,
     /// Chess.com API base URL (for mirrors and tests).
@@ -164,34 +172,165 @@ impl Progress for CliProgress {
     }
 }
 
-pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
-    if let Some(user) = &args.lichess {
-        return run_lichess(store_args, &args, user);
+/// One source of a profile's games, in the order they are ingested.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Feed {
+    Chesscom(String),
+    Lichess(String),
+    Pgn,
+}
+
+impl std::fmt::Display for Feed {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Feed::Chesscom(u) => write!(f, "Chess.com {u}"),
+            Feed::Lichess(u) => write!(f, "lichess {u}"),
+            Feed::Pgn => f.write_str("PGN files"),
+        }
     }
-    let user = args
-        .user
-        .clone()
-        .context("pass --user NAME (or --lichess USER)")?;
-    if args.pgn.is_empty() {
-        return run_chesscom(store_args, &args, &user);
+}
+
+/// What one feed added.
+struct FeedOutcome {
+    ingested: u64,
+    duplicates: u64,
+    ok: bool,
+}
+
+pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    // Validate every name before anything touches the disk or the network.
+    for u in &args.chesscom {
+        mirror_online::chesscom::validate_username(u)?;
+    }
+    for u in &args.lichess {
+        mirror_online::lichess::validate_username(u)?;
+    }
+    let profile = match (
+        &args.user,
+        args.lichess.as_slice(),
+        args.chesscom.as_slice(),
+    ) {
+        (Some(u), _, _) => u.clone(),
+        (None, [one], []) | (None, [], [one]) => one.clone(),
+        _ => anyhow::bail!("pass --user NAME: the profile these accounts feed"),
+    };
+    mirror_store::player_key(&profile)?;
+    let mut feeds: Vec<Feed> = args.chesscom.iter().cloned().map(Feed::Chesscom).collect();
+    feeds.extend(args.lichess.iter().cloned().map(Feed::Lichess));
+    if !args.pgn.is_empty() {
+        feeds.push(Feed::Pgn);
+    }
+    let recorded_only = feeds.is_empty();
+    if recorded_only {
+        // `mirror ingest --user NAME` alone: the Chess.com account NAME (checked before
+        // the store is opened), unless the store knows the profile's accounts.
+        mirror_online::chesscom::validate_username(&profile).map_err(|e| {
+            anyhow::anyhow!(
+                "{e}; to ingest PGN files pass --pgn, for a lichess account --lichess USER"
+            )
+        })?;
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.describe()?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
+    let recorded = store.accounts(&profile)?;
+    if recorded_only {
+        feeds = recorded
+            .iter()
+            .filter_map(|a| match a.source {
+                GameSource::Chesscom => Some(Feed::Chesscom(a.name.clone())),
+                GameSource::Lichess => Some(Feed::Lichess(a.name.clone())),
+                GameSource::Otb => None,
+            })
+            .collect();
+        if feeds.is_empty() {
+            feeds.push(Feed::Chesscom(profile.clone()));
+        } else {
+            let names: Vec<String> = feeds.iter().map(Feed::to_string).collect();
+            println!("profile {profile}: its accounts {}", names.join(", "));
+        }
+    }
+    let several = feeds.len() > 1;
+    let mut outcomes = Vec::new();
+    for feed in &feeds {
+        if several {
+            println!("== {feed} ==");
+        }
+        let outcome = match feed {
+            Feed::Chesscom(user) => run_chesscom(store_args, &args, &store, &path, &profile, user)?,
+            Feed::Lichess(user) => run_lichess(store_args, &args, &store, &path, &profile, user)?,
+            Feed::Pgn => {
+                let mut names = vec![profile.clone()];
+                names.extend(args.aliases.iter().cloned());
+                names.extend(args.chesscom.iter().cloned());
+                names.extend(args.lichess.iter().cloned());
+                names.extend(recorded.iter().map(|a| a.name.clone()));
+                let outcome = run_pgn(store_args, &args, &store, &path, &profile, &sources, names)?;
+                for alias in &args.aliases {
+                    store.add_account(
+                        &profile,
+                        &Account {
+                            source: GameSource::Otb,
+                            name: alias.clone(),
+                        },
+                    )?;
+                }
+                outcome
+            }
+        };
+        outcomes.push((feed, outcome));
+    }
+    if several {
+        let total: u64 = outcomes.iter().map(|(_, o)| o.ingested).sum();
+        let dup: u64 = outcomes.iter().map(|(_, o)| o.duplicates).sum();
+        let parts: Vec<String> = outcomes
+            .iter()
+            .map(|(f, o)| format!("{f}: {}", o.ingested))
+            .collect();
+        println!(
+            "profile {profile}: {total} new games ({}), {dup} already stored or seen twice",
+            parts.join(", ")
+        );
+    }
+    Ok(if outcomes.iter().all(|(_, o)| o.ok) {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+fn run_pgn(
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    store: &AnyStore,
+    path: &str,
+    profile: &str,
+    sources: &[mirror_ingest::Source],
+    mut names: Vec<String>,
+) -> anyhow::Result<FeedOutcome> {
+    let mut seen = std::collections::HashSet::new();
+    names.retain(|n| seen.insert(n.to_ascii_lowercase()));
     let opts = IngestOptions {
-        player: user.clone(),
-        aliases: args.aliases.clone(),
+        player: profile.to_string(),
+        names: names.clone(),
         batch_size: store_args.batch_size(args.batch_size),
     };
     let mut progress = CliProgress::new(args.progress);
-    let summary = mirror_ingest::ingest(&store, &sources, &opts, &mut progress)
+    let summary = mirror_ingest::ingest(store, sources, &opts, &mut progress)
         .with_context(|| format!("ingest into {path}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print_summary(&user, &summary, &path);
+    print_summary(profile, &summary, path);
     if summary.ingested + summary.duplicates == 0 {
-        let mut msg = format!("no game in the input has {user:?} as White or Black");
+        let mut msg = format!(
+            "no game in the input has {} as White or Black",
+            names
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(" or ")
+        );
         if !summary.frequent_names.is_empty() {
             let names: Vec<String> = summary
                 .frequent_names
@@ -205,10 +344,10 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
         }
         anyhow::bail!(msg);
     }
-    Ok(if summary.has_errors() {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
+    Ok(FeedOutcome {
+        ingested: summary.ingested,
+        duplicates: summary.duplicates,
+        ok: !summary.has_errors(),
     })
 }
 
@@ -266,16 +405,20 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
     }
 }
 
-fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
-    // Validate before anything touches the disk or the network.
-    mirror_online::lichess::validate_username(user)?;
-    let path = store_args.describe()?;
-    let store = store_args.open(OpenMode::CreateIfMissing)?;
+fn run_lichess(
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    store: &AnyStore,
+    path: &str,
+    profile: &str,
+    user: &str,
+) -> anyhow::Result<FeedOutcome> {
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
         .context("the system clock is before 1970")?;
     let opts = LichessOptions {
+        player: profile.to_string(),
         user: user.to_string(),
         config: LichessConfig {
             base: args.lichess_api.clone(),
@@ -291,8 +434,15 @@ fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow:
         batch_size: store_args.batch_size(args.batch_size),
     };
     let mut progress = CliProgress::new(args.progress);
-    let s = ingest_lichess(&store, &opts, &mut progress)
+    let s = ingest_lichess(store, &opts, &mut progress)
         .with_context(|| format!("ingest lichess games of {user}"))?;
+    store.add_account(
+        profile,
+        &Account {
+            source: GameSource::Lichess,
+            name: user.to_string(),
+        },
+    )?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
@@ -303,29 +453,37 @@ fn run_lichess(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow:
         ),
         None => println!("lichess export of {user}: all games"),
     }
-    print_summary(user, &s.games, &path);
-    if s.games.has_errors() {
+    print_summary(profile, &s.games, path);
+    let ok = !s.games.has_errors();
+    if !ok {
         eprintln!(
             "error: the export broke off; the games read before are kept: run the same command again"
         );
-        return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(FeedOutcome {
+        ingested: s.games.ingested,
+        duplicates: s.games.duplicates,
+        ok,
+    })
 }
 
 fn date_of_ms(ms: i64) -> String {
     Date::from_unix(ms.div_euclid(1000)).map_or_else(|| "?".into(), |d| d.to_string())
 }
 
-fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow::Result<ExitCode> {
-    // Validate before anything touches the disk or the network.
-    mirror_online::chesscom::validate_username(user)?;
-    let path = store_args.describe()?;
-    let store = store_args.open(OpenMode::CreateIfMissing)?;
+fn run_chesscom(
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    store: &AnyStore,
+    path: &str,
+    profile: &str,
+    user: &str,
+) -> anyhow::Result<FeedOutcome> {
     let now = Date::today()
         .and_then(|d| d.month())
         .context("the system clock gives no date")?;
     let opts = ChesscomOptions {
+        player: profile.to_string(),
         user: user.to_string(),
         client: ClientConfig {
             base: args.api_base.clone(),
@@ -354,8 +512,15 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
         bar,
         plain: args.progress == ProgressMode::Plain,
     };
-    let s = ingest_chesscom(&store, &opts, &mut progress)
+    let s = ingest_chesscom(store, &opts, &mut progress)
         .with_context(|| format!("ingest Chess.com games of {user}"))?;
+    store.add_account(
+        profile,
+        &Account {
+            source: GameSource::Chesscom,
+            name: user.to_string(),
+        },
+    )?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
@@ -370,7 +535,7 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
         eprintln!("warning: skipped invalid game: {g}");
     }
-    print_summary(user, &s.games, &path);
+    print_summary(profile, &s.games, path);
     for (month, why) in &s.months.failed {
         eprintln!("error: month {month} failed: {why}");
     }
@@ -379,9 +544,12 @@ fn run_chesscom(store_args: &StoreArgs, args: &IngestArgs, user: &str) -> anyhow
             "error: {} month(s) failed; run the same command again to retry them",
             s.months.failed.len()
         );
-        return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(FeedOutcome {
+        ingested: s.games.ingested,
+        duplicates: s.games.duplicates,
+        ok: s.months.failed.is_empty(),
+    })
 }
 
 fn print_summary(user: &str, s: &Summary, path: &str) {

@@ -68,7 +68,7 @@ fn games_from_files(paths: &[PathBuf], user: Option<&str>) -> anyhow::Result<Vec
         for item in read_games(reader) {
             let (_, decoded) = item.with_context(|| format!("reading {source}"))?;
             if let Decoded::Game(g) = decoded
-                && user.is_none_or(|u| g.color_of(u, &[]).is_some())
+                && user.is_none_or(|u| g.color_of(&[u]).is_some())
             {
                 out.push(g);
             }

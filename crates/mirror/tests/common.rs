@@ -202,3 +202,31 @@ pub fn spawn_serve(mut cmd: Command) -> (Child, String, String, BufReader<ChildS
         .to_string();
     (child, url, line, stderr)
 }
+
+/// python-chess's edges for a profile: several PGN files, several names (`a|b`), extra
+/// options of graph.py.
+pub fn reference_profile_edges(pgns: &[&Path], names: &str, extra: &[&str]) -> String {
+    let files: Vec<&str> = pgns
+        .iter()
+        .map(|p| p.to_str().expect("utf-8 path"))
+        .collect();
+    let script = repo().join("tests/reference/graph.py");
+    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(&script)
+        .arg(files.join(","))
+        .arg(names)
+        .args(extra)
+        .output()
+        .expect("python3 must be installed (.ci/run installs it with python-chess)");
+    assert!(
+        out.status.success(),
+        "reference failed (pip install chess zstandard): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).expect("utf-8")
+}
+
+/// The profile fixtures: real games of Magnus Carlsen (tests/fixtures/profile/).
+pub fn profile_fixture(name: &str) -> PathBuf {
+    repo().join("tests/fixtures/profile").join(name)
+}

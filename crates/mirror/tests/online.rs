@@ -227,6 +227,4 @@ fn ingest_from_lichess_then_rerun_from_the_cursor() {
         "{stdout}"
     );
     assert_eq!(summary_value(&stdout, "ingested"), 0);
-    let err = env.fails(&["ingest", "--lichess", PLAYER, "--user", PLAYER]);
-    assert!(err.contains("cannot be used with"), "{err}");
 }

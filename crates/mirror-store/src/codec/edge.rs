@@ -1,4 +1,5 @@
-//! An edge row: the key `player id (4) | position (8) | move (2) | flags (1) | month (2) |
+//! An edge row: the key `player id (4) | position (8) | move (2) | flags (1: colour, rated,
+//! time class, source) | month (2) |
 //! opponent rating (2, 0 = unknown)`,
 //! big-endian so that one player's moves from one position are one range scan, and the
 //! value [`MoveStats`] (32 bytes) and the child position key (8).
@@ -68,7 +69,8 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
             key[14],
             u16::from_be_bytes([key[15], key[16]]),
             u16::from_be_bytes([key[17], key[18]]),
-        ),
+        )
+        .ok_or_else(|| StoreError::Corrupt(format!("edge flags {:#04x}", key[14])))?,
         stats,
         child: PositionKey::from_be_bytes(eight(&value[STATS_LEN..])),
     })
@@ -111,6 +113,7 @@ mod tests {
                 time_class,
                 month,
                 opponent_rating,
+                source: mirror_core::GameSource::Lichess,
             };
             let (pos, child, mv) = (
                 PositionKey(0xdead_beef_0123),
@@ -129,6 +132,7 @@ mod tests {
             time_class: TimeClass::Bullet,
             month: None,
             opponent_rating: None,
+            source: mirror_core::GameSource::Otb,
         };
         let k = key(1, PositionKey(5), MoveCode(1), &dims);
         assert!(first_key(1, PositionKey(5)) <= k && k <= last_key(1, PositionKey(5)));
