@@ -26,12 +26,28 @@ pub struct EdgeDelta {
     pub stats: MoveStats,
     /// The position the move leads to.
     pub child: PositionKey,
+    /// Pieces on the board of the position the move was played from (2-32).
+    pub pieces: u8,
+}
+
+/// A position a game went through, the move first played there and the pieces on the
+/// board.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct FirstMove {
+    /// The position a move was played from.
+    pub pos: PositionKey,
+    /// The first move the game played from it.
+    pub mv: MoveCode,
+    /// Pieces on the board (2-32).
+    pub pieces: u8,
 }
 
 /// Games of one player, aggregated into edge rows, ready for one write transaction.
 #[derive(Debug)]
 pub struct Batch {
     games: Vec<(GameRecord, Color)>,
+    /// Per game (parallel to `games`): the positions a move was played from, sorted, once.
+    move_positions: Vec<Vec<FirstMove>>,
     ids: FxHashSet<GameId>,
     edges: FxHashMap<EdgeKey, EdgeDelta>,
     /// Position key -> (offset, length) of its packed form in `packed`.
@@ -50,6 +66,7 @@ impl Batch {
     pub fn new() -> Batch {
         Batch {
             games: Vec::new(),
+            move_positions: Vec::new(),
             ids: FxHashSet::default(),
             edges: FxHashMap::default(),
             positions: FxHashMap::default(),
@@ -85,7 +102,7 @@ impl Batch {
         // positions the batch has not seen.
         let mut pos = Chess::default();
         let mut key = PositionKey::from_position(&pos);
-        let mut plies: Vec<(PositionKey, MoveCode, PositionKey)> =
+        let mut plies: Vec<(PositionKey, MoveCode, PositionKey, u8)> =
             Vec::with_capacity(game.moves.len());
         let mut fresh: Vec<(PositionKey, PackedSetup)> = Vec::new();
         if !self.positions.contains_key(&key) {
@@ -93,21 +110,34 @@ impl Batch {
         }
         for &code in &game.moves {
             let m = code.to_move(&pos)?;
+            let pieces = u8::try_from(pos.board().occupied().count())
+                .expect("a board has at most 64 pieces");
             pos.play_unchecked(m);
             let child = PositionKey::from_position(&pos);
-            plies.push((key, code, child));
+            plies.push((key, code, child, pieces));
             if !self.positions.contains_key(&child) {
                 fresh.push((child, pack(&pos)));
             }
             key = child;
         }
-        plies.sort_unstable_by_key(|&(k, m, _)| (k, m));
-        plies.dedup_by_key(|&mut (k, m, _)| (k, m));
-        for (pos, mv, child) in plies {
+        // The first move from each position (a stable sort keeps the game's order).
+        let mut from: Vec<FirstMove> = plies
+            .iter()
+            .map(|&(pos, mv, _, pieces)| FirstMove { pos, mv, pieces })
+            .collect();
+        from.sort_by_key(|f| f.pos);
+        from.dedup_by_key(|f| f.pos);
+        plies.sort_unstable_by_key(|&(k, m, _, _)| (k, m));
+        plies.dedup_by_key(|&mut (k, m, _, _)| (k, m));
+        for (pos, mv, child, pieces) in plies {
             self.edges
                 .entry(EdgeKey { pos, mv, dims })
                 .and_modify(|d| d.stats.merge(&stats))
-                .or_insert(EdgeDelta { stats, child });
+                .or_insert(EdgeDelta {
+                    stats,
+                    child,
+                    pieces,
+                });
         }
         for (k, p) in fresh {
             if let std::collections::hash_map::Entry::Vacant(e) = self.positions.entry(k) {
@@ -119,6 +149,7 @@ impl Batch {
         }
         self.ids.insert(game.id.clone());
         self.games.push((game, color));
+        self.move_positions.push(from);
         Ok(true)
     }
 
@@ -140,6 +171,13 @@ impl Batch {
     /// The games with the player's colour.
     pub fn games(&self) -> &[(GameRecord, Color)] {
         &self.games
+    }
+
+    /// Per game, in the order of [`Batch::games`]: the positions a move was played from,
+    /// sorted and each once, with the first move played there (stores keep them to find a
+    /// position's games quickly).
+    pub fn move_positions(&self) -> &[Vec<FirstMove>] {
+        &self.move_positions
     }
 
     /// The aggregated edge rows.
@@ -227,6 +265,21 @@ mod tests {
                 .all(|d| d.stats.draws == 1 && d.stats.games() == 1)
         );
         assert_eq!(b.position_count(), 4);
+        assert_eq!(
+            b.move_positions()[0].len(),
+            4,
+            "four positions a move was played from"
+        );
+        assert!(
+            b.move_positions()[0]
+                .windows(2)
+                .all(|w| w[0].pos < w[1].pos)
+        );
+        let first = b.move_positions()[0]
+            .iter()
+            .find(|f| f.pos == PositionKey::from_position(&Chess::default()))
+            .expect("the start");
+        assert_eq!((first.mv.to_string(), first.pieces), ("g1f3".into(), 32));
         let start = PositionKey::from_position(&Chess::default());
         let packed = b.positions().find(|(k, _)| *k == start).expect("start").1;
         assert_eq!(

@@ -180,7 +180,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     let player = filter.color.unwrap_or(pos.turn());
     let known = state.known_players.clone();
     state
-        .blocking(move |store, _| {
+        .quick(move |store, _| {
             require_player(&known, store, &user)?;
             let key = PositionKey::from_position(&pos);
             let rows = store.moves(&user, key, &filter)?;

@@ -88,6 +88,22 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         })
     }
 
+    /// Runs a short store read: on this task when the store's reads are local and quick
+    /// ([`GraphStore::reads_inline`]: the explorer's reads take microseconds, and handing
+    /// them to the blocking pool cost more than the read: measured under load, a third of
+    /// the server's time went to thread switches, and the tail grew with them), else on
+    /// the blocking pool like [`AppState::blocking`].
+    pub async fn quick<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
+    where
+        T: Send + 'static,
+        F: FnOnce(&S, Option<&FallbackFactory>) -> Result<T, ApiError> + Send + 'static,
+    {
+        if self.store.reads_inline() {
+            return work(&self.store, self.fallbacks.as_ref());
+        }
+        self.blocking(work).await
+    }
+
     /// Runs store work on the blocking pool, at most `blocking` at a time.
     pub async fn blocking<T, F>(self: &Arc<Self>, work: F) -> Result<T, ApiError>
     where

@@ -17,6 +17,20 @@
 //!   opponent rating (2)`,
 //!   big-endian so that one player's moves from one position are one range scan, -> 40-byte
 //!   value: [`MoveStats`] (32) and the child position key (8).
+//! - `move_totals`: 15-byte key `player id | position | colour | move` -> the same 40-byte
+//!   value summed over every other dimension, for positions with at least
+//!   [`TOTAL_MIN_PIECES`] pieces (where the popular positions are): their unfiltered (or
+//!   colour-only) moves in one short scan instead of one row per edge row (the start
+//!   position of a 27k-game player has about 27,000 edge rows and 40 totals). A position
+//!   has totals exactly when it has that many pieces and games.
+//! - `game_positions`: game id -> the keys of the positions a move was played from, sorted
+//!   (8 bytes each): "does this game go through P" without replaying it, for recent games.
+//! - `position_games`: (player id, position, date, game number) -> (colour, first move
+//!   played there), for the positions that keep totals: a popular position's newest games
+//!   in date order, without looking at any other game; `game_numbers`: (player id, game
+//!   number) -> game id (a player's games are numbered in ingest order; a number is 4
+//!   bytes where an id is about 40).
+//! - `accounts`: (lower-cased player, source code, lower-cased name) -> the name as given.
 //!
 //! The byte forms are in [`crate::codec`], one module per stored type.
 
@@ -34,11 +48,108 @@ use shakmaty::Color;
 
 use crate::{
     Account, EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo,
-    RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key, sum_by_move,
+    RecentGame, Result, StoreError, WriteReport, player_key, recent_game, sum_by_move,
 };
 
-/// Games scanned (newest first) when looking for a position's recent games.
-const RECENT_SCAN: usize = 2000;
+/// One search for a position's recent games over the player's games by date.
+struct RecentSearch<'a> {
+    by_date: redb::ReadOnlyTable<(u32, u32, &'static str), u8>,
+    games: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    positions: redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    pid: u32,
+    pos: PositionKey,
+    filter: &'a Filter,
+    limit: usize,
+    found: Vec<RecentGame>,
+    checks: usize,
+}
+
+/// Where a scan stopped: (date, game id) of the first game it did not check.
+type Cursor = (u32, String);
+
+/// How a scan of a date range ended.
+enum Scan {
+    /// Enough games found, or the bound on checks reached: the search is over.
+    Done,
+    /// `max` games checked; the rest of the range is older than the cursor.
+    Stopped(Cursor),
+    /// The range ran out.
+    Exhausted,
+}
+
+impl RecentSearch<'_> {
+    /// Checks the player's games dated `lo..=hi`, newest first, from `from` on (that game
+    /// and older ones) if given: at most `max.0` games looked at, of which at most `max.1`
+    /// had the filter's colour and so were checked further.
+    fn scan(
+        &mut self,
+        lo: u32,
+        hi: u32,
+        from: Option<&Cursor>,
+        max: (usize, usize),
+    ) -> Result<Scan> {
+        let range = self
+            .by_date
+            .range((self.pid, lo, "")..=(self.pid, hi, "\u{10ffff}"))
+            .map_err(backend)?;
+        let (mut seen, mut checked) = (0, 0);
+        for item in range.rev() {
+            let (k, v) = item.map_err(backend)?;
+            let (_, date, id) = k.value();
+            if let Some((d, i)) = from
+                && (date, id) > (*d, i.as_str())
+            {
+                continue;
+            }
+            if seen == max.0 || checked == max.1 {
+                return Ok(Scan::Stopped((date, id.to_string())));
+            }
+            if self.checks >= RECENT_MAX_CHECKS {
+                return Ok(Scan::Done);
+            }
+            seen += 1;
+            self.checks += 1;
+            // The colour is in the date index: no lookup for the other colour's games.
+            let color = codec::mark::decode_color(v.value(), id)?;
+            if self.filter.color.is_some_and(|c| c != color) {
+                continue;
+            }
+            checked += 1;
+            let through = match self.positions.get(id).map_err(backend)? {
+                Some(keys) => codec::positions::contains(keys.value(), self.pos)?,
+                // No position list: replay the game to know.
+                None => true,
+            };
+            if !through {
+                continue;
+            }
+            let Some(rec) = self.games.get(id).map_err(backend)? else {
+                continue;
+            };
+            let rec =
+                GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            if let Some(g) = recent_game(rec, color, self.pos, self.filter) {
+                self.found.push(g);
+                if self.found.len() >= self.limit {
+                    return Ok(Scan::Done);
+                }
+            }
+        }
+        Ok(Scan::Exhausted)
+    }
+}
+
+/// Games looked at, and checked (of the filter's colour), newest first before a position's
+/// recent games are looked for only on the days its edge rows were played.
+const RECENT_QUICK: (usize, usize) = (1024, 64);
+/// Games checked at most when looking for a position's recent games (a bound on the
+/// search that a position's days never reach in practice).
+const RECENT_MAX_CHECKS: usize = 100_000;
+
+/// Positions with at least this many pieces keep move totals (22.6% of the plies of the
+/// shared player's games; every one of their 20 most played positions): the threshold
+/// keeps the extra writes of an ingest small while the rest, rarer by far, sum few rows.
+pub const TOTAL_MIN_PIECES: u8 = 30;
 
 /// Version of the table layout; checked on open.
 pub const SCHEMA_VERSION: u64 = 4;
@@ -53,6 +164,15 @@ const GAMES_BY_DATE: TableDefinition<'_, (u32, u32, &str), u8> =
     TableDefinition::new("player_games_by_date");
 const POSITIONS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("positions");
 const EDGES: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("edges");
+const MOVE_TOTALS: TableDefinition<'_, &[u8], &[u8]> = TableDefinition::new("move_totals");
+const GAME_POSITIONS: TableDefinition<'_, &str, &[u8]> = TableDefinition::new("game_positions");
+/// (player id, position, date, game number) -> (colour, the first move from the position).
+const POSITION_GAMES: TableDefinition<'_, (u32, u64, u32, u32), (u8, u16)> =
+    TableDefinition::new("position_games");
+/// A `position_games` key without the player: (position, date, game number).
+type Posting = (u64, u32, u32);
+/// (player id, game number) -> game id: the player's games numbered in ingest order.
+const GAME_NUMBERS: TableDefinition<'_, (u32, u32), &str> = TableDefinition::new("game_numbers");
 const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
 /// (player key, source code, name lower-cased) -> the name as given.
 const ACCOUNTS: TableDefinition<'_, (&str, u8, &str), &str> = TableDefinition::new("accounts");
@@ -158,6 +278,10 @@ impl EmbeddedStore {
             txn.open_table(GAMES_BY_DATE).map_err(backend)?;
             txn.open_table(POSITIONS).map_err(backend)?;
             txn.open_table(EDGES).map_err(backend)?;
+            txn.open_table(MOVE_TOTALS).map_err(backend)?;
+            txn.open_table(GAME_POSITIONS).map_err(backend)?;
+            txn.open_table(POSITION_GAMES).map_err(backend)?;
+            txn.open_table(GAME_NUMBERS).map_err(backend)?;
             txn.open_table(FETCH).map_err(backend)?;
             txn.open_table(ACCOUNTS).map_err(backend)?;
         }
@@ -206,6 +330,22 @@ impl EmbeddedStore {
             let mut pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
             let mut by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
             let mut games = txn.open_table(GAMES).map_err(backend)?;
+            let mut game_positions = txn.open_table(GAME_POSITIONS).map_err(backend)?;
+            let mut position_games = txn.open_table(POSITION_GAMES).map_err(backend)?;
+            let mut numbers = txn.open_table(GAME_NUMBERS).map_err(backend)?;
+            let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
+            let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
+            // The next game number: the player's games so far.
+            let mut number = match txn
+                .open_table(PLAYER_TOTALS)
+                .map_err(backend)?
+                .get(pid)
+                .map_err(backend)?
+            {
+                Some(t) => u32::try_from(t.value().0)
+                    .map_err(|_| StoreError::Backend("too many games for one player".into()))?,
+                None => 0,
+            };
             let mut present = Vec::new();
             for (g, _) in batch.games() {
                 if pg.get((pid, g.id.0.as_str())).map_err(backend)?.is_some() {
@@ -215,9 +355,21 @@ impl EmbeddedStore {
             if !present.is_empty() {
                 return Err(StoreError::AlreadyIngested(present));
             }
-            for (g, color) in batch.games() {
+            for ((g, color), firsts) in batch.games().iter().zip(batch.move_positions()) {
                 let date = codec::mark::date(g.date);
                 let c = codec::mark::color(*color);
+                numbers
+                    .insert((pid, number), g.id.0.as_str())
+                    .map_err(backend)?;
+                postings.extend(
+                    firsts
+                        .iter()
+                        .filter(|f| f.pieces >= TOTAL_MIN_PIECES)
+                        .map(|f| ((f.pos.0, date, number), (c, f.mv.0))),
+                );
+                number = number
+                    .checked_add(1)
+                    .ok_or_else(|| StoreError::Backend("too many games for one player".into()))?;
                 pg.insert((pid, g.id.0.as_str()), (date, c))
                     .map_err(backend)?;
                 by_date
@@ -227,8 +379,23 @@ impl EmbeddedStore {
                     games
                         .insert(g.id.0.as_str(), g.encode().as_slice())
                         .map_err(backend)?;
+                    let keys: Vec<PositionKey> = firsts.iter().map(|f| f.pos).collect();
+                    new_positions.push((g.id.0.as_str(), codec::positions::encode(&keys)));
                 }
                 report.games += 1;
+            }
+            // In key order: neighbouring inserts touch the same pages.
+            postings.sort_unstable();
+            for ((pos, date, number), value) in postings {
+                position_games
+                    .insert((pid, pos, date, number), value)
+                    .map_err(backend)?;
+            }
+            new_positions.sort_unstable();
+            for (id, keys) in new_positions {
+                game_positions
+                    .insert(id, keys.as_slice())
+                    .map_err(backend)?;
             }
         }
         {
@@ -273,6 +440,36 @@ impl EmbeddedStore {
                     }
                     Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
                     None => report.new_edges += 1,
+                }
+            }
+        }
+        {
+            // The same rows summed per (position, colour, move), then added to the totals.
+            let mut sums: rustc_hash::FxHashMap<
+                [u8; codec::total::KEY_LEN],
+                (MoveStats, PositionKey),
+            > = rustc_hash::FxHashMap::default();
+            for (k, d) in batch.edges() {
+                if d.pieces < TOTAL_MIN_PIECES {
+                    continue;
+                }
+                sums.entry(codec::total::key(pid, k.pos, k.dims.color, k.mv))
+                    .and_modify(|(s, _)| s.merge(&d.stats))
+                    .or_insert((d.stats, d.child));
+            }
+            let mut rows: Vec<_> = sums.into_iter().collect();
+            rows.sort_unstable_by_key(|r| r.0);
+            let mut totals = txn.open_table(MOVE_TOTALS).map_err(backend)?;
+            for (key, (mut stats, child)) in rows {
+                let old = totals
+                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
+                    .map_err(backend)?
+                    .map(|v| codec::edge::decode_value(v.value()));
+                if let Some(old) = old {
+                    stats.merge(&old?.0);
+                    totals
+                        .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
+                        .map_err(backend)?;
                 }
             }
         }
@@ -326,6 +523,33 @@ impl GraphStore for EmbeddedStore {
             return Ok(Vec::new());
         };
         let txn = self.db.begin_read().map_err(backend)?;
+        if filter.is_colour_only() {
+            // Both colours' totals: any row means the position keeps totals.
+            let totals = txn.open_table(MOVE_TOTALS).map_err(backend)?;
+            let (lo, hi) = codec::total::range(pid, pos);
+            let mut kept = false;
+            let mut out: Vec<MoveRow> = Vec::new();
+            for item in totals
+                .range(lo.as_slice()..=hi.as_slice())
+                .map_err(backend)?
+            {
+                let (k, v) = item.map_err(backend)?;
+                kept = true;
+                let (color, mv) = codec::total::color_and_move(k.value())?;
+                if filter.color.is_some_and(|c| c != color) {
+                    continue;
+                }
+                let (stats, child) = codec::edge::decode_value(v.value())?;
+                match out.iter_mut().find(|r| r.mv == mv) {
+                    Some(r) => r.stats.merge(&stats),
+                    None => out.push(MoveRow { mv, stats, child }),
+                }
+            }
+            if kept {
+                crate::sort_moves(&mut out);
+                return Ok(out);
+            }
+        }
         let edges = txn.open_table(EDGES).map_err(backend)?;
         let (lo, hi) = (
             codec::edge::first_key(pid, pos),
@@ -451,33 +675,118 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
         };
-        // Start from the newest date any matching edge from `pos` was played.
-        let newest = self
-            .moves(player, pos, filter)?
-            .iter()
-            .map(|r| r.stats.last)
-            .max();
-        let Some(newest) = newest else {
+        if limit == 0 {
             return Ok(Vec::new());
-        };
+        }
         let txn = self.db.begin_read().map_err(backend)?;
-        let by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
+        // A position that keeps totals has its games in date order (a day's games in
+        // ingest order: all of the last day found are read, then ordered by id as
+        // everywhere else).
         let games = txn.open_table(GAMES).map_err(backend)?;
-        let range = by_date
-            .range((pid, 0, "")..=(pid, newest, "\u{10ffff}"))
-            .map_err(backend)?;
-        let candidates = range.rev().take(RECENT_SCAN).map(|item| {
+        let postings = txn.open_table(POSITION_GAMES).map_err(backend)?;
+        let numbers = txn.open_table(GAME_NUMBERS).map_err(backend)?;
+        let mut listed = false;
+        let mut found: Vec<RecentGame> = Vec::new();
+        let mut last_day = None;
+        for item in postings
+            .range((pid, pos.0, 0, 0)..=(pid, pos.0, u32::MAX, u32::MAX))
+            .map_err(backend)?
+            .rev()
+            .take(RECENT_MAX_CHECKS)
+        {
             let (k, v) = item.map_err(backend)?;
-            let (_, _, id) = k.value();
-            let color = codec::mark::decode_color(v.value(), id)?;
-            let Some(rec) = games.get(id).map_err(backend)? else {
-                return Ok(None);
-            };
-            let rec =
+            listed = true;
+            let (_, _, date, number) = k.value();
+            if last_day.is_some_and(|d| d != date) {
+                break;
+            }
+            let (c, mv) = v.value();
+            let color = mirror_core::codec::color_from_bit(c).ok_or_else(|| {
+                StoreError::Corrupt(format!("game number {number}: colour byte {c}"))
+            })?;
+            if filter.color.is_some_and(|f| f != color) {
+                continue;
+            }
+            let id = numbers
+                .get((pid, number))
+                .map_err(backend)?
+                .ok_or_else(|| StoreError::Corrupt(format!("game number {number} has no id")))?;
+            let id = id.value();
+            let rec = games
+                .get(id)
+                .map_err(backend)?
+                .ok_or_else(|| StoreError::Corrupt(format!("game {id} is listed but missing")))?;
+            let game =
                 GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            Ok(Some((rec, color)))
-        });
-        first_recent_games(candidates, pos, filter, limit)
+            if filter.accepts(&mirror_core::EdgeDims::of_game(&game, color)) {
+                found.push(RecentGame {
+                    game,
+                    color,
+                    mv: mirror_core::MoveCode(mv),
+                });
+                if found.len() >= limit {
+                    last_day = Some(date);
+                }
+            }
+        }
+        if listed {
+            found.sort_by(|a, b| (b.game.date, &b.game.id).cmp(&(a.game.date, &a.game.id)));
+            found.truncate(limit);
+            return Ok(found);
+        }
+        let mut search = RecentSearch {
+            by_date: txn.open_table(GAMES_BY_DATE).map_err(backend)?,
+            games,
+            positions: txn.open_table(GAME_POSITIONS).map_err(backend)?,
+            pid,
+            pos,
+            filter,
+            limit,
+            found: Vec::new(),
+            checks: 0,
+        };
+        // Popular positions: the newest games go through them.
+        let cursor = match search.scan(0, u32::MAX, None, RECENT_QUICK)? {
+            Scan::Stopped(cursor) => cursor,
+            Scan::Done | Scan::Exhausted => return Ok(search.found),
+        };
+        // The others: only on the days the position's edge rows were played (a row's
+        // games share its month; a row without a month may hold undated games).
+        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let mut days: Vec<(u32, u32)> = Vec::new();
+        let (lo, hi) = (
+            codec::edge::first_key(pid, pos),
+            codec::edge::last_key(pid, pos),
+        );
+        for item in edges
+            .range(lo.as_slice()..=hi.as_slice())
+            .map_err(backend)?
+        {
+            let (k, v) = item.map_err(backend)?;
+            let row = codec::edge::decode(k.value(), v.value())?;
+            if filter.accepts(&row.dims) {
+                let first = if row.dims.month.is_some() {
+                    row.stats.first
+                } else {
+                    0
+                };
+                days.push((first, row.stats.last));
+            }
+        }
+        days.sort_unstable_by_key(|d| std::cmp::Reverse(d.1));
+        let mut merged: Vec<(u32, u32)> = Vec::new();
+        for (lo, hi) in days {
+            match merged.last_mut() {
+                Some(last) if hi >= last.0 => last.0 = last.0.min(lo),
+                _ => merged.push((lo, hi)),
+            }
+        }
+        for (lo, hi) in merged {
+            if let Scan::Done = search.scan(lo, hi, Some(&cursor), (usize::MAX, usize::MAX))? {
+                break;
+            }
+        }
+        Ok(search.found)
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
@@ -498,6 +807,10 @@ impl GraphStore for EmbeddedStore {
             .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())
             .map_err(backend)?;
         txn.commit().map_err(backend)
+    }
+
+    fn reads_inline(&self) -> bool {
+        true
     }
 
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {

@@ -146,6 +146,26 @@ impl std::fmt::Display for RatingRange {
 }
 
 impl Filter {
+    /// Whether the colour is the only restriction (or there is none): such a question is
+    /// answered from a position's move totals without looking at the other dimensions.
+    pub fn is_colour_only(&self) -> bool {
+        let Filter {
+            color: _,
+            time_classes,
+            rated,
+            since,
+            until,
+            opponent_rating,
+            sources,
+        } = self;
+        time_classes.is_empty()
+            && rated.is_none()
+            && since.is_none()
+            && until.is_none()
+            && opponent_rating.is_none()
+            && sources.is_empty()
+    }
+
     /// Whether an edge row with these dimensions passes.
     pub fn accepts(&self, dims: &EdgeDims) -> bool {
         if self.color.is_some_and(|c| c != dims.color) {
@@ -414,6 +434,12 @@ pub trait GraphStore {
     /// Remembers the state of a fetched unit; call it after the unit's games are written.
     fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()>;
 
+    /// Whether reads are local and take microseconds (no network, no async runtime), so
+    /// that a server may run them on its async tasks. Default: no.
+    fn reads_inline(&self) -> bool {
+        false
+    }
+
     /// The accounts and names recorded for `player`, by source then name.
     fn accounts(&self, player: &str) -> Result<Vec<Account>>;
 
@@ -475,6 +501,9 @@ macro_rules! forward_store {
             }
             fn accounts(&self, player: &str) -> Result<Vec<Account>> {
                 (**self).accounts(player)
+            }
+            fn reads_inline(&self) -> bool {
+                (**self).reads_inline()
             }
             fn add_account(&self, player: &str, account: &Account) -> Result<()> {
                 (**self).add_account(player, account)

@@ -16,6 +16,7 @@ use mirror_core::{
 use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color};
 
+use mirror_core::GameId;
 use mirror_store::{Filter, GraphStore, RatingRange, StoreError};
 
 /// The player of the shared single-player collection.
@@ -234,6 +235,26 @@ pub fn batches_merge_exactly<S: GraphStore>(one: S, many: S) {
         many.write_batch(PLAYER, &batch_of(chunk)).expect("write");
     }
     assert_same_graph(&one, &many);
+    // Unfiltered and colour-only questions (which a backend may answer from running
+    // totals) agree with the edge rows summed, after one batch and after many.
+    let rows = one.edges(PLAYER).expect("edges");
+    let mut positions: Vec<PositionKey> = rows.iter().map(|e| e.pos).collect();
+    positions.dedup();
+    for pos in positions.iter().step_by(25) {
+        for color in [None, Some(Color::White), Some(Color::Black)] {
+            let f = Filter {
+                color,
+                ..Filter::default()
+            };
+            let want = mirror_store::sum_by_move(
+                rows.iter().filter(|e| e.pos == *pos).map(|e| Ok(*e)),
+                &f,
+            )
+            .expect("sum");
+            assert_eq!(one.moves(PLAYER, *pos, &f).expect("moves"), want);
+            assert_eq!(many.moves(PLAYER, *pos, &f).expect("moves"), want);
+        }
+    }
 }
 
 /// Both stores hold the same graph of [`PLAYER`]: edges, counts and positions.
@@ -445,6 +466,39 @@ pub fn recent_games<S: GraphStore>(store: S) {
             .expect("recent")
             .is_empty()
     );
+    // Every position of the first 16 plies of every 7th game, under three filters: exactly
+    // the newest games through it that pass (a brute-force replay of all games).
+    let mut by_age: Vec<&(GameRecord, Color)> = games.iter().collect();
+    by_age.sort_by(|a, b| b.0.date.cmp(&a.0.date).then_with(|| b.0.id.cmp(&a.0.id)));
+    let blitz_white = Filter {
+        color: Some(Color::White),
+        time_classes: vec![TimeClass::Blitz],
+        ..Filter::default()
+    };
+    let mut checked = 0;
+    for (g, _) in games.iter().step_by(7) {
+        for ply in g.replay().take(16) {
+            let pos = ply.expect("legal").key;
+            for filter in [&Filter::default(), &black, &blitz_white] {
+                let want: Vec<GameId> = by_age
+                    .iter()
+                    .filter_map(|(g, c)| {
+                        mirror_store::recent_game(g.clone(), *c, pos, filter).map(|r| r.game.id)
+                    })
+                    .take(4)
+                    .collect();
+                let got: Vec<GameId> = store
+                    .recent_games(PLAYER, pos, filter, 4)
+                    .expect("recent")
+                    .into_iter()
+                    .map(|r| r.game.id)
+                    .collect();
+                assert_eq!(got, want, "{pos:?} {filter:?}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 400, "{checked}");
 }
 
 /// Fetch states round-trip per player and unit, and can be overwritten.

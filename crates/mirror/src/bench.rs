@@ -60,19 +60,10 @@ pub enum BenchCommand {
         #[arg(long, short = 'u')]
         user: String,
     },
-    /// Load the HTTP move endpoint with book positions of a stored player (server and load
-    /// generator in this process, on loopback).
-    Serve {
-        /// The player (must be in the store).
-        #[arg(long, short = 'u')]
-        user: String,
-        /// Concurrent connections.
-        #[arg(long, default_value_t = 64)]
-        connections: usize,
-        /// Seconds of measured load (after one second of warm-up).
-        #[arg(long, default_value_t = 10)]
-        seconds: u64,
-    },
+    /// Load the HTTP API (explore or move) on the player's most played positions and
+    /// random positions of their tree, cold and warm (server and load generator in this
+    /// process, on loopback).
+    Serve(crate::bench_serve::ServeBenchArgs),
 }
 
 /// The python-chess peer (the same script the reference test uses).
@@ -88,11 +79,7 @@ fn peak_rss_mib() -> Option<f64> {
 
 pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
-        BenchCommand::Serve {
-            user,
-            connections,
-            seconds,
-        } => crate::serve::bench(store_args, &user, connections, seconds),
+        BenchCommand::Serve(args) => crate::bench_serve::run(store_args, args),
         BenchCommand::Model { model, user } => bench_model(store_args, model, &user),
         BenchCommand::Ingest {
             pgn,

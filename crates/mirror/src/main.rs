@@ -1,6 +1,7 @@
 //! `mirror`: learns how one chess player plays from their own games and plays back like them.
 
 mod bench;
+mod bench_serve;
 mod cli;
 mod engine_cfg;
 mod eval;

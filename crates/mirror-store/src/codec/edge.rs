@@ -61,7 +61,7 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
         )));
     }
     let eight = |b: &[u8]| -> [u8; 8] { b.try_into().expect("length checked above") };
-    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
+    let (stats, child) = decode_value(value)?;
     Ok(EdgeRow {
         pos: PositionKey::from_be_bytes(eight(&key[4..12])),
         mv: MoveCode(u16::from_be_bytes([key[12], key[13]])),
@@ -72,8 +72,21 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
         )
         .ok_or_else(|| StoreError::Corrupt(format!("edge flags {:#04x}", key[14])))?,
         stats,
-        child: PositionKey::from_be_bytes(eight(&value[STATS_LEN..])),
+        child,
     })
+}
+
+/// The statistics and child of a stored edge value (also the value of a move total).
+pub fn decode_value(value: &[u8]) -> Result<(MoveStats, PositionKey), StoreError> {
+    if value.len() != VALUE_LEN {
+        return Err(StoreError::Corrupt(format!(
+            "edge value of {} bytes, not {VALUE_LEN}",
+            value.len()
+        )));
+    }
+    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
+    let child: [u8; 8] = value[STATS_LEN..].try_into().expect("length checked above");
+    Ok((stats, PositionKey::from_be_bytes(child)))
 }
 
 #[cfg(test)]
