@@ -221,14 +221,21 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
         feeds.push(Feed::Pgn);
     }
     let recorded_only = feeds.is_empty();
-    if recorded_only {
-        // `mirror ingest --user NAME` alone: the Chess.com account NAME (checked before
-        // the store is opened), unless the store knows the profile's accounts.
-        mirror_online::chesscom::validate_username(&profile).map_err(|e| {
-            anyhow::anyhow!(
+    if recorded_only && let Err(e) = mirror_online::chesscom::validate_username(&profile) {
+        // `mirror ingest --user NAME` alone: the profile's recorded accounts, else the
+        // Chess.com account NAME, which this cannot be. Look without creating a store.
+        let known = match store_args.open(OpenMode::MustExist) {
+            Ok(store) => store
+                .accounts(&profile)?
+                .iter()
+                .any(|a| a.source != GameSource::Otb),
+            Err(_) => false,
+        };
+        if !known {
+            anyhow::bail!(
                 "{e}; to ingest PGN files pass --pgn, for a lichess account --lichess USER"
-            )
-        })?;
+            );
+        }
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.describe()?;

@@ -113,7 +113,7 @@ fn lichess_account_plus_over_the_board_games_in_one_profile_with_source_filters(
     let out = env.ok(&[
         "ingest",
         "--user",
-        "magnus",
+        "Magnus Carlsen",
         "--lichess",
         "DrNykterstein",
         "--lichess-api",
@@ -128,13 +128,13 @@ fn lichess_account_plus_over_the_board_games_in_one_profile_with_source_filters(
     ]);
     // The lichess games come twice (the export and the downloaded file): counted once.
     assert!(
-        out.contains("profile magnus: 120 new games (lichess DrNykterstein: 60, PGN files: 60), 60 already stored or seen twice"),
+        out.contains("profile Magnus Carlsen: 120 new games (lichess DrNykterstein: 60, PGN files: 60), 60 already stored or seen twice"),
         "{out}"
     );
-    let names = "magnus|DrNykterstein|Carlsen,M";
+    let names = "Magnus Carlsen|DrNykterstein|Carlsen,M";
     let both = [otb_pgn.as_path(), lichess_pgn.as_path()];
     assert_same_edges(
-        &env.ok(&["edges", "--user", "magnus"]),
+        &env.ok(&["edges", "--user", "Magnus Carlsen"]),
         &reference_profile_edges(&both, names, &[]),
     );
     for (source, extra) in [
@@ -142,7 +142,7 @@ fn lichess_account_plus_over_the_board_games_in_one_profile_with_source_filters(
         ("otb", &[][..]),
         ("chesscom", &[][..]),
     ] {
-        let mut args = vec!["edges", "--user", "magnus", "--source", source];
+        let mut args = vec!["edges", "--user", "Magnus Carlsen", "--source", source];
         args.extend_from_slice(extra);
         let mut reference = vec!["--source", source];
         reference.extend_from_slice(extra);
@@ -152,9 +152,14 @@ fn lichess_account_plus_over_the_board_games_in_one_profile_with_source_filters(
     }
     // The explorer at the start position (the player has White there): only the
     // over-the-board games with White.
-    let explore: serde_json::Value = serde_json::from_str(
-        &env.ok(&["explore", "--user", "magnus", "--source", "otb", "--json"]),
-    )
+    let explore: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "explore",
+        "--user",
+        "Magnus Carlsen",
+        "--source",
+        "otb",
+        "--json",
+    ]))
     .expect("json");
     let otb_white = std::fs::read_to_string(&otb_pgn)
         .expect("read")
@@ -175,14 +180,36 @@ fn lichess_account_plus_over_the_board_games_in_one_profile_with_source_filters(
     let again = env.ok(&[
         "ingest",
         "--user",
-        "magnus",
+        "Magnus Carlsen",
         "--progress",
         "none",
         "--pgn",
         otb_pgn.to_str().expect("utf-8"),
     ]);
     assert_eq!(summary_value(&again, "already stored"), 60, "{again}");
-    let err = env.fails(&["explore", "--user", "magnus", "--source", "icc"]);
+    // `--user NAME` alone (no Chess.com username: it has a space) fetches from the
+    // profile's recorded accounts.
+    let again = env.ok(&[
+        "ingest",
+        "--user",
+        "Magnus Carlsen",
+        "--lichess-api",
+        &server.base,
+        "--progress",
+        "none",
+    ]);
+    assert!(
+        again.contains("profile Magnus Carlsen: its accounts lichess DrNykterstein"),
+        "{again}"
+    );
+    assert!(
+        again.contains("lichess export of DrNykterstein since"),
+        "{again}"
+    );
+    assert_eq!(summary_value(&again, "ingested"), 0);
+    let err = env.fails(&["ingest", "--user", "Nobody Here"]);
+    assert!(err.contains("invalid Chess.com username"), "{err}");
+    let err = env.fails(&["explore", "--user", "Magnus Carlsen", "--source", "icc"]);
     assert!(err.contains("unknown game source \"icc\""), "{err}");
     let err = env.fails(&["ingest", "--lichess", "aaa", "--chesscom", "bbb"]);
     assert!(err.contains("pass --user NAME"), "{err}");
