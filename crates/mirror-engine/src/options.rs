@@ -123,6 +123,20 @@ where
     })
 }
 
+/// A comma-separated list, each item parsed (empty items skipped; empty text: no items).
+fn parsed_list<T>(name: &'static str, value: &str) -> Result<Vec<T>, OptionError>
+where
+    T: std::str::FromStr,
+    T::Err: std::error::Error + Send + Sync + 'static,
+{
+    value
+        .split(',')
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| parsed::<T>(name, t))
+        .collect()
+}
+
 fn boolean(name: &'static str, value: &str) -> Result<bool, OptionError> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "on" | "yes" | "1" => Ok(true),
@@ -206,12 +220,7 @@ impl EngineOptions {
                 self.guard = Some(g);
             }
             "time_class" => {
-                self.filter.time_classes = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|t| !t.is_empty())
-                    .map(|t| parsed::<TimeClass>(name, t))
-                    .collect::<Result<_, _>>()?;
+                self.filter.time_classes = parsed_list::<TimeClass>(name, value)?;
             }
             "rated" => {
                 self.filter.rated = match value.trim().to_ascii_lowercase().as_str() {
@@ -246,12 +255,7 @@ impl EngineOptions {
                 };
             }
             "sources" => {
-                self.filter.sources = value
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|t| !t.is_empty())
-                    .map(|t| parsed::<GameSource>(name, t))
-                    .collect::<Result<_, _>>()?;
+                self.filter.sources = parsed_list::<GameSource>(name, value)?;
             }
             _ => unreachable!("canonical_name only returns OPTION_NAMES"),
         }

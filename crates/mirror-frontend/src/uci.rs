@@ -98,6 +98,15 @@ fn set_option<S: GraphStore>(
 }
 
 /// The UCI name of an engine option: `min_games` → `MinGames`.
+/// Items comma-separated, as the list options take them.
+fn joined<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 fn uci_name(name: &str) -> String {
     name.split('_')
         .map(|w| {
@@ -141,17 +150,7 @@ fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
                 "spin default {} min 0 max 10000",
                 o.guard.unwrap_or_default().margin
             ),
-            "time_class" => format!(
-                "string default {}",
-                text(
-                    o.filter
-                        .time_classes
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )
-            ),
+            "time_class" => format!("string default {}", text(joined(&o.filter.time_classes))),
             "rated" => format!(
                 "combo default {} var any var true var false",
                 o.filter.rated.map_or("any".to_string(), |r| r.to_string())
@@ -166,17 +165,7 @@ fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
                         .map_or(String::new(), |r| r.to_string())
                 )
             ),
-            "sources" => format!(
-                "string default {}",
-                text(
-                    o.filter
-                        .sources
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(",")
-                )
-            ),
+            "sources" => format!("string default {}", text(joined(&o.filter.sources))),
             other => unreachable!("option {other} has no UCI form"),
         };
         lines.push(format!("option name {} type {kind}", uci_name(name)));

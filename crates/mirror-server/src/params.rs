@@ -420,20 +420,13 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
                 .ok_or_else(|| bad(format!("color: {c:?} is not white or black")))?,
         ),
     };
-    let time_classes = match given.speeds {
-        None => Vec::new(),
-        Some(s) => s
-            .split(',')
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.parse::<TimeClass>().map_err(|_| {
-                    bad(format!(
-                        "speeds: {t:?} is not bullet, blitz, rapid, classical or daily"
-                    ))
-                })
-            })
-            .collect::<Result<_, _>>()?,
-    };
+    let time_classes = list(given.speeds, |t| {
+        t.parse::<TimeClass>().map_err(|_| {
+            bad(format!(
+                "speeds: {t:?} is not bullet, blitz, rapid, classical or daily"
+            ))
+        })
+    })?;
     let rated = match (given.rated, given.modes) {
         (Some("true"), _) | (None, Some("rated")) => Some(true),
         (Some("false"), _) | (None, Some("casual")) => Some(false),
@@ -455,17 +448,10 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
                 .map_err(|e| bad(format!("opponentRating: {e}")))
         })
         .transpose()?;
-    let sources = match given.sources {
-        None => Vec::new(),
-        Some(s) => s
-            .split(',')
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                t.parse::<mirror_core::GameSource>()
-                    .map_err(|e| bad(format!("sources: {e}")))
-            })
-            .collect::<Result<_, _>>()?,
-    };
+    let sources = list(given.sources, |t| {
+        t.parse::<mirror_core::GameSource>()
+            .map_err(|e| bad(format!("sources: {e}")))
+    })?;
     Ok(Filter {
         opponent_rating,
         sources,
@@ -475,6 +461,19 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
         since,
         until,
     })
+}
+
+/// A comma-separated list parameter (absent or empty: no items), each item by `item`.
+fn list<T>(
+    given: Option<&str>,
+    item: impl Fn(&str) -> Result<T, ApiError>,
+) -> Result<Vec<T>, ApiError> {
+    given
+        .unwrap_or_default()
+        .split(',')
+        .filter(|t| !t.is_empty())
+        .map(item)
+        .collect()
 }
 
 /// An optional non-negative integer.

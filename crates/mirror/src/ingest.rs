@@ -190,6 +190,33 @@ impl std::fmt::Display for Feed {
     }
 }
 
+impl Feed {
+    /// The account a feed reads, recorded with the profile once read.
+    fn account(&self) -> Option<Account> {
+        match self {
+            Feed::Chesscom(u) => Some(Account {
+                source: GameSource::Chesscom,
+                name: u.clone(),
+            }),
+            Feed::Lichess(u) => Some(Account {
+                source: GameSource::Lichess,
+                name: u.clone(),
+            }),
+            Feed::Pgn => None,
+        }
+    }
+}
+
+/// What every feed of one ingest shares.
+#[derive(Clone, Copy)]
+struct Run<'a> {
+    store_args: &'a StoreArgs,
+    args: &'a IngestArgs,
+    store: &'a AnyStore,
+    path: &'a str,
+    profile: &'a str,
+}
+
 /// What one feed added.
 struct FeedOutcome {
     ingested: u64,
@@ -257,6 +284,13 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
             println!("profile {profile}: its accounts {}", names.join(", "));
         }
     }
+    let run = Run {
+        store_args,
+        args: &args,
+        store: &store,
+        path: &path,
+        profile: &profile,
+    };
     let several = feeds.len() > 1;
     let mut outcomes = Vec::new();
     for feed in &feeds {
@@ -264,27 +298,28 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
             println!("== {feed} ==");
         }
         let outcome = match feed {
-            Feed::Chesscom(user) => run_chesscom(store_args, &args, &store, &path, &profile, user)?,
-            Feed::Lichess(user) => run_lichess(store_args, &args, &store, &path, &profile, user)?,
+            Feed::Chesscom(user) => run_chesscom(run, user)?,
+            Feed::Lichess(user) => run_lichess(run, user)?,
             Feed::Pgn => {
                 let mut names = vec![profile.clone()];
                 names.extend(args.aliases.iter().cloned());
                 names.extend(args.chesscom.iter().cloned());
                 names.extend(args.lichess.iter().cloned());
                 names.extend(recorded.iter().map(|a| a.name.clone()));
-                let outcome = run_pgn(store_args, &args, &store, &path, &profile, &sources, names)?;
-                for alias in &args.aliases {
-                    store.add_account(
-                        &profile,
-                        &Account {
-                            source: GameSource::Otb,
-                            name: alias.clone(),
-                        },
-                    )?;
-                }
-                outcome
+                run_pgn(run, &sources, names)?
             }
         };
+        // An account that answered, and the aliases that found games, join the profile.
+        let mut accounts: Vec<Account> = feed.account().into_iter().collect();
+        if *feed == Feed::Pgn {
+            accounts.extend(args.aliases.iter().map(|a| Account {
+                source: GameSource::Otb,
+                name: a.clone(),
+            }));
+        }
+        for account in &accounts {
+            store.add_account(&profile, account)?;
+        }
         outcomes.push((feed, outcome));
     }
     if several {
@@ -307,14 +342,17 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
 }
 
 fn run_pgn(
-    store_args: &StoreArgs,
-    args: &IngestArgs,
-    store: &AnyStore,
-    path: &str,
-    profile: &str,
+    run: Run<'_>,
     sources: &[mirror_ingest::Source],
     mut names: Vec<String>,
 ) -> anyhow::Result<FeedOutcome> {
+    let Run {
+        store_args,
+        args,
+        store,
+        path,
+        profile,
+    } = run;
     let mut seen = std::collections::HashSet::new();
     names.retain(|n| seen.insert(n.to_ascii_lowercase()));
     let opts = IngestOptions {
@@ -412,14 +450,14 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
     }
 }
 
-fn run_lichess(
-    store_args: &StoreArgs,
-    args: &IngestArgs,
-    store: &AnyStore,
-    path: &str,
-    profile: &str,
-    user: &str,
-) -> anyhow::Result<FeedOutcome> {
+fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
+    let Run {
+        store_args,
+        args,
+        store,
+        path,
+        profile,
+    } = run;
     let now_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
@@ -443,13 +481,6 @@ fn run_lichess(
     let mut progress = CliProgress::new(args.progress);
     let s = ingest_lichess(store, &opts, &mut progress)
         .with_context(|| format!("ingest lichess games of {user}"))?;
-    store.add_account(
-        profile,
-        &Account {
-            source: GameSource::Lichess,
-            name: user.to_string(),
-        },
-    )?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
@@ -478,14 +509,14 @@ fn date_of_ms(ms: i64) -> String {
     Date::from_unix(ms.div_euclid(1000)).map_or_else(|| "?".into(), |d| d.to_string())
 }
 
-fn run_chesscom(
-    store_args: &StoreArgs,
-    args: &IngestArgs,
-    store: &AnyStore,
-    path: &str,
-    profile: &str,
-    user: &str,
-) -> anyhow::Result<FeedOutcome> {
+fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
+    let Run {
+        store_args,
+        args,
+        store,
+        path,
+        profile,
+    } = run;
     let now = Date::today()
         .and_then(|d| d.month())
         .context("the system clock gives no date")?;
@@ -521,13 +552,6 @@ fn run_chesscom(
     };
     let s = ingest_chesscom(store, &opts, &mut progress)
         .with_context(|| format!("ingest Chess.com games of {user}"))?;
-    store.add_account(
-        profile,
-        &Account {
-            source: GameSource::Chesscom,
-            name: user.to_string(),
-        },
-    )?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }

@@ -122,20 +122,7 @@ pub fn reference_edges(pgn: &Path) -> String {
 
 /// python-chess's edges for the player with extra options of graph.py.
 pub fn reference_edges_with(pgn: &Path, extra: &[&str]) -> String {
-    let script = repo().join("tests/reference/graph.py");
-    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-        .arg(&script)
-        .arg(pgn)
-        .arg(PLAYER)
-        .args(extra)
-        .output()
-        .expect("python3 must be installed (.ci/run installs it with python-chess)");
-    assert!(
-        out.status.success(),
-        "reference failed (pip install chess zstandard): {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).expect("utf-8")
+    reference_profile_edges(&[pgn], PLAYER, extra)
 }
 
 /// Compares two edge dumps line by line and reports the first differences.
