@@ -4,12 +4,13 @@ use std::sync::{Arc, atomic::Ordering};
 
 use axum::{
     Json,
+    body::Bytes,
     extract::{
         Query, State,
         rejection::{JsonRejection, QueryRejection},
     },
     http::{Method, StatusCode, Uri, header},
-    response::IntoResponse,
+    response::{IntoResponse, Response},
 };
 use mirror_core::{MoveStats, PositionKey, notation, openings::Openings, stats::FEW_GAMES};
 use mirror_engine::{Engine, EngineOptions, Source};
@@ -165,11 +166,43 @@ pub(crate) async fn move_post<S: GraphStore + Send + Sync + 'static>(
     choose_move(state, json_body(body)?).await
 }
 
-/// `GET /api/v1/explore`, shaped like lichess's player explorer.
+/// A JSON body already serialized.
+fn json_bytes(body: Bytes) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], body).into_response()
+}
+
+/// `GET /api/v1/explore`, shaped like lichess's player explorer. Answers are kept while
+/// the store's data is unchanged (see [`crate::cache`]).
 pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
+    uri: Uri,
     q: Result<Query<Raw>, QueryRejection>,
-) -> Result<Json<ExploreResponse>, ApiError> {
+) -> Result<Response, ApiError> {
+    // The version is read before the store: an answer is never kept under a version
+    // older than the data it was read from.
+    let version = state.store.data_version();
+    let key = uri.query().unwrap_or_default();
+    if let Some(v) = version
+        && let Some(body) = state.explore_cache.get(key, v)
+    {
+        return Ok(json_bytes(body));
+    }
+    let key = key.to_string();
+    let answer = explore_answer(&state, q).await?;
+    let body = Bytes::from(
+        serde_json::to_vec(&answer)
+            .map_err(|e| ApiError::Internal(format!("cannot write the answer as JSON: {e}")))?,
+    );
+    if let Some(v) = version {
+        state.explore_cache.put(key, v, body.clone());
+    }
+    Ok(json_bytes(body))
+}
+
+async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
+    state: &Arc<AppState<S>>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<ExploreResponse, ApiError> {
     let params::ExploreRequest {
         user,
         pos,
@@ -226,7 +259,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                     .collect()
             };
             let (white, draws, black) = by_colour(&total, player);
-            Ok(Json(ExploreResponse {
+            Ok(ExploreResponse {
                 white,
                 draws,
                 black,
@@ -234,7 +267,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                 recent_games,
                 opening: opening.map(OpeningJson::from),
                 queue_position: 0,
-            }))
+            })
         })
         .await
 }

@@ -10,6 +10,7 @@
 //! Every bad request gets a 4xx JSON body naming the problem. Store reads run on the
 //! blocking pool, bounded by a semaphore, so they never block the async runtime.
 
+pub mod cache;
 pub mod error;
 mod handlers;
 pub mod metrics;
@@ -55,6 +56,8 @@ pub struct AppState<S> {
     /// Players found to have games (mirror never removes a player's games, so a player
     /// once found stays known; unknown ones are asked again).
     pub known_players: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
+    /// The explorer's answers while the store's data is unchanged.
+    pub explore_cache: cache::ResponseCache,
 }
 
 impl<S> std::fmt::Debug for AppState<S> {
@@ -75,6 +78,9 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         blocking: usize,
         fallbacks: Option<FallbackFactory>,
     ) -> Arc<AppState<S>> {
+        // The opening table is read once per process (a few milliseconds): at start, not
+        // in the first explorer request.
+        mirror_core::openings::Openings::builtin();
         let seed = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
@@ -85,6 +91,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             seeds: AtomicU64::new(seed),
             fallbacks,
             known_players: Arc::default(),
+            explore_cache: cache::ResponseCache::new(cache::CACHE_BYTES),
         })
     }
 

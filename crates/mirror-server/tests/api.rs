@@ -607,6 +607,13 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn reads_keep_working_while_an_ingest_writes() {
     let s = start(20).await;
+    let games = |v: &Value| {
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| v[k].as_u64().expect("n"))
+            .sum::<u64>()
+    };
+    let (_, first) = get(&s, "/api/v1/explore?user=Biskupstunga").await;
     let store = s.store.clone();
     let writer = std::thread::spawn(move || {
         let games = sample_games(499);
@@ -618,13 +625,22 @@ async fn reads_keep_working_while_an_ingest_writes() {
             store.write_batch(PLAYER, &b).expect("write");
         }
     });
-    let mut ok = 0;
+    // The same question again and again: answers are kept while the store is unchanged,
+    // and every write makes them be read afresh (never an older count than seen before).
+    let (mut ok, mut seen) = (0, 0);
     while !writer.is_finished() || ok < 50 {
         let (status, v) = get(&s, "/api/v1/explore?user=Biskupstunga").await;
         assert_eq!(status, 200, "{v}");
+        assert!(games(&v) >= seen, "{} games after {seen}", games(&v));
+        seen = games(&v);
         ok += 1;
     }
     writer.join().expect("writer");
+    let (_, kept) = get(&s, "/api/v1/explore?user=Biskupstunga").await;
+    // The same question spelled otherwise is read afresh.
+    let (_, fresh) = get(&s, "/api/v1/explore?recentGames=4&user=Biskupstunga").await;
+    assert_eq!(kept, fresh, "the kept answer was replaced after the ingest");
+    assert!(games(&kept) > games(&first), "{kept}");
     let (_, v) = get(
         &s,
         "/api/v1/explore?user=Biskupstunga&color=white&recentGames=0",
@@ -635,12 +651,6 @@ async fn reads_keep_working_while_an_ingest_writes() {
         "/api/v1/explore?user=Biskupstunga&color=black&recentGames=0",
     )
     .await;
-    let games = |v: &Value| {
-        ["white", "draws", "black"]
-            .iter()
-            .map(|k| v[k].as_u64().expect("n"))
-            .sum::<u64>()
-    };
     assert_eq!(
         games(&v) + games(&b),
         499,

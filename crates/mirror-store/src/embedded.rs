@@ -199,6 +199,9 @@ pub enum OpenMode {
 pub struct EmbeddedStore {
     db: Database,
     path: PathBuf,
+    /// Counts this handle's commits: redb holds the file for one process, so every change
+    /// of the data goes through this handle (see [`GraphStore::data_version`]).
+    version: std::sync::atomic::AtomicU64,
 }
 
 impl EmbeddedStore {
@@ -230,9 +233,23 @@ impl EmbeddedStore {
         let store = EmbeddedStore {
             db,
             path: path.to_path_buf(),
+            version: std::sync::atomic::AtomicU64::new(0),
         };
         store.init_schema()?;
         Ok(store)
+    }
+
+    /// Commits `txn` and counts the change (see [`GraphStore::data_version`]).
+    /// The count is odd while the commit runs (a seqlock's protocol): a reader that saw
+    /// an even count before its read knows that its data is at least that version, and
+    /// that no commit was half seen.
+    fn commit(&self, txn: redb::WriteTransaction) -> Result<()> {
+        use std::sync::atomic::Ordering;
+        self.version.fetch_add(1, Ordering::AcqRel);
+        let done = txn.commit().map_err(backend);
+        // Counted even when the commit failed: the data may have changed.
+        self.version.fetch_add(1, Ordering::AcqRel);
+        done
     }
 
     /// The file this store lives in.
@@ -493,7 +510,7 @@ impl GraphStore for EmbeddedStore {
         let txn = self.db.begin_write().map_err(backend)?;
         match Self::write_in(&txn, player, batch) {
             Ok(report) => {
-                txn.commit().map_err(backend)?;
+                self.commit(txn)?;
                 Ok(report)
             }
             Err(e) => {
@@ -806,11 +823,17 @@ impl GraphStore for EmbeddedStore {
             .map_err(backend)?
             .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())
             .map_err(backend)?;
-        txn.commit().map_err(backend)
+        self.commit(txn)
     }
 
     fn reads_inline(&self) -> bool {
         true
+    }
+
+    fn data_version(&self) -> Option<u64> {
+        let v = self.version.load(std::sync::atomic::Ordering::Acquire);
+        // Odd: a commit is under way.
+        v.is_multiple_of(2).then_some(v / 2)
     }
 
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {
@@ -845,6 +868,6 @@ impl GraphStore for EmbeddedStore {
                 t.insert(k, name).map_err(backend)?;
             }
         }
-        txn.commit().map_err(backend)
+        self.commit(txn)
     }
 }

@@ -440,6 +440,16 @@ pub trait GraphStore {
         false
     }
 
+    /// A number that changes whenever the stored data changes, when the store can know
+    /// that without asking anyone: the embedded store counts its own commits (its file is
+    /// held by one process, so no one else writes to it). A read that follows the call
+    /// sees the data of at least that version. `None` while a change is being committed,
+    /// and always when others may write unseen (Neo4j): answers read then must not be
+    /// reused.
+    fn data_version(&self) -> Option<u64> {
+        None
+    }
+
     /// The accounts and names recorded for `player`, by source then name.
     fn accounts(&self, player: &str) -> Result<Vec<Account>>;
 
@@ -504,6 +514,9 @@ macro_rules! forward_store {
             }
             fn reads_inline(&self) -> bool {
                 (**self).reads_inline()
+            }
+            fn data_version(&self) -> Option<u64> {
+                (**self).data_version()
             }
             fn add_account(&self, player: &str, account: &Account) -> Result<()> {
                 (**self).add_account(player, account)

@@ -127,7 +127,26 @@ pub fn empty_store<S: GraphStore>(store: S) {
 pub fn write_and_read_back<S: GraphStore>(store: S) {
     let games = sample_games(120);
     let batch = batch_of(&games);
+    let before = store.data_version();
     let report = store.write_batch(PLAYER, &batch).expect("write");
+    // A store that tells its data version tells a new one after each change; one that
+    // cannot know (others write to it) never claims one.
+    let after = store.data_version();
+    assert_eq!(before.is_some(), after.is_some());
+    assert!(
+        before < after || before.is_none(),
+        "{before:?} -> {after:?}"
+    );
+    store
+        .add_account(
+            PLAYER,
+            &mirror_store::Account {
+                source: mirror_core::GameSource::Chesscom,
+                name: PLAYER.into(),
+            },
+        )
+        .expect("add account");
+    assert!(after < store.data_version() || after.is_none());
     assert_eq!(report.games, 120);
     assert_eq!(report.new_edges, batch.edges().len() as u64);
     assert_eq!(report.new_positions, batch.position_count() as u64);

@@ -214,15 +214,26 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
             .collect()
     };
     let (top_paths, random_paths) = (paths(&tops), paths(&randoms));
+    // The floor: a route that reads nothing (its answer is a few lines of text), loaded
+    // the same way, so that the explorer's figures can be read against what HTTP alone
+    // costs on this machine.
+    let floor_paths: Vec<String> = (0..top_paths.len())
+        .map(|i| format!("/metrics?{i}"))
+        .collect();
     if let Some(dir) = &args.paths_out {
         std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-        for (name, list) in [("top.txt", &top_paths), ("random.txt", &random_paths)] {
+        let lists = [
+            ("top.txt", &top_paths),
+            ("random.txt", &random_paths),
+            ("floor.txt", &floor_paths),
+        ];
+        for (name, list) in lists {
             let file = dir.join(name);
             std::fs::write(&file, list.join("\n") + "\n")
                 .with_context(|| format!("write {}", file.display()))?;
         }
         println!(
-            "wrote {} and {} paths to {}/top.txt and random.txt",
+            "wrote {} and {} paths to {}/top.txt and random.txt (and floor.txt)",
             top_paths.len(),
             random_paths.len(),
             dir.display()
@@ -295,6 +306,7 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
             Arc::new(p.iter().map(|p| format!("http://{addr}{p}")).collect())
         };
         let (top_urls, random_urls) = (urls(&top_paths), urls(&random_paths));
+        let floor_urls = urls(&floor_paths);
         let endpoint = match args.endpoint {
             Endpoint::Explore => format!("/api/v1/explore (recentGames={})", args.recent_games),
             Endpoint::Move => "/api/v1/move".to_string(),
@@ -313,7 +325,8 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
                 println!("{}", cold.line(&format!("cold, {name}, 1 conn."), false));
             }
         }
-        for (name, urls) in sets {
+        let floor = [("floor: GET /metrics, no store read", &floor_urls)];
+        for (name, urls) in sets.iter().chain(&floor) {
             if !urls.is_empty() {
                 let warm = load(&client, urls, args.connections, args.seconds).await?;
                 println!("{}", warm.line(&format!("warm, {name}"), true));
