@@ -22,8 +22,8 @@ use crate::{
     error::ApiError,
     params::{self, Raw},
     response::{
-        ExploreMove, ExploreResponse, Health, MoveResponse, OpeningJson, ScoreJson, SourceJson,
-        by_colour, candidate, recent_json,
+        ExploreMove, ExploreResponse, Health, MoveResponse, OpeningJson, PlayerListed, ScoreJson,
+        SourceJson, by_colour, candidate, recent_json,
     },
 };
 
@@ -247,6 +247,7 @@ async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
                         .at(&child)
                         .or(opening)
                         .map(OpeningJson::from),
+                    last_played: mirror_core::Date::from_u32(r.stats.last).map(|d| d.to_string()),
                 });
             }
             let recent_games = if recent == 0 || rows.is_empty() {
@@ -285,6 +286,26 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
             require_player(&known, store, &user)?;
             let r = mirror_store::report::report(store, &user, &options)?;
             Ok(Json(crate::response::ReportJson::new(&user, &r)))
+        })
+        .await
+}
+
+/// `GET /api/v1/players`: the players in the store, most games first.
+pub(crate) async fn players<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+) -> Result<Json<Vec<PlayerListed>>, ApiError> {
+    state
+        .blocking(|store, _| {
+            let mut out: Vec<PlayerListed> = store
+                .players()?
+                .into_iter()
+                .map(|p| PlayerListed {
+                    name: p.name,
+                    games: p.games,
+                })
+                .collect();
+            out.sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.name.cmp(&b.name)));
+            Ok(Json(out))
         })
         .await
 }

@@ -5,7 +5,10 @@
 //! - `GET /api/v1/explore`: the player's moves from a position in the shape of lichess's
 //!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
 //!   `recentGames[]`).
+//! - `GET /api/v1/players`: the players in the store.
 //! - `GET /health`, `GET /metrics` (Prometheus text).
+//! - `GET /`: the web page (explore your tree on a board, play your mirror), its files
+//!   embedded in the binary (`web.rs`).
 //!
 //! Every bad request gets a 4xx JSON body naming the problem. Store reads run on the
 //! blocking pool, bounded by a semaphore, so they never block the async runtime.
@@ -16,6 +19,7 @@ mod handlers;
 pub mod metrics;
 pub mod params;
 pub mod response;
+pub mod web;
 
 use std::{
     net::SocketAddr,
@@ -177,12 +181,21 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
             get(handlers::report::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
+            "/api/v1/players",
+            get(handlers::players::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
             "/health",
             get(handlers::health::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/metrics",
             get(handlers::metrics::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route("/", get(web::index).fallback(handlers::method_not_allowed))
+        .route(
+            "/assets/{name}",
+            get(web::file).fallback(handlers::method_not_allowed),
         )
         .fallback(handlers::not_found)
         .layer(middleware::from_fn_with_state(state.clone(), track::<S>))

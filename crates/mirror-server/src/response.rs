@@ -78,6 +78,16 @@ pub(crate) struct ExploreMove {
     pub(crate) score: ScoreJson,
     /// The opening after the move (the position's own name, else the path's).
     pub(crate) opening: Option<OpeningJson>,
+    /// When the player last played the move here (`YYYY-MM-DD`; `YYYY-MM` or `YYYY` when
+    /// the games' records know no more).
+    pub(crate) last_played: Option<String>,
+}
+
+/// A player of the store.
+#[derive(Serialize)]
+pub(crate) struct PlayerListed {
+    pub(crate) name: String,
+    pub(crate) games: u64,
 }
 
 #[derive(Serialize)]

@@ -722,3 +722,106 @@ async fn the_report_lists_where_to_study_with_the_moves_that_reach_it() {
     }
     assert!(v["averageBlack"].is_null(), "only White's games: {v}");
 }
+
+#[tokio::test]
+async fn the_page_and_its_assets_are_served_compressed_cached_and_locked_down() {
+    let s = start(20).await;
+    let client = reqwest::Client::builder()
+        .no_gzip()
+        .build()
+        .expect("client");
+    let fetch = |path: &str, encoding: &str| {
+        client
+            .get(format!("{}{path}", s.base))
+            .header("accept-encoding", encoding)
+            .send()
+    };
+    let page = fetch("/", "identity").await.expect("page");
+    assert_eq!(page.status(), 200);
+    let h = page.headers().clone();
+    assert_eq!(h["content-type"], "text/html; charset=utf-8");
+    assert_eq!(h["cache-control"], "no-cache");
+    let csp = h["content-security-policy"].to_str().expect("ascii");
+    assert!(
+        csp.contains("default-src 'none'") && csp.contains("script-src 'self'"),
+        "{csp}"
+    );
+    let html = page.text().await.expect("html");
+    // Every script and style sheet the page names is served from here, hashed, cached a year.
+    let assets: Vec<&str> = html
+        .split('"')
+        .filter(|p| p.starts_with("/assets/"))
+        .collect();
+    assert_eq!(assets.len(), 2, "{html}");
+    assert!(
+        !html.contains("http://") && !html.contains("https://"),
+        "{html}"
+    );
+    for a in assets {
+        let plain = fetch(a, "identity").await.expect("asset");
+        assert_eq!(plain.status(), 200, "{a}");
+        assert_eq!(
+            plain.headers()["cache-control"],
+            "public, max-age=31536000, immutable"
+        );
+        assert!(plain.headers().get("content-encoding").is_none());
+        let plain = plain.bytes().await.expect("bytes");
+        let br = fetch(a, "gzip, deflate, br").await.expect("br");
+        assert_eq!(br.headers()["content-encoding"], "br");
+        assert_eq!(br.headers()["vary"], "Accept-Encoding");
+        let br = br.bytes().await.expect("bytes");
+        assert!(
+            br.len() < plain.len() / 2,
+            "{a}: {} of {}",
+            br.len(),
+            plain.len()
+        );
+        let gz = fetch(a, "gzip").await.expect("gzip");
+        assert_eq!(gz.headers()["content-encoding"], "gzip");
+        let gz = gz.bytes().await.expect("bytes");
+        let mut unzipped = Vec::new();
+        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&gz[..]), &mut unzipped)
+            .expect("gunzip");
+        assert_eq!(unzipped, plain, "{a}: the gzip form is the file");
+    }
+    // Revalidation: the same page again is a 304.
+    let etag = h["etag"].to_str().expect("etag");
+    let again = client
+        .get(format!("{}/", s.base))
+        .header("if-none-match", etag)
+        .send()
+        .await
+        .expect("again");
+    assert_eq!(again.status(), 304);
+    let (status, v) = get(&s, "/assets/app-000000000000.js").await;
+    assert_eq!(
+        (status, v["kind"].as_str()),
+        (404, Some("not_found")),
+        "{v}"
+    );
+    let (status, v) = get(&s, "/assets/index.html").await;
+    assert_eq!(status, 404, "{v}");
+}
+
+#[tokio::test]
+async fn players_are_listed_and_moves_say_when_they_were_last_played() {
+    let s = start(20).await;
+    let (status, v) = get(&s, "/api/v1/players").await;
+    assert_eq!(status, 200);
+    assert_eq!(v, serde_json::json!([{ "name": PLAYER, "games": 20 }]));
+    let (_, v) = get(&s, "/api/v1/explore?user=Biskupstunga&recentGames=0").await;
+    // The newest game of the player's with each first move, from the games themselves.
+    let games = sample_games(20);
+    for m in v["moves"].as_array().expect("moves") {
+        let newest = games
+            .iter()
+            .filter(|(g, c)| {
+                *c == shakmaty::Color::White
+                    && g.moves.first().map(ToString::to_string).as_deref() == m["uci"].as_str()
+            })
+            .filter_map(|(g, _)| g.date)
+            .max()
+            .expect("a dated game");
+        assert_eq!(m["lastPlayed"], newest.to_string(), "{m}");
+    }
+}

@@ -1,0 +1,291 @@
+// End-to-end tests of mirror's page in Debian's Chromium (headless, Playwright):
+//   node e2e/run.mjs --base http://127.0.0.1:PORT --user NAME [--shots DIR]
+// against a running `mirror serve` whose store holds NAME's games. Each check compares
+// what the page shows with what the API answers; any console error (a CSP violation, a
+// failed request, a script error) fails the run.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { Chess, normalizeMove } from 'chessops/chess';
+import { parsePgn } from 'chessops/pgn';
+import { makeSan, parseSan } from 'chessops/san';
+import { parseUci } from 'chessops/util';
+import { launch } from './browser.mjs';
+
+const arg = name => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const base = arg('base');
+const user = arg('user');
+const shots = arg('shots');
+if (!base || !user) {
+  console.error('usage: node e2e/run.mjs --base URL --user NAME [--shots DIR]');
+  process.exit(2);
+}
+if (shots) fs.mkdirSync(shots, { recursive: true });
+
+const api = async (p, params) => {
+  const q = new URLSearchParams(params);
+  const r = await fetch(`${base}${p}?${q}`);
+  assert.equal(r.status, 200, `${p}?${q}: ${r.status}`);
+  return r.json();
+};
+const pct = x => `${Math.round(x * 100)}%`;
+const games = m => m.white + m.draws + m.black;
+
+/** Replays UCI moves with chessops; fails on an illegal one. */
+function replay(ucis) {
+  const pos = Chess.default();
+  const sans = [];
+  for (const uci of ucis) {
+    const m = normalizeMove(pos, parseUci(uci));
+    assert.ok(pos.isLegal(m), `${uci} is illegal after ${sans.join(' ')}`);
+    sans.push(makeSan(pos, m));
+    pos.play(m);
+  }
+  return { pos, sans };
+}
+
+const errors = [];
+const { context, close } = await launch();
+const page = await context.newPage();
+page.on('console', m => {
+  if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+});
+page.on('pageerror', e => errors.push(`page error: ${e.message}`));
+const movesInUrl = () => {
+  const v = new URL(page.url()).searchParams.get('moves');
+  return v ? v.split(',') : [];
+};
+const shot = async name => {
+  if (shots) await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+};
+
+/** The explore table as the page shows it, against the API's answer for the same view. */
+async function tableMatchesApi(params) {
+  const want = await api('/api/v1/explore', params);
+  await page.waitForFunction(
+    n => document.querySelectorAll('table.moves tbody tr').length === n,
+    want.moves.length,
+    { timeout: 10_000 },
+  );
+  const rows = await page.$$eval('table.moves tbody tr', trs =>
+    trs.map(tr => ({
+      uci: tr.dataset.uci,
+      san: tr.querySelector('.san').textContent,
+      games: tr.querySelector('.games').textContent,
+      score: tr.querySelector('.score').firstChild.textContent,
+      interval: tr.querySelector('.score small').textContent.trim(),
+      few: !!tr.querySelector('.badge'),
+      perf: tr.querySelector('.perf').textContent,
+      opp: tr.querySelector('.opp').textContent,
+      last: tr.querySelector('.last').textContent,
+    })),
+  );
+  assert.deepEqual(
+    rows,
+    want.moves.map(m => ({
+      uci: m.uci,
+      san: m.san,
+      games: games(m).toLocaleString('en-US'),
+      score: pct(m.score.value),
+      interval: `${pct(m.score.low)}–${pct(m.score.high)}`,
+      few: m.score.fewGames,
+      perf: m.performance === null ? '–' : String(m.performance),
+      opp: m.averageOpponentRating === null ? '–' : String(m.averageOpponentRating),
+      last: m.lastPlayed ?? '–',
+    })),
+  );
+  const heading = await page.textContent('h2.opening-name');
+  if (want.opening) assert.equal(heading, `${want.opening.eco} ${want.opening.name}`);
+  return want;
+}
+
+const checks = [];
+const check = (name, f) => checks.push({ name, f });
+
+check('a linked position shows the API\'s table, arrows and breadcrumbs', async () => {
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
+  const want = await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
+  assert.ok(want.moves.length > 0, 'the player has games after 1.e4 c5');
+  const arrows = await page.$$eval('svg.cg-shapes g[cgHash]', gs => gs.length);
+  assert.equal(arrows, Math.min(8, want.moves.length), 'one arrow per move (at most 8)');
+  assert.equal(await page.textContent('nav.crumbs'), 'start 1.e4 c5');
+  assert.equal(await page.inputValue('#player'), user);
+  await shot('explore-desktop');
+});
+
+check('clicking a move goes deeper; back and forward walk the history', async () => {
+  const first = await page.getAttribute('table.moves tbody tr:first-child', 'data-uci');
+  await page.click('table.moves tbody tr:first-child');
+  await page.waitForFunction(n => new URL(location.href).searchParams.get('moves')?.split(',').length === n, 3);
+  assert.deepEqual(movesInUrl(), ['e2e4', 'c7c5', first]);
+  await tableMatchesApi({ user, moves: `e2e4,c7c5,${first}` });
+  await page.goBack();
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4,c7c5');
+  await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
+  await page.goForward();
+  await page.waitForFunction(n => new URL(location.href).searchParams.get('moves')?.split(',').length === n, 3);
+  await tableMatchesApi({ user, moves: `e2e4,c7c5,${first}` });
+  await page.click('nav.crumbs a[data-ply="1"]');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4');
+  await tableMatchesApi({ user, moves: 'e2e4' });
+});
+
+check('a move played on the board goes there', async () => {
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4`);
+  await tableMatchesApi({ user, moves: 'e2e4' });
+  // Orientation: black to move, so the player is black and the board is turned.
+  const box = await page.locator('cg-board').boundingBox();
+  const square = sq => {
+    const file = sq.charCodeAt(0) - 97;
+    const rank = Number(sq[1]) - 1;
+    const s = box.width / 8;
+    return { x: box.x + (7 - file + 0.5) * s, y: box.y + (rank + 0.5) * s };
+  };
+  for (const sq of ['e7', 'e5']) {
+    const p = square(sq);
+    await page.mouse.click(p.x, p.y);
+  }
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4,e7e5');
+  await tableMatchesApi({ user, moves: 'e2e4,e7e5' });
+});
+
+check('filters: speed, colour, opponent rating and dates are in the URL and the table', async () => {
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4`);
+  await tableMatchesApi({ user, moves: 'e2e4' });
+  await page.check('input[name=speeds][value=blitz]');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('speeds') === 'blitz');
+  await tableMatchesApi({ user, moves: 'e2e4', speeds: 'blitz' });
+  await page.selectOption('select[name=rated]', 'true');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('rated') === 'true');
+  await tableMatchesApi({ user, moves: 'e2e4', speeds: 'blitz', rated: 'true' });
+  await page.fill('input[name=ratingMin]', '1200');
+  await page.fill('input[name=ratingMax]', '1700');
+  await page.press('input[name=ratingMax]', 'Tab');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('opponentRating') === '1200-1700');
+  await tableMatchesApi({ user, moves: 'e2e4', speeds: 'blitz', rated: 'true', opponentRating: '1200-1700' });
+  // A filtered view is a link too.
+  const link = page.url();
+  await page.goto(`${base}/`);
+  await page.goto(link);
+  await tableMatchesApi({ user, moves: 'e2e4', speeds: 'blitz', rated: 'true', opponentRating: '1200-1700' });
+  assert.equal(await page.isChecked('input[name=speeds][value=blitz]'), true);
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&color=white&since=2020-01&until=2022-12`);
+  await tableMatchesApi({ user, color: 'white', since: '2020-01', until: '2022-12' });
+  assert.equal(await page.inputValue('input[name=since]'), '2020-01');
+});
+
+check('play: every reply is legal and labelled; keyboard, click, undo, flip, PGN', async () => {
+  await page.goto(`${base}/?view=play&user=${encodeURIComponent(user)}&side=white`);
+  const wanted = ['e4', 'Nf3', 'd4', 'Bc4', 'O-O', 'Nc3', 'h3', 'a3'];
+  for (let turn = 0; turn < 6; turn++) {
+    await page.waitForFunction(() => document.querySelector('.status')?.textContent === 'Your move.');
+    const before = movesInUrl();
+    const { pos } = replay(before);
+    const san = wanted.find(s => parseSan(pos, s)) ?? makeSan(pos, [...pos.allDests()].flatMap(([from, tos]) => [...tos].map(to => ({ from, to }))).find(m => pos.isLegal(m)));
+    // One move as UCI, the others as SAN.
+    const text = turn === 1 ? (() => { const m = parseSan(pos, san); return `${'abcdefgh'[m.from % 8]}${Math.floor(m.from / 8) + 1}${'abcdefgh'[m.to % 8]}${Math.floor(m.to / 8) + 1}`; })() : san;
+    await page.fill('input[name=move]', text);
+    const [response] = await Promise.all([
+      page.waitForResponse(r => r.url().includes('/api/v1/move'), { timeout: 15_000 }),
+      page.press('input[name=move]', 'Enter'),
+    ]);
+    const answer = await response.json();
+    await page.waitForFunction(n => (new URL(location.href).searchParams.get('moves') ?? '').split(',').length >= n, before.length + 2, { timeout: 15_000 });
+    const after = movesInUrl();
+    const { sans } = replay(after);
+    assert.equal(sans[before.length], san, 'the typed move was played');
+    assert.equal(answer.uci, after[before.length + 1], 'the board shows the API\'s reply');
+    assert.ok(['book', 'fallback'].includes(answer.source.kind), JSON.stringify(answer.source));
+    const label = await page.textContent(`li.ply.mirror[data-ply="${before.length + 1}"] .source`);
+    if (answer.source.kind === 'book') assert.match(label, new RegExp(`^book · ${answer.source.policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    else assert.ok(label.startsWith(`${answer.source.policy} · `), label);
+  }
+  const played = movesInUrl();
+  await shot('play-desktop');
+  // Undo takes back the person's move and the mirror's answer.
+  await page.click('button[name=undo]');
+  await page.waitForFunction(n => (new URL(location.href).searchParams.get('moves') ?? '').split(',').length === n, played.length - 2);
+  await page.click('button[name=flip]');
+  assert.ok(await page.$('.cg-wrap.orientation-black'), 'flipped');
+  await page.click('button[name=flip]');
+  // A move by clicking two squares (white's view).
+  await page.waitForFunction(() => document.querySelector('.status')?.textContent === 'Your move.');
+  const now = movesInUrl();
+  const { pos } = replay(now);
+  const legal = [...pos.allDests()].flatMap(([from, tos]) => [...tos].map(to => ({ from, to }))).find(m => pos.board.get(m.from)?.role !== 'king' && pos.isLegal(m) && !(pos.board.get(m.from)?.role === 'pawn' && Math.floor(m.to / 8) === 7));
+  const box = await page.locator('cg-board').boundingBox();
+  const at = sq => ({ x: box.x + ((sq % 8) + 0.5) * (box.width / 8), y: box.y + (7 - Math.floor(sq / 8) + 0.5) * (box.width / 8) });
+  await page.mouse.click(at(legal.from).x, at(legal.from).y);
+  await page.mouse.click(at(legal.to).x, at(legal.to).y);
+  await page.waitForFunction(n => (new URL(location.href).searchParams.get('moves') ?? '').split(',').length >= n, now.length + 2, { timeout: 15_000 });
+  // The game as PGN.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('button[name=pgn]')]);
+  const text = fs.readFileSync(await download.path(), 'utf8');
+  const [game] = parsePgn(text);
+  const final = movesInUrl();
+  assert.deepEqual([...game.moves.mainline()].map(n => n.san), replay(final).sans);
+  assert.equal(game.headers.get('White'), 'You');
+  assert.equal(game.headers.get('Black'), `mirror of ${user}`);
+  await page.setViewportSize({ width: 390, height: 844 });
+  await shot('play-phone');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+check('play: the end of a game is recognised', async () => {
+  const ends = [
+    ['f2f3,e7e5,g2g4,d8h4', 'checkmate, black wins (0-1)'],
+    ['e2e3,a7a5,d1h5,a8a6,h5a5,h7h5,h2h4,a6h6,a5c7,f7f6,c7d7,e8f7,d7b7,d8d3,b7b8,d3h7,b8c8,f7g6,c8e6', 'stalemate (1/2-1/2)'],
+    ['g1f3,g8f6,f3g1,f6g8,g1f3,g8f6,f3g1,f6g8', 'threefold repetition (1/2-1/2)'],
+  ];
+  for (const [moves, why] of ends) {
+    await page.goto(`${base}/?view=play&user=${encodeURIComponent(user)}&side=white&moves=${moves}`);
+    await page.waitForSelector('.status');
+    assert.equal(await page.textContent('.status'), `Game over: ${why}.`);
+    assert.equal(await page.isDisabled('input[name=move]'), true);
+  }
+});
+
+check('where to study: items link to their positions', async () => {
+  const want = await api('/api/v1/report', { user });
+  await page.goto(`${base}/?view=report&user=${encodeURIComponent(user)}`);
+  await page.waitForSelector('.report-part');
+  const parts = await page.$$eval('.report-part', ps => ps.map(p => p.querySelectorAll(':scope > ol > li').length));
+  assert.deepEqual(parts, [want.costly.length, want.deviations.length, want.surprises.length, want.drift.length]);
+  await shot('report-desktop');
+  const item = want.costly[0] ?? want.deviations[0];
+  assert.ok(item, 'the report has items');
+  await page.click('.report-part li.item a.place >> nth=0');
+  await page.waitForSelector('table.moves, .side p.note');
+  assert.deepEqual(movesInUrl(), item.moves);
+  await tableMatchesApi({ user, moves: item.moves.join(','), color: item.color });
+});
+
+check('a phone-sized screen shows the board and the table without sideways scrolling', async () => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
+  await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  await shot('explore-phone');
+  await page.setViewportSize({ width: 1280, height: 900 });
+});
+
+let failed = 0;
+for (const { name, f } of checks) {
+  const before = errors.length;
+  try {
+    await f();
+    assert.deepEqual(errors.slice(before), [], 'no console errors');
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL ${name}\n     ${String(e.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
+    await shot(`failed-${checks.findIndex(c => c.name === name)}`).catch(() => {});
+  }
+}
+await close();
+console.log(`${checks.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

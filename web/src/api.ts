@@ -1,0 +1,129 @@
+// The HTTP API of `mirror serve`, typed as the page uses it.
+
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+  }
+}
+
+export async function getJson<T>(path: string, params?: URLSearchParams): Promise<T> {
+  const url = params && [...params.keys()].length ? `${path}?${params}` : path;
+  const resp = await fetch(url, { headers: { accept: 'application/json' } });
+  const text = await resp.text();
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    throw new ApiError(`${path} answered ${resp.status} with no JSON`, resp.status);
+  }
+  if (!resp.ok) {
+    const error = (body as { error?: string }).error ?? `${path} answered ${resp.status}`;
+    throw new ApiError(error, resp.status);
+  }
+  return body as T;
+}
+
+export interface Player {
+  name: string;
+  games: number;
+}
+
+export interface Opening {
+  eco: string;
+  name: string;
+}
+
+export interface ExploreMove {
+  uci: string;
+  san: string;
+  white: number;
+  draws: number;
+  black: number;
+  averageOpponentRating: number | null;
+  performance: number | null;
+  score: { value: number; low: number; high: number; fewGames: boolean };
+  opening: Opening | null;
+  lastPlayed: string | null;
+}
+
+export interface RecentGame {
+  id: string;
+  winner: 'white' | 'black' | null;
+  speed: string;
+  mode: string;
+  white: { name: string; rating: number | null };
+  black: { name: string; rating: number | null };
+  year: number | null;
+  month: string | null;
+  uci: string;
+}
+
+export interface Explore {
+  white: number;
+  draws: number;
+  black: number;
+  moves: ExploreMove[];
+  recentGames: RecentGame[];
+  opening: Opening | null;
+}
+
+export type Source =
+  | {
+      kind: 'book';
+      policy: string;
+      tier?: number;
+      rule: string;
+      games: number;
+      wins: number;
+      draws: number;
+      losses: number;
+      probability: number;
+    }
+  | { kind: 'fallback'; policy: string; detail: string };
+
+export interface MoveAnswer {
+  uci: string;
+  san: string;
+  fen: string;
+  explanation: string;
+  source: Source;
+}
+
+export interface ReportMove {
+  uci: string;
+  san: string;
+  games: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  share: number;
+  score: number;
+  low: number;
+  high: number;
+}
+
+export interface Place {
+  moves: string[];
+  fen: string;
+  color: 'white' | 'black';
+  opening: Opening | null;
+  games: number;
+  score: number;
+  low: number;
+  high: number;
+}
+
+/** Each item of the report is a position (its fields inline) with what the list adds. */
+export interface Report {
+  user: string;
+  averageWhite: number | null;
+  averageBlack: number | null;
+  costly: (Place & { average: number; deficit: number; cost: number; played: ReportMove[] })[];
+  deviations: (Place & { choices: ReportMove[] })[];
+  surprises: (Place & { reply: ReportMove })[];
+  /** Shares by quarter, the moves in UCI. */
+  drift: (Place & { quarters: { quarter: string; games: number; shares: [string, number][] }[] })[];
+}

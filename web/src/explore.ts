@@ -1,0 +1,293 @@
+// Explore: the player's moves from a position, on the board (arrows) and in a table.
+
+import type { Api as Board } from 'chessground/api';
+import type { DrawShape } from 'chessground/draw';
+import { type Explore, type ExploreMove, getJson } from './api';
+import { type Line, dests, ends, fen, fromBoard, fromText, makeSan, moveNumber, play, standardUci } from './chess';
+import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
+import { count, el, message, pct, resultBar } from './ui';
+
+export interface ExploreHost {
+  state: PageState;
+  board: Board;
+  go(next: Partial<PageState>, push?: boolean): void;
+}
+
+/** The player's colour in this position: the filter's, else the side to move. */
+const playerColour = (f: Filters, line: Line): 'white' | 'black' => f.color || line.pos.turn;
+
+function mine(m: { white: number; draws: number; black: number }, colour: 'white' | 'black') {
+  return colour === 'white'
+    ? { wins: m.white, draws: m.draws, losses: m.black }
+    : { wins: m.black, draws: m.draws, losses: m.white };
+}
+
+const games = (m: { white: number; draws: number; black: number }) => m.white + m.draws + m.black;
+
+/** Arrow colour by the player's score: green well, red badly, blue in between. */
+function brush(score: number): string {
+  if (score >= 0.55) return 'green';
+  if (score <= 0.45) return 'red';
+  return 'blue';
+}
+
+export function arrows(moves: ExploreMove[]): DrawShape[] {
+  const most = Math.max(1, ...moves.map(games));
+  return moves.slice(0, 8).map(m => {
+    const [orig, dest] = ends(m.uci);
+    return {
+      orig,
+      dest,
+      brush: brush(m.score.value),
+      modifiers: { lineWidth: Math.round(3 + 12 * (games(m) / most)) },
+    };
+  });
+}
+
+/** The filters form shown last, kept while the filters are those it shows, so that a
+ * change made in it does not rebuild it under the person's cursor. */
+let shownForm: { form: HTMLFormElement; filters: string } | undefined;
+
+function filtersForm(host: ExploreHost): HTMLElement {
+  const f = host.state.filters;
+  if (shownForm && shownForm.filters === JSON.stringify(f)) return shownForm.form;
+  const change = (patch: Partial<Filters>) => {
+    const filters = { ...host.state.filters, ...patch };
+    if (shownForm) shownForm.filters = JSON.stringify(filters);
+    host.go({ filters });
+  };
+  const select = (name: string, value: string, options: [string, string][], on: (v: string) => void) => {
+    const s = el('select', { name, 'aria-label': name });
+    for (const [v, label] of options) s.append(el('option', { value: v, selected: v === value }, label));
+    s.addEventListener('change', () => on(s.value));
+    return s;
+  };
+  const boxes = (name: string, all: string[], chosen: string[], label: (s: string) => string) =>
+    el(
+      'span',
+      { class: 'boxes' },
+      ...all.map(v => {
+        const box = el('input', { type: 'checkbox', name, value: v, checked: chosen.includes(v) });
+        box.addEventListener('change', () => {
+          const now = new Set(host.state.filters[name as 'speeds' | 'sources']);
+          if (box.checked) now.add(v);
+          else now.delete(v);
+          change({ [name]: all.filter(x => now.has(x)) } as Partial<Filters>);
+        });
+        return el('label', {}, box, label(v));
+      }),
+    );
+  const month = (name: 'since' | 'until', value: string) => {
+    const i = el('input', { type: 'month', name, value, 'aria-label': name });
+    i.addEventListener('change', () => change({ [name]: i.value } as Partial<Filters>));
+    return i;
+  };
+  const [low, high] = f.opponentRating.split('-');
+  const rating = (which: 0 | 1, value: string | undefined) => {
+    const i = el('input', {
+      type: 'number',
+      name: which ? 'ratingMax' : 'ratingMin',
+      min: 0,
+      max: 4000,
+      step: 50,
+      placeholder: which ? 'max' : 'min',
+      value: value ?? '',
+      'aria-label': which ? 'opponent rating at most' : 'opponent rating at least',
+    });
+    i.addEventListener('change', () => {
+      const form = i.closest('form');
+      const lo = (form?.querySelector('[name=ratingMin]') as HTMLInputElement | null)?.value ?? '';
+      const hi = (form?.querySelector('[name=ratingMax]') as HTMLInputElement | null)?.value ?? '';
+      change({ opponentRating: lo || hi ? `${lo || 0}-${hi || 4000}` : '' });
+    });
+    return i;
+  };
+  const form = el(
+    'form',
+    { class: 'filters', 'aria-label': 'filters' },
+    el(
+      'label',
+      {},
+      'Colour ',
+      select('color', f.color, [['', 'side to move'], ['white', 'white'], ['black', 'black']], v =>
+        change({ color: v as Filters['color'] }),
+      ),
+    ),
+    el('label', {}, 'Games ', select('rated', f.rated, [['', 'all'], ['true', 'rated'], ['false', 'casual']], v =>
+      change({ rated: v as Filters['rated'] }),
+    )),
+    el('div', { class: 'row' }, 'Speed ', boxes('speeds', SPEEDS, f.speeds, s => s)),
+    el('div', { class: 'row' }, 'Site ', boxes('sources', SOURCES, f.sources, s => ({ chesscom: 'Chess.com', lichess: 'lichess', otb: 'over the board' })[s] ?? s)),
+    el('label', {}, 'From ', month('since', f.since)),
+    el('label', {}, 'to ', month('until', f.until)),
+    el('label', {}, 'Opponent rating ', rating(0, low), '–', rating(1, high)),
+  );
+  form.addEventListener('submit', e => e.preventDefault());
+  shownForm = { form, filters: JSON.stringify(f) };
+  return form;
+}
+
+function crumbs(host: ExploreHost, line: Line): HTMLElement {
+  const nav = el('nav', { class: 'crumbs', 'aria-label': 'moves' });
+  const link = (label: string, upto: number) => {
+    const a = el('a', { href: '#', 'data-ply': upto }, label);
+    a.addEventListener('click', e => {
+      e.preventDefault();
+      host.go({ moves: host.state.moves.slice(0, upto) });
+    });
+    return a;
+  };
+  nav.append(link('start', 0));
+  line.sans.forEach((san, i) => nav.append(' ', link(`${moveNumber(i, i === 0)}${san}`, i + 1)));
+  return nav;
+}
+
+/** A move of this position in SAN (UCI if the API named a move not legal here). */
+function sanOf(line: Line, uci: string): string {
+  const move = fromText(line.pos, uci);
+  return move ? makeSan(line.pos, move) : uci;
+}
+
+function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTMLElement {
+  const body = el('tbody');
+  for (const m of data.moves) {
+    const r = mine(m, colour);
+    const row = el(
+      'tr',
+      { class: m.score.fewGames ? 'move few' : 'move', 'data-uci': m.uci, tabindex: 0, title: `play ${m.san}` },
+      el('td', { class: 'san' }, m.san),
+      el('td', { class: 'num games' }, count(games(m))),
+      el('td', { class: 'wdl' }, resultBar(r.wins, r.draws, r.losses)),
+      el(
+        'td',
+        { class: 'num score' },
+        pct(m.score.value),
+        el('small', {}, ` ${pct(m.score.low)}–${pct(m.score.high)}`),
+        m.score.fewGames ? el('span', { class: 'badge', title: 'fewer than 10 games: the score means little' }, 'few') : null,
+      ),
+      el('td', { class: 'num perf' }, m.performance ?? '–'),
+      el('td', { class: 'num opp' }, m.averageOpponentRating ?? '–'),
+      el('td', { class: 'last' }, m.lastPlayed ?? '–'),
+      el('td', { class: 'opening' }, m.opening ? `${m.opening.eco} ${m.opening.name}` : ''),
+    );
+    const go = () => host.go({ moves: [...host.state.moves, m.uci] });
+    row.addEventListener('click', go);
+    row.addEventListener('keydown', e => {
+      if (e.key === 'Enter') go();
+    });
+    body.append(row);
+  }
+  const total = mine(data, colour);
+  const n = games(data);
+  const score = n ? (total.wins + total.draws / 2) / n : 0;
+  return el(
+    'table',
+    { class: 'moves' },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', {}, 'Move'),
+        el('th', { class: 'num' }, 'Games'),
+        el('th', {}, `Result (${colour})`),
+        el('th', { class: 'num', title: "the player's score and its 95% interval" }, 'Score'),
+        el('th', { class: 'num', title: 'performance rating' }, 'Perf.'),
+        el('th', { class: 'num', title: 'average opponent rating' }, 'Opp.'),
+        el('th', {}, 'Last played'),
+        el('th', {}, 'Opening'),
+      ),
+    ),
+    body,
+    el(
+      'tfoot',
+      {},
+      el(
+        'tr',
+        {},
+        el('td', {}, 'Σ'),
+        el('td', { class: 'num games' }, count(n)),
+        el('td', {}, resultBar(total.wins, total.draws, total.losses)),
+        el('td', { class: 'num' }, n ? pct(score) : '–'),
+        el('td', { colspan: 4 }),
+      ),
+    ),
+  );
+}
+
+function recent(data: Explore, line: Line): HTMLElement | null {
+  if (!data.recentGames.length) return null;
+  const items = data.recentGames.map(g => {
+    const result = g.winner === 'white' ? '1-0' : g.winner === 'black' ? '0-1' : '½-½';
+    const who = (p: { name: string; rating: number | null }) => `${p.name}${p.rating ? ` (${p.rating})` : ''}`;
+    return el(
+      'li',
+      {},
+      `${who(g.white)} – ${who(g.black)} `,
+      el('b', {}, result),
+      ` · ${g.speed} · ${g.month ?? g.year ?? ''} · `,
+      el('b', {}, sanOf(line, g.uci)),
+    );
+  });
+  return el('section', { class: 'recent' }, el('h3', {}, 'Recent games'), el('ul', {}, ...items));
+}
+
+export async function render(host: ExploreHost, side: HTMLElement, below: HTMLElement): Promise<void> {
+  const s = host.state;
+  const { line, bad } = play(s.moves);
+  side.replaceChildren(filtersForm(host));
+  below.replaceChildren(crumbs(host, line));
+  const colour = playerColour(s.filters, line);
+  host.board.set({
+    fen: fen(line.pos),
+    orientation: colour,
+    turnColor: line.pos.turn,
+    lastMove: line.last,
+    check: line.pos.isCheck(),
+    movable: {
+      free: false,
+      color: line.pos.turn,
+      dests: dests(line.pos),
+      events: {
+        after: (orig, dest) => {
+          const move = fromBoard(line.pos, orig, dest);
+          if (move) host.go({ moves: [...s.moves, standardUci(line.pos, move)] });
+        },
+      },
+    },
+    drawable: { autoShapes: [] },
+  });
+  if (bad) {
+    side.append(message(`The link's move ${bad} is not legal here; the board shows the moves before it.`, 'error'));
+  }
+  if (!s.user) {
+    side.append(message('Choose a player above.'));
+    return;
+  }
+  const params = filterParams(s.filters, new URLSearchParams({ user: s.user }));
+  params.set('moves', s.moves.slice(0, line.sans.length).join(','));
+  const status = message('Reading the games…');
+  side.append(status);
+  let data: Explore;
+  try {
+    data = await getJson<Explore>('/api/v1/explore', params);
+  } catch (e) {
+    status.replaceWith(message(String((e as Error).message), 'error'));
+    return;
+  }
+  if (host.state !== s) return; // a newer view was asked for meanwhile
+  host.board.setAutoShapes(arrows(data.moves));
+  const heading = el(
+    'h2',
+    { class: 'opening-name' },
+    data.opening ? `${data.opening.eco} ${data.opening.name}` : line.sans.length ? 'Unnamed position' : 'Start position',
+  );
+  const parts: (HTMLElement | null)[] = [heading];
+  if (data.moves.length) {
+    parts.push(el('div', { class: 'table-scroll' }, table(host, data, colour)), recent(data, line));
+  } else {
+    parts.push(message(`${s.user} has no games from here with these filters (as ${colour}).`));
+  }
+  status.replaceWith(...parts.filter((p): p is HTMLElement => p !== null));
+}

@@ -1,0 +1,110 @@
+// mirror's page: explore a player's tree on a board, play their mirror, see where to study.
+// The URL holds what is shown (see state.ts), so every view is a link and the browser's
+// back and forward buttons walk through it.
+
+import { Chessground } from 'chessground';
+import { type Player, getJson } from './api';
+import * as explore from './explore';
+import * as playView from './play';
+import * as report from './report';
+import { type PageState, href, read } from './state';
+import { el, message } from './ui';
+
+const main = document.getElementById('main') as HTMLElement;
+const picker = document.getElementById('player') as HTMLSelectElement;
+const nav = document.getElementById('nav') as HTMLElement;
+
+const boardBox = el('div', { class: 'board-wrap' }, el('div', { class: 'cg-wrap', id: 'board' }));
+const below = el('div', { class: 'below' });
+const side = el('div', { class: 'side' });
+const boardEl = boardBox.firstElementChild as HTMLElement;
+const board = Chessground(boardEl, {
+  coordinates: true,
+  animation: { duration: 150 },
+  drawable: { enabled: true, eraseOnClick: true },
+  premovable: { enabled: false },
+});
+
+const host = {
+  state: read(),
+  board,
+  go(next: Partial<PageState>, push = true) {
+    const state: PageState = { ...host.state, ...next };
+    const url = href(state);
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+    host.state = state;
+    void show();
+  },
+};
+
+async function show(): Promise<void> {
+  const s = host.state;
+  for (const a of nav.querySelectorAll('a')) {
+    const view = a.dataset.view as PageState['view'];
+    a.classList.toggle('active', view === s.view);
+    a.setAttribute('href', href({ ...s, view, moves: view === 'report' ? [] : view === s.view ? s.moves : [] }));
+  }
+  picker.value = s.user;
+  document.body.dataset.view = s.view;
+  document.title = s.user ? `mirror · ${s.user} · ${s.view}` : 'mirror';
+  const left = el('div', { class: 'left' }, boardBox, below);
+  if (s.view === 'report') {
+    main.replaceChildren(side);
+    side.className = 'side wide';
+    await report.render(host, side, below);
+  } else {
+    side.className = 'side';
+    main.replaceChildren(left, side);
+    if (s.view === 'play') playView.render(host, side, below);
+    else await explore.render(host, side, below);
+  }
+  board.redrawAll();
+}
+
+for (const a of nav.querySelectorAll('a')) {
+  a.addEventListener('click', e => {
+    e.preventDefault();
+    const view = a.dataset.view as PageState['view'];
+    host.go({ view, moves: view === host.state.view ? host.state.moves : [] });
+  });
+}
+picker.addEventListener('change', () => host.go({ user: picker.value, moves: host.state.view === 'play' ? [] : host.state.moves }));
+window.addEventListener('popstate', () => {
+  host.state = read();
+  void show();
+});
+document.addEventListener('keydown', e => {
+  const target = e.target as HTMLElement | null;
+  if (host.state.view !== 'explore' || target?.closest('input, select, textarea')) return;
+  if (e.key === 'ArrowLeft' && host.state.moves.length) host.go({ moves: host.state.moves.slice(0, -1) });
+});
+
+async function start(): Promise<void> {
+  let players: Player[] = [];
+  try {
+    players = await getJson<Player[]>('/api/v1/players');
+  } catch (e) {
+    main.replaceChildren(message(`The server did not list its players: ${(e as Error).message}`, 'error'));
+    return;
+  }
+  picker.replaceChildren(
+    el('option', { value: '' }, players.length ? 'choose…' : 'no players: run mirror ingest'),
+    ...players.map(p => el('option', { value: p.name }, `${p.name} (${p.games.toLocaleString('en-US')} games)`)),
+  );
+  if (!host.state.user && players.length === 1) {
+    host.go({ user: players[0].name }, false);
+    return;
+  }
+  const known = players.find(p => p.name.toLowerCase() === host.state.user.toLowerCase());
+  if (known && known.name !== host.state.user) {
+    host.go({ user: known.name }, false);
+    return;
+  }
+  if (host.state.user && !known) {
+    picker.append(el('option', { value: host.state.user }, `${host.state.user} (not in the store)`));
+  }
+  await show();
+}
+
+void start();

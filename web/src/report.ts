@@ -1,0 +1,144 @@
+// Where to study: the report's items, each a link to its position in the explorer.
+
+import { type Place, type Report, type ReportMove, getJson } from './api';
+import { fromText, makeSan, play } from './chess';
+import { type PageState, filterParams, href } from './state';
+import { el, message, pct } from './ui';
+
+export interface ReportHost {
+  state: PageState;
+}
+
+function placeLink(s: PageState, p: Place): HTMLElement {
+  const { line } = play(p.moves);
+  const path = line.sans.map((san, i) => (i % 2 === 0 ? `${i / 2 + 1}.${san}` : san)).join(' ') || 'start';
+  const link = el(
+    'a',
+    {
+      class: 'place',
+      href: href({ ...s, view: 'explore', moves: p.moves, filters: { ...s.filters, color: p.color } }),
+    },
+    path,
+  );
+  return el(
+    'div',
+    {},
+    link,
+    el(
+      'small',
+      {},
+      ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${p.games} games, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
+    ),
+  );
+}
+
+/** A move of the place in SAN. */
+function sanAt(p: Place, uci: string): string {
+  const { pos } = play(p.moves).line;
+  const move = fromText(pos, uci);
+  return move ? makeSan(pos, move) : uci;
+}
+
+/** A position's moves by quarter, as a small table. */
+function driftTable(d: Report['drift'][number]): HTMLElement {
+  const quarters = d.quarters.slice(-8);
+  const total = new Map<string, number>();
+  for (const q of quarters) {
+    for (const [uci, share] of q.shares) total.set(uci, (total.get(uci) ?? 0) + share * q.games);
+  }
+  const moves = [...total.entries()]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 4)
+    .map(([uci]) => uci);
+  return el(
+    'table',
+    { class: 'drift' },
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        el('th', {}, 'quarter'),
+        el('th', { class: 'num' }, 'games'),
+        ...moves.map(m => el('th', { class: 'num' }, sanAt(d, m))),
+      ),
+    ),
+    el(
+      'tbody',
+      {},
+      ...quarters.map(q =>
+        el(
+          'tr',
+          {},
+          el('td', {}, q.quarter),
+          el('td', { class: 'num' }, q.games),
+          ...moves.map(m => el('td', { class: 'num' }, pct(q.shares.find(([u]) => u === m)?.[1] ?? 0))),
+        ),
+      ),
+    ),
+  );
+}
+
+const choice = (m: ReportMove) =>
+  el('li', {}, el('b', {}, m.san), ` ${m.games} games (${pct(m.share)}), scored ${pct(m.score)} (${pct(m.low)}–${pct(m.high)})`);
+
+const choices = (ms: ReportMove[]) => el('ul', { class: 'choices' }, ...ms.slice(0, 5).map(choice));
+
+export async function render(host: ReportHost, side: HTMLElement, below: HTMLElement): Promise<void> {
+  const s = host.state;
+  below.replaceChildren();
+  if (!s.user) {
+    side.replaceChildren(message('Choose a player above.'));
+    return;
+  }
+  side.replaceChildren(message('Reading the games…'));
+  let r: Report;
+  try {
+    const params = filterParams({ ...s.filters, color: '' }, new URLSearchParams({ user: s.user }));
+    r = await getJson<Report>('/api/v1/report', params);
+  } catch (e) {
+    side.replaceChildren(message((e as Error).message, 'error'));
+    return;
+  }
+  if (host.state !== s) return;
+  const section = (title: string, explain: string, items: HTMLElement[]) =>
+    el(
+      'section',
+      { class: 'report-part' },
+      el('h3', {}, title),
+      el('p', { class: 'note' }, explain),
+      items.length ? el('ol', {}, ...items) : message('Nothing here.'),
+    );
+  side.replaceChildren(
+    el('h2', {}, `Where ${r.user} should study`),
+    section(
+      'Costly positions',
+      "Reached often and scored well below the player's average with that colour.",
+      r.costly.map(c =>
+        el(
+          'li',
+          { class: 'item' },
+          placeLink(s, c),
+          el('p', {}, `cost ${c.cost.toFixed(1)} games · ${pct(c.deficit)} below the average ${pct(c.average)}`),
+          choices(c.played),
+        ),
+      ),
+    ),
+    section(
+      'Deviations',
+      'Positions where the player varies their own move.',
+      r.deviations.map(d => el('li', { class: 'item' }, placeLink(s, d), choices(d.choices))),
+    ),
+    section(
+      'Surprises',
+      'Opponent replies met only a few times, and how those games went.',
+      r.surprises.map(x => el('li', { class: 'item' }, placeLink(s, x), choices([x.reply]))),
+    ),
+    section(
+      'Repertoire drift',
+      "The share of each move by quarter in the player's main positions (the last eight quarters, the four moves played most).",
+      r.drift.map(d => el('li', { class: 'item' }, placeLink(s, d), driftTable(d))),
+    ),
+  );
+}
