@@ -310,6 +310,15 @@ pub(crate) async fn players<S: GraphStore + Send + Sync + 'static>(
         .await
 }
 
+/// The OpenAPI document of this API (kept true by the tests: its parameters are the
+/// endpoints' own, and schemathesis checks every answer against it).
+pub const OPENAPI: &str = include_str!("../openapi.json");
+
+/// `GET /api/v1/openapi.json`.
+pub(crate) async fn openapi() -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], OPENAPI)
+}
+
 /// `GET /health`: the store answers.
 pub(crate) async fn health<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,

@@ -6,6 +6,7 @@
 //!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
 //!   `recentGames[]`).
 //! - `GET /api/v1/players`: the players in the store.
+//! - `GET /api/v1/openapi.json`: the OpenAPI document of all this.
 //! - `GET /health`, `GET /metrics` (Prometheus text).
 //! - `GET /`: the web page (explore your tree on a board, play your mirror), its files
 //!   embedded in the binary (`web.rs`).
@@ -16,6 +17,8 @@
 pub mod cache;
 pub mod error;
 mod handlers;
+
+pub use handlers::OPENAPI;
 pub mod metrics;
 pub mod params;
 pub mod response;
@@ -183,6 +186,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/players",
             get(handlers::players::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/openapi.json",
+            get(handlers::openapi).fallback(handlers::method_not_allowed),
         )
         .route(
             "/health",

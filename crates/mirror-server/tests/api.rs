@@ -825,3 +825,83 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
         assert_eq!(m["lastPlayed"], newest.to_string(), "{m}");
     }
 }
+
+#[tokio::test]
+async fn the_openapi_document_names_every_route_and_parameter() {
+    use mirror_server::params::{ExploreQuery, MoveQuery, ReportQuery};
+    let s = start(20).await;
+    let (status, doc) = get(&s, "/api/v1/openapi.json").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        doc,
+        serde_json::from_str::<Value>(mirror_server::OPENAPI).expect("valid JSON")
+    );
+    let params = |path: &str, method: &str| -> Vec<String> {
+        let mut names: Vec<String> = doc["paths"][path][method]["parameters"]
+            .as_array()
+            .map(|ps| {
+                ps.iter()
+                    .map(|p| p["name"].as_str().expect("a name").to_string())
+                    .collect()
+            })
+            .unwrap_or_default();
+        names.sort();
+        names
+    };
+    let sorted = |ps: &[&str]| {
+        let mut v: Vec<String> = ps.iter().map(ToString::to_string).collect();
+        v.sort();
+        v
+    };
+    assert_eq!(params("/api/v1/move", "get"), sorted(MoveQuery::PARAMS));
+    assert_eq!(
+        params("/api/v1/explore", "get"),
+        sorted(ExploreQuery::PARAMS)
+    );
+    assert_eq!(params("/api/v1/report", "get"), sorted(ReportQuery::PARAMS));
+    let mut body: Vec<String> = doc["paths"]["/api/v1/move"]["post"]["requestBody"]["content"]
+        ["application/json"]["schema"]["properties"]
+        .as_object()
+        .expect("properties")
+        .keys()
+        .cloned()
+        .collect();
+    body.sort();
+    assert_eq!(body, sorted(MoveQuery::PARAMS));
+    // Every documented path is served (with its parameters' examples), and every GET
+    // route the router serves under /api and beside it is documented.
+    let paths = doc["paths"].as_object().expect("paths");
+    for (path, ops) in paths {
+        let mut query = Vec::new();
+        for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
+            if let Some(example) = p["example"].as_str()
+                && ["user", "moves"].contains(&p["name"].as_str().unwrap_or_default())
+            {
+                query.push(format!(
+                    "{}={example}",
+                    p["name"].as_str().unwrap_or_default()
+                ));
+            }
+        }
+        let r = reqwest::get(format!("{}{path}?{}", s.base, query.join("&")))
+            .await
+            .expect("request");
+        assert_eq!(
+            r.status(),
+            200,
+            "{path}: {}",
+            r.text().await.unwrap_or_default()
+        );
+    }
+    for route in [
+        "/api/v1/move",
+        "/api/v1/explore",
+        "/api/v1/report",
+        "/api/v1/players",
+        "/api/v1/openapi.json",
+        "/health",
+        "/metrics",
+    ] {
+        assert!(paths.contains_key(route), "{route} is not documented");
+    }
+}

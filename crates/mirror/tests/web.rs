@@ -1,10 +1,11 @@
-//! The web page in a real browser: `mirror serve` over real games, driven by
-//! `web/e2e/run.mjs` (Playwright with Debian's Chromium; see that file for the checks).
+//! The web page in a real browser, and the API against its OpenAPI document: `mirror
+//! serve` over real games, driven by `web/e2e/run.mjs` (Playwright with Debian's
+//! Chromium; see that file for the checks) and by schemathesis.
 //!
-//! Needs Node.js, `web/node_modules` (`npm ci` in `web/`) and `/usr/bin/chromium`, all
-//! installed by `tests/setup.sh`. With `MIRROR_REQUIRE_WEB=1` (set by `.ci/run`) a missing
-//! one fails the test; otherwise it prints a loud `SKIPPED` line and passes.
-//! Screenshots (desktop and phone) go to `$MIRROR_E2E_SHOTS` when set.
+//! Needs Node.js, `web/node_modules` (`npm ci` in `web/`), `/usr/bin/chromium` and
+//! schemathesis (PyPI), all installed by `tests/setup.sh`. With `MIRROR_REQUIRE_WEB=1`
+//! (set by `.ci/run`) a missing one fails the test; otherwise it prints a loud `SKIPPED`
+//! line and passes. Screenshots (desktop and phone) go to `$MIRROR_E2E_SHOTS` when set.
 
 mod common;
 
@@ -28,16 +29,23 @@ fn missing() -> Vec<String> {
     out
 }
 
+/// Whether the tools are here; a loud skip (or, in CI, a failure) when not.
+fn tools_here(missing: Vec<String>) -> bool {
+    if missing.is_empty() {
+        return true;
+    }
+    let required = std::env::var("MIRROR_REQUIRE_WEB").is_ok_and(|v| v == "1");
+    assert!(!required, "the web tests need: {}", missing.join(", "));
+    eprintln!(
+        "SKIPPED: the web tests need {} (run tests/setup.sh)",
+        missing.join(", ")
+    );
+    false
+}
+
 #[test]
 fn the_page_in_chromium_agrees_with_the_api_and_plays() {
-    let missing = missing();
-    if !missing.is_empty() {
-        let required = std::env::var("MIRROR_REQUIRE_WEB").is_ok_and(|v| v == "1");
-        assert!(!required, "the browser tests need: {}", missing.join(", "));
-        eprintln!(
-            "SKIPPED: the browser tests need {} (run tests/setup.sh)",
-            missing.join(", ")
-        );
+    if !tools_here(missing()) {
         return;
     }
     let env = Env::new();
@@ -61,4 +69,46 @@ fn the_page_in_chromium_agrees_with_the_api_and_plays() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(stdout.contains(" 0 failed"), "{stdout}");
+}
+
+#[test]
+fn schemathesis_finds_no_server_error_and_no_answer_off_the_schema() {
+    let here = Command::new("schemathesis").arg("--version").output();
+    let missing = if here.is_ok_and(|o| o.status.success()) {
+        Vec::new()
+    } else {
+        vec!["schemathesis (pip install -r tests/requirements.txt)".to_string()]
+    };
+    if !tools_here(missing) {
+        return;
+    }
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    let out = Command::new("schemathesis")
+        .args([
+            "run",
+            &format!("{url}/api/v1/openapi.json"),
+            "--url",
+            &url,
+            "--checks",
+            "not_a_server_error,response_schema_conformance,status_code_conformance,\
+             content_type_conformance,response_headers_conformance",
+            "--max-examples",
+            "25",
+            "--generation-deterministic",
+            "--no-color",
+        ])
+        .output()
+        .expect("run schemathesis");
+    let _ = child.kill();
+    let _ = child.wait();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "schemathesis found problems:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("passed"), "{stdout}");
 }
