@@ -39,6 +39,9 @@ pub enum ApiError {
     /// The server is overloaded.
     #[error("server busy, try again")]
     Busy,
+    /// A write without the server's token (see [`crate::Writes`]).
+    #[error("{0}")]
+    Unauthorized(String),
     /// A failure of the server itself.
     #[error("internal error: {0}")]
     Internal(String),
@@ -62,6 +65,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -76,6 +80,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::Busy => "busy",
+            ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Internal(_) => "internal",
         }
     }

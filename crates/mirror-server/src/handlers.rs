@@ -290,6 +290,62 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
         .await
 }
 
+/// `POST /api/v1/ingest` with `{"args": [...]}` (the arguments of `mirror ingest`) and
+/// `Authorization: Bearer TOKEN`: runs the ingest on this server's store, one at a time,
+/// and answers what it printed. Later answers (the explorer's, the page's) show the new
+/// games at once: the kept answers are dropped when the store changes.
+pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    headers: axum::http::HeaderMap,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Json<crate::CommandOutput>, ApiError> {
+    let Some(writes) = &state.writes else {
+        return Err(ApiError::Unauthorized(
+            "this server accepts no writes".into(),
+        ));
+    };
+    let given = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "));
+    if given != Some(writes.token.as_str()) {
+        return Err(ApiError::Unauthorized(
+            "a write needs the token from the server's file next to the store \
+             (Authorization: Bearer TOKEN)"
+                .into(),
+        ));
+    }
+    let Json(body) = body.map_err(|e| match e {
+        JsonRejection::MissingJsonContentType(_) => ApiError::UnsupportedMediaType(
+            "send the body as JSON with Content-Type: application/json".into(),
+        ),
+        JsonRejection::BytesRejection(_) => ApiError::TooLarge(crate::BODY_LIMIT),
+        other => ApiError::BadRequest(format!("invalid JSON body: {}", other.body_text())),
+    })?;
+    let args: Vec<String> = match body.get("args").and_then(|a| a.as_array()) {
+        Some(items) => items
+            .iter()
+            .map(|i| {
+                i.as_str().map(str::to_string).ok_or_else(|| {
+                    ApiError::BadRequest(format!("args: every item must be a string, not {i}"))
+                })
+            })
+            .collect::<Result<_, _>>()?,
+        None => {
+            return Err(ApiError::BadRequest(
+                "the body must be {\"args\": [\"--user\", NAME, ...]}".into(),
+            ));
+        }
+    };
+    let _one_at_a_time = writes.lock.lock().await;
+    let run = writes.ingest.clone();
+    let store = state.store.clone();
+    let out = tokio::task::spawn_blocking(move || run(&store, args))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
+    Ok(Json(out))
+}
+
 /// `GET /api/v1/players`: the players in the store, most games first.
 pub(crate) async fn players<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,

@@ -6,6 +6,8 @@
 //!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
 //!   `recentGames[]`).
 //! - `GET /api/v1/players`: the players in the store.
+//! - `POST /api/v1/ingest`: `mirror ingest` run by the server on its store, for the
+//!   command line while the server holds the store (with the server's token).
 //! - `GET /api/v1/openapi.json`: the OpenAPI document of all this.
 //! - `GET /health`, `GET /metrics` (Prometheus text).
 //! - `GET /`: the web page (explore your tree on a board, play your mirror), its files
@@ -47,6 +49,34 @@ use metrics::Metrics;
 /// Largest accepted request body.
 pub const BODY_LIMIT: usize = 16 * 1024;
 
+/// What a command run by the server printed, and whether it succeeded.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+pub struct CommandOutput {
+    /// Its standard output.
+    pub stdout: String,
+    /// Its standard error (warnings, progress, the error that stopped it).
+    pub stderr: String,
+    /// Whether it succeeded.
+    pub ok: bool,
+}
+
+/// Runs `mirror ingest` with these arguments on the server's store, in the server's
+/// process (the binary provides it: the same code as the command line).
+pub type IngestHook<S> = Arc<dyn Fn(&S, Vec<String>) -> CommandOutput + Send + Sync>;
+
+/// Writes through the server: the store is held by this process, so other mirror
+/// commands on the same machine send their writes here (`POST /api/v1/ingest`). Only a
+/// caller that knows the token may: the server writes it to a file next to the store,
+/// readable by its user only, so a web page or another user cannot.
+pub struct Writes<S> {
+    /// The secret a write must present (`Authorization: Bearer TOKEN`).
+    pub token: String,
+    /// The ingest command.
+    pub ingest: IngestHook<S>,
+    /// One write at a time.
+    pub lock: tokio::sync::Mutex<()>,
+}
+
 /// Shared state of the server.
 pub struct AppState<S> {
     /// The store.
@@ -65,6 +95,8 @@ pub struct AppState<S> {
     pub known_players: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
     /// The explorer's answers while the store's data is unchanged.
     pub explore_cache: cache::ResponseCache,
+    /// Writes through this server (`None`: none accepted).
+    pub writes: Option<Writes<S>>,
 }
 
 impl<S> std::fmt::Debug for AppState<S> {
@@ -99,7 +131,27 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             fallbacks,
             known_players: Arc::default(),
             explore_cache: cache::ResponseCache::new(cache::CACHE_BYTES),
+            writes: None,
         })
+    }
+
+    /// State that also accepts writes (see [`Writes`]).
+    pub fn with_writes(
+        store: Arc<S>,
+        blocking: usize,
+        fallbacks: Option<FallbackFactory>,
+        token: String,
+        ingest: IngestHook<S>,
+    ) -> Arc<AppState<S>> {
+        let mut state = Self::with_fallbacks(store, blocking, fallbacks);
+        Arc::get_mut(&mut state)
+            .expect("the state was just made: no other handle")
+            .writes = Some(Writes {
+            token,
+            ingest,
+            lock: tokio::sync::Mutex::new(()),
+        });
+        state
     }
 
     /// Runs a short store read: on this task when the store's reads are local and quick
@@ -182,6 +234,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/report",
             get(handlers::report::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/ingest",
+            axum::routing::post(handlers::ingest::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/players",

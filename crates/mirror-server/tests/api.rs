@@ -872,6 +872,9 @@ async fn the_openapi_document_names_every_route_and_parameter() {
     // route the router serves under /api and beside it is documented.
     let paths = doc["paths"].as_object().expect("paths");
     for (path, ops) in paths {
+        if ops.get("get").is_none() {
+            continue;
+        }
         let mut query = Vec::new();
         for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
             if let Some(example) = p["example"].as_str()
@@ -894,6 +897,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         );
     }
     for route in [
+        "/api/v1/ingest",
         "/api/v1/move",
         "/api/v1/explore",
         "/api/v1/report",

@@ -225,9 +225,9 @@ impl EmbeddedStore {
             .set_cache_size(256 << 20)
             .create(path)
             .map_err(|e| match e {
-                redb::DatabaseError::DatabaseAlreadyOpen => {
-                    open_err("it is in use by another mirror process".into())
-                }
+                redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
+                    path: path.to_path_buf(),
+                },
                 other => open_err(other.to_string()),
             })?;
         let store = EmbeddedStore {

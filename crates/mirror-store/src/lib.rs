@@ -36,6 +36,12 @@ pub enum StoreError {
         /// What went wrong.
         message: String,
     },
+    /// Another process holds the embedded store's file (redb allows one at a time).
+    #[error("cannot open store {path}: it is in use by another mirror process")]
+    InUse {
+        /// The file.
+        path: PathBuf,
+    },
     /// The file was written by another version of mirror's schema.
     #[error(
         "store {path} has schema version {found}, this mirror needs {expected} (version 3 \

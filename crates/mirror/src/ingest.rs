@@ -16,7 +16,8 @@ use mirror_ingest::{
     IngestOptions, InvalidGame, Progress, Summary,
     lichess::{LichessOptions, ingest_lichess},
 };
-use mirror_store::{Account, GraphStore, WriteReport, embedded::OpenMode};
+use mirror_server::CommandOutput;
+use mirror_store::{Account, GraphStore, StoreError, WriteReport, embedded::OpenMode};
 
 use std::path::PathBuf;
 
@@ -92,23 +93,90 @@ pub enum ProgressMode {
     None,
 }
 
+/// Where an ingest reports: this process's terminal, or (when `mirror serve` runs it for
+/// another mirror process) text sent back to that process.
+pub struct Out {
+    captured: Option<std::sync::Mutex<CommandOutput>>,
+}
+
+impl Out {
+    /// This process's stdout and stderr.
+    pub fn terminal() -> Out {
+        Out { captured: None }
+    }
+
+    /// Kept, for [`Out::finish`].
+    pub fn captured() -> Out {
+        Out {
+            captured: Some(std::sync::Mutex::default()),
+        }
+    }
+
+    fn with(&self, f: impl FnOnce(&mut CommandOutput)) {
+        if let Some(c) = &self.captured {
+            f(&mut c.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        }
+    }
+
+    /// A line of the report (stdout).
+    pub(crate) fn say(&self, line: String) {
+        match &self.captured {
+            None => println!("{line}"),
+            Some(_) => self.with(|c| {
+                c.stdout.push_str(&line);
+                c.stdout.push('\n');
+            }),
+        }
+    }
+
+    /// A warning, an error or progress (stderr).
+    pub(crate) fn warn(&self, line: String) {
+        match &self.captured {
+            None => eprintln!("{line}"),
+            Some(_) => self.with(|c| {
+                c.stderr.push_str(&line);
+                c.stderr.push('\n');
+            }),
+        }
+    }
+
+    /// Whether progress bars may be drawn (on this process's terminal only).
+    fn bars(&self, mode: ProgressMode) -> bool {
+        self.captured.is_none()
+            && match mode {
+                ProgressMode::Bar => true,
+                ProgressMode::Auto => std::io::stderr().is_terminal(),
+                ProgressMode::Plain | ProgressMode::None => false,
+            }
+    }
+
+    /// What was kept, and whether the command succeeded.
+    pub fn finish(self, ok: bool) -> CommandOutput {
+        let mut out = self
+            .captured
+            .map(|c| {
+                c.into_inner()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+            })
+            .unwrap_or_default();
+        out.ok = ok;
+        out
+    }
+}
+
 /// How many invalid games are printed one by one.
 const SHOWN_INVALID: u64 = 20;
 
-struct CliProgress {
+struct CliProgress<'a> {
     bar: Option<ProgressBar>,
     plain: bool,
     invalid_shown: u64,
+    out: &'a Out,
 }
 
-impl CliProgress {
-    fn new(mode: ProgressMode) -> CliProgress {
-        let bar = match mode {
-            ProgressMode::Bar => true,
-            ProgressMode::Auto => std::io::stderr().is_terminal(),
-            ProgressMode::Plain | ProgressMode::None => false,
-        }
-        .then(|| {
+impl CliProgress<'_> {
+    fn new(mode: ProgressMode, out: &Out) -> CliProgress<'_> {
+        let bar = out.bars(mode).then(|| {
             let bar = ProgressBar::new_spinner();
             bar.set_style(
                 ProgressStyle::with_template(
@@ -123,23 +191,25 @@ impl CliProgress {
             bar,
             plain: mode == ProgressMode::Plain,
             invalid_shown: 0,
+            out,
         }
     }
 
     fn println(&self, line: &str) {
         match &self.bar {
             Some(bar) => bar.println(line),
-            None => eprintln!("{line}"),
+            None => self.out.warn(line.to_string()),
         }
     }
 }
 
-impl Progress for CliProgress {
+impl Progress for CliProgress<'_> {
     fn source(&mut self, source: &str, index: usize, total: usize) {
         if let Some(bar) = &self.bar {
             bar.set_message(format!("[{}/{total}] {source}", index + 1));
         } else if self.plain {
-            eprintln!("reading [{}/{total}] {source}", index + 1);
+            self.out
+                .warn(format!("reading [{}/{total}] {source}", index + 1));
         }
     }
 
@@ -151,14 +221,14 @@ impl Progress for CliProgress {
 
     fn committed(&mut self, report: &WriteReport, summary: &Summary) {
         if self.plain {
-            eprintln!(
+            self.out.warn(format!(
                 "committed {} games (total: {} read, {} ingested, {} new positions, {} new edges)",
                 report.games,
                 summary.games_read,
                 summary.ingested,
                 summary.new_positions,
                 summary.new_edges
-            );
+            ));
         }
     }
 
@@ -210,6 +280,7 @@ impl Feed {
 /// What every feed of one ingest shares.
 #[derive(Clone, Copy)]
 struct Run<'a> {
+    out: &'a Out,
     store_args: &'a StoreArgs,
     args: &'a IngestArgs,
     store: &'a AnyStore,
@@ -225,6 +296,31 @@ struct FeedOutcome {
 }
 
 pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
+    let ok = match ingest(&Out::terminal(), store_args, &args, None) {
+        Err(e) if is_in_use(&e) => forward(store_args, &args, e)?,
+        other => other?,
+    };
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
+}
+
+/// Whether the store could not be opened because another process holds it.
+fn is_in_use(e: &anyhow::Error) -> bool {
+    matches!(e.downcast_ref(), Some(StoreError::InUse { .. }))
+}
+
+/// The ingest: every feed of the profile into the store. `held`: the store when the
+/// caller holds it open (`mirror serve`, running this for another process); otherwise it
+/// is opened here. Returns whether every feed succeeded.
+pub fn ingest(
+    out: &Out,
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    held: Option<&AnyStore>,
+) -> anyhow::Result<bool> {
     // Validate every name before anything touches the disk or the network.
     for u in &args.chesscom {
         mirror_online::chesscom::validate_username(u)?;
@@ -251,12 +347,19 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     if recorded_only && let Err(e) = mirror_online::chesscom::validate_username(&profile) {
         // `mirror ingest --user NAME` alone: the profile's recorded accounts, else the
         // Chess.com account NAME, which this cannot be. Look without creating a store.
-        let known = match store_args.open(OpenMode::MustExist) {
-            Ok(store) => store
+        let online = |store: &AnyStore| -> anyhow::Result<bool> {
+            Ok(store
                 .accounts(&profile)?
                 .iter()
-                .any(|a| a.source != GameSource::Otb),
-            Err(_) => false,
+                .any(|a| a.source != GameSource::Otb))
+        };
+        let known = match held {
+            Some(store) => online(store)?,
+            None => match store_args.open(OpenMode::MustExist) {
+                Ok(store) => online(&store)?,
+                Err(e) if is_in_use(&e) => return Err(e),
+                Err(_) => false,
+            },
         };
         if !known {
             anyhow::bail!(
@@ -266,7 +369,14 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.describe()?;
-    let store = store_args.open(OpenMode::CreateIfMissing)?;
+    let opened;
+    let store: &AnyStore = match held {
+        Some(store) => store,
+        None => {
+            opened = store_args.open(OpenMode::CreateIfMissing)?;
+            &opened
+        }
+    };
     let recorded = store.accounts(&profile)?;
     if recorded_only {
         feeds = recorded
@@ -281,13 +391,17 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
             feeds.push(Feed::Chesscom(profile.clone()));
         } else {
             let names: Vec<String> = feeds.iter().map(Feed::to_string).collect();
-            println!("profile {profile}: its accounts {}", names.join(", "));
+            out.say(format!(
+                "profile {profile}: its accounts {}",
+                names.join(", ")
+            ));
         }
     }
     let run = Run {
+        out,
         store_args,
-        args: &args,
-        store: &store,
+        args,
+        store,
         path: &path,
         profile: &profile,
     };
@@ -295,7 +409,7 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     let mut outcomes = Vec::new();
     for feed in &feeds {
         if several {
-            println!("== {feed} ==");
+            out.say(format!("== {feed} =="));
         }
         let outcome = match feed {
             Feed::Chesscom(user) => run_chesscom(run, user)?,
@@ -329,16 +443,128 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
             .iter()
             .map(|(f, o)| format!("{f}: {}", o.ingested))
             .collect();
-        println!(
+        out.say(format!(
             "profile {profile}: {total} new games ({}), {dup} already stored or seen twice",
             parts.join(", ")
-        );
+        ));
     }
-    Ok(if outcomes.iter().all(|(_, o)| o.ok) {
-        ExitCode::SUCCESS
+    Ok(outcomes.iter().all(|(_, o)| o.ok))
+}
+
+/// `mirror ingest` while `mirror serve` holds the store: the same arguments sent to the
+/// server (`POST /api/v1/ingest` with the token from the server's file), which runs the
+/// ingest in its process; its report is printed here. `in_use`: the error of the open,
+/// returned when no server holds the store.
+fn forward(
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    in_use: anyhow::Error,
+) -> anyhow::Result<bool> {
+    let Some(server) = crate::serve::ServerFile::read(store_args)? else {
+        return Err(in_use);
+    };
+    let argv = server_args(store_args, args)?;
+    eprintln!(
+        "the store is held by mirror serve at {}: ingesting through it",
+        server.url
+    );
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let answer: mirror_server::CommandOutput = rt.block_on(async {
+        let resp = reqwest::Client::new()
+            .post(format!("{}/api/v1/ingest", server.url))
+            .bearer_auth(&server.token)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .body(serde_json::json!({ "args": argv }).to_string())
+            .send()
+            .await
+            .with_context(|| {
+                format!(
+                    "{in_use:#}; the server it names ({}) does not answer: if it stopped \
+                     uncleanly, remove {} and run again",
+                    server.url,
+                    server.path.display()
+                )
+            })?;
+        let status = resp.status();
+        let text = resp.text().await.context("the server's answer broke off")?;
+        if !status.is_success() {
+            anyhow::bail!(
+                "mirror serve at {} refused the ingest ({status}): {text}",
+                server.url
+            );
+        }
+        serde_json::from_str(&text)
+            .with_context(|| format!("unexpected answer from the server: {text}"))
+    })?;
+    print!("{}", answer.stdout);
+    eprint!("{}", answer.stderr);
+    Ok(answer.ok)
+}
+
+/// `args` as the server's `mirror ingest` reads them: PGN paths made absolute (the server
+/// runs elsewhere), the contact resolved here (the server's environment may have none),
+/// progress as lines at most (the server draws no bars).
+fn server_args(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Vec<String>> {
+    let mut v: Vec<String> = Vec::new();
+    let mut push = |flag: &str, value: String| {
+        v.push(flag.to_string());
+        v.push(value);
+    };
+    if let Some(u) = &args.user {
+        push("--user", u.clone());
+    }
+    for c in &args.chesscom {
+        push("--chesscom", c.clone());
+    }
+    for l in &args.lichess {
+        push("--lichess", l.clone());
+    }
+    for a in &args.aliases {
+        push("--alias", a.clone());
+    }
+    push("--lichess-api", args.lichess_api.clone());
+    push("--api-base", args.api_base.clone());
+    if let Some(c) = contact(store_args, args)? {
+        push("--contact", c);
+    }
+    if let Some(m) = args.since {
+        push("--since", m.to_string());
+    }
+    if let Some(m) = args.until {
+        push("--until", m.to_string());
+    }
+    push("--timeout", args.timeout.to_string());
+    push("--retries", args.retries.to_string());
+    if let Some(n) = args.batch_size {
+        push("--batch-size", n.to_string());
+    }
+    let progress = if args.progress == ProgressMode::Plain {
+        "plain"
     } else {
-        ExitCode::FAILURE
-    })
+        "none"
+    };
+    push("--progress", progress.to_string());
+    if !args.pgn.is_empty() {
+        v.push("--pgn".to_string());
+        for p in &args.pgn {
+            anyhow::ensure!(
+                p.as_os_str() != "-",
+                "--pgn - (standard input) cannot go through mirror serve, which holds the \
+                 store: write the games to a file, or stop the server"
+            );
+            let abs =
+                std::fs::canonicalize(p).with_context(|| format!("cannot read {}", p.display()))?;
+            v.push(
+                abs.to_str()
+                    .with_context(|| format!("{} is not UTF-8", abs.display()))?
+                    .to_string(),
+            );
+        }
+    }
+    Ok(v)
 }
 
 fn run_pgn(
@@ -347,6 +573,7 @@ fn run_pgn(
     mut names: Vec<String>,
 ) -> anyhow::Result<FeedOutcome> {
     let Run {
+        out,
         store_args,
         args,
         store,
@@ -360,13 +587,13 @@ fn run_pgn(
         names: names.clone(),
         batch_size: store_args.batch_size(args.batch_size),
     };
-    let mut progress = CliProgress::new(args.progress);
+    let mut progress = CliProgress::new(args.progress, out);
     let summary = mirror_ingest::ingest(store, sources, &opts, &mut progress)
         .with_context(|| format!("ingest into {path}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print_summary(profile, &summary, path);
+    print_summary(out, profile, &summary, path);
     if summary.ingested + summary.duplicates == 0 {
         let mut msg = format!(
             "no game in the input has {} as White or Black",
@@ -396,17 +623,18 @@ fn run_pgn(
     })
 }
 
-struct MonthProgress {
+struct MonthProgress<'a> {
     bar: Option<ProgressBar>,
     plain: bool,
+    out: &'a Out,
 }
 
-impl ChesscomProgress for MonthProgress {
+impl ChesscomProgress for MonthProgress<'_> {
     fn start(&mut self, months: u64) {
         if let Some(bar) = &self.bar {
             bar.set_length(months);
         } else if self.plain {
-            eprintln!("{months} months to check");
+            self.out.warn(format!("{months} months to check"));
         }
     }
 
@@ -415,10 +643,10 @@ impl ChesscomProgress for MonthProgress {
             bar.set_position(done);
             bar.set_message(format!("{month}: {} new games", s.games.ingested));
         } else if self.plain {
-            eprintln!(
+            self.out.warn(format!(
                 "month {month} done ({done}/{}): {} games read, {} new",
                 s.months.total, s.games.games_read, s.games.ingested
-            );
+            ));
         }
     }
 }
@@ -452,6 +680,7 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
 
 fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     let Run {
+        out,
         store_args,
         args,
         store,
@@ -478,24 +707,25 @@ fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         now_ms,
         batch_size: store_args.batch_size(args.batch_size),
     };
-    let mut progress = CliProgress::new(args.progress);
+    let mut progress = CliProgress::new(args.progress, out);
     let s = ingest_lichess(store, &opts, &mut progress)
         .with_context(|| format!("ingest lichess games of {user}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
     match s.since_ms {
-        Some(ms) => println!(
+        Some(ms) => out.say(format!(
             "lichess export of {user} since {} (Unix ms {ms})",
             date_of_ms(ms)
-        ),
-        None => println!("lichess export of {user}: all games"),
+        )),
+        None => out.say(format!("lichess export of {user}: all games")),
     }
-    print_summary(profile, &s.games, path);
+    print_summary(out, profile, &s.games, path);
     let ok = !s.games.has_errors();
     if !ok {
-        eprintln!(
+        out.warn(
             "error: the export broke off; the games read before are kept: run the same command again"
+                .to_string(),
         );
     }
     Ok(FeedOutcome {
@@ -511,6 +741,7 @@ fn date_of_ms(ms: i64) -> String {
 
 fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     let Run {
+        out,
         store_args,
         args,
         store,
@@ -533,12 +764,7 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         now,
         batch_size: store_args.batch_size(args.batch_size),
     };
-    let show_bar = match args.progress {
-        ProgressMode::Bar => true,
-        ProgressMode::Auto => std::io::stderr().is_terminal(),
-        ProgressMode::Plain | ProgressMode::None => false,
-    };
-    let bar = show_bar.then(|| {
+    let bar = out.bars(args.progress).then(|| {
         let bar = ProgressBar::new(0);
         bar.set_style(
             ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}")
@@ -549,32 +775,33 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     let mut progress = MonthProgress {
         bar,
         plain: args.progress == ProgressMode::Plain,
+        out,
     };
     let s = ingest_chesscom(store, &opts, &mut progress)
         .with_context(|| format!("ingest Chess.com games of {user}"))?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    println!(
+    out.say(format!(
         "Chess.com months: {} in range, {} fetched, {} not modified, {} already complete, {} failed",
         s.months.total,
         s.months.fetched,
         s.months.not_modified,
         s.months.up_to_date,
         s.months.failed.len()
-    );
+    ));
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
-        eprintln!("warning: skipped invalid game: {g}");
+        out.warn(format!("warning: skipped invalid game: {g}"));
     }
-    print_summary(profile, &s.games, path);
+    print_summary(out, profile, &s.games, path);
     for (month, why) in &s.months.failed {
-        eprintln!("error: month {month} failed: {why}");
+        out.warn(format!("error: month {month} failed: {why}"));
     }
     if !s.months.failed.is_empty() {
-        eprintln!(
+        out.warn(format!(
             "error: {} month(s) failed; run the same command again to retry them",
             s.months.failed.len()
-        );
+        ));
     }
     Ok(FeedOutcome {
         ingested: s.games.ingested,
@@ -583,28 +810,31 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     })
 }
 
-fn print_summary(user: &str, s: &Summary, path: &str) {
+fn print_summary(out: &Out, user: &str, s: &Summary, path: &str) {
     let (games_s, plies_s) = mirror_ingest::rates(s);
-    println!("ingested {} new games of {user} into {path}", s.ingested);
-    println!("  games read       {}", s.games_read);
-    println!("  already stored   {}", s.duplicates);
-    println!("  other players    {}", s.other_players);
+    out.say(format!(
+        "ingested {} new games of {user} into {path}",
+        s.ingested
+    ));
+    out.say(format!("  games read       {}", s.games_read));
+    out.say(format!("  already stored   {}", s.duplicates));
+    out.say(format!("  other players    {}", s.other_players));
     for (reason, n) in &s.skipped {
-        println!("  skipped          {n} ({reason})");
+        out.say(format!("  skipped          {n} ({reason})"));
     }
     if s.invalid > 0 {
-        println!(
+        out.say(format!(
             "  invalid          {} (illegal or unreadable move; listed above)",
             s.invalid
-        );
+        ));
     }
-    println!("  new positions    {}", s.new_positions);
-    println!("  new edges        {}", s.new_edges);
-    println!(
+    out.say(format!("  new positions    {}", s.new_positions));
+    out.say(format!("  new edges        {}", s.new_edges));
+    out.say(format!(
         "  time             {:.2} s ({games_s:.0} games/s, {plies_s:.0} plies/s)",
         s.elapsed.as_secs_f64()
-    );
+    ));
     for e in &s.source_errors {
-        eprintln!("error: {e}");
+        out.warn(format!("error: {e}"));
     }
 }

@@ -14,7 +14,7 @@ use mirror_model::Predictor;
 use mirror_server::{AppState, serve};
 use mirror_store::embedded::OpenMode;
 
-use crate::cli::StoreArgs;
+use crate::cli::{AnyStore, StoreArgs};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -79,6 +79,108 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     })
 }
 
+/// The file next to the embedded store that says which server holds it
+/// (`STORE.redb.serve`): its address and the token its writes need. Written when the
+/// server starts, readable by its user only, removed when it stops.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct ServerFile {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The secret of `POST /api/v1/ingest`.
+    pub token: String,
+    /// The server's process.
+    pub pid: u32,
+    /// Where this was read from.
+    #[serde(skip)]
+    pub path: std::path::PathBuf,
+}
+
+impl ServerFile {
+    fn path(store_args: &StoreArgs) -> anyhow::Result<std::path::PathBuf> {
+        let mut p = store_args.path()?.into_os_string();
+        p.push(".serve");
+        Ok(p.into())
+    }
+
+    /// The server holding this invocation's embedded store, if one says so.
+    pub fn read(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>> {
+        if store_args.kind() != crate::cli::StoreKind::Embedded {
+            return Ok(None);
+        }
+        let path = Self::path(store_args)?;
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
+        };
+        let mut file: ServerFile = serde_json::from_str(&text)
+            .with_context(|| format!("{} is not a mirror server file", path.display()))?;
+        file.path = path;
+        Ok(Some(file))
+    }
+
+    /// Writes the file (mode 0600) and returns a guard that removes it.
+    fn write(store_args: &StoreArgs, url: String, token: String) -> anyhow::Result<RemoveOnDrop> {
+        let path = Self::path(store_args)?;
+        let file = ServerFile {
+            url,
+            token,
+            pid: std::process::id(),
+            path: path.clone(),
+        };
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut f = options
+            .open(&path)
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        std::io::Write::write_all(&mut f, serde_json::to_string(&file)?.as_bytes())
+            .with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(RemoveOnDrop(path))
+    }
+}
+
+/// Removes the server file when the server stops.
+struct RemoveOnDrop(std::path::PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+/// `mirror ingest` as the server runs it for another process (see `POST /api/v1/ingest`).
+fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
+    #[derive(clap::Parser)]
+    #[command(name = "mirror ingest")]
+    struct IngestCommand {
+        #[command(flatten)]
+        args: crate::ingest::IngestArgs,
+    }
+    let store_args = store_args.clone();
+    Arc::new(move |store: &AnyStore, argv: Vec<String>| {
+        let out = crate::ingest::Out::captured();
+        let parsed = <IngestCommand as clap::Parser>::try_parse_from(
+            std::iter::once("mirror ingest".to_string()).chain(argv),
+        );
+        let ok = match parsed {
+            Err(e) => {
+                out.warn(e.to_string());
+                false
+            }
+            Ok(cmd) => match crate::ingest::ingest(&out, &store_args, &cmd.args, Some(store)) {
+                Ok(ok) => ok,
+                Err(e) => {
+                    out.warn(format!("mirror: error: {e:#}"));
+                    false
+                }
+            },
+        };
+        out.finish(ok)
+    })
+}
+
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     let addr: SocketAddr = args.bind.parse().with_context(|| {
         format!(
@@ -86,7 +188,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             args.bind
         )
     })?;
-    let store = Arc::new(store_args.open(OpenMode::MustExist)?);
+    let store: Arc<AnyStore> = Arc::new(store_args.open(OpenMode::MustExist)?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -95,17 +197,34 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
+        let local = listener.local_addr()?;
+        // The address other mirror processes on this machine use.
+        let here = if local.ip().is_unspecified() {
+            SocketAddr::from(([127, 0, 0, 1], local.port()))
+        } else {
+            local
+        };
+        let token = format!("{:032x}", rand::random::<u128>());
+        let _file = match store_args.kind() {
+            crate::cli::StoreKind::Embedded => Some(ServerFile::write(
+                store_args,
+                format!("http://{here}"),
+                token.clone(),
+            )?),
+            crate::cli::StoreKind::Neo4j => None,
+        };
         eprintln!(
-            "mirror serving {} on http://{}/ (Ctrl-C to stop)",
+            "mirror serving {} on http://{local}/ (Ctrl-C to stop)",
             store_args.describe()?,
-            listener.local_addr()?
         );
-        serve(
-            listener,
-            AppState::with_fallbacks(store, args.blocking, Some(model_fallbacks(store_args))),
-            shutdown_signal(),
-        )
-        .await?;
+        let state = AppState::with_writes(
+            store,
+            args.blocking,
+            Some(model_fallbacks(store_args)),
+            token,
+            ingest_hook(store_args),
+        );
+        serve(listener, state, shutdown_signal()).await?;
         eprintln!("mirror stopped");
         anyhow::Ok(())
     })?;

@@ -2,7 +2,7 @@
 
 mod common;
 
-use std::io::Read;
+use std::{io::Read, path::PathBuf};
 
 use common::*;
 
@@ -69,4 +69,128 @@ fn serve_needs_an_existing_store_and_a_valid_address() {
         err.contains("--bind \"localhost\" is not an address"),
         "{err}"
     );
+}
+
+/// Two processes on one store: `mirror serve` holds it, and `mirror ingest` in another
+/// process adds games through the server; the server shows them at once.
+#[test]
+fn ingest_goes_through_the_server_that_holds_the_store() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let get = |path: &str| -> serde_json::Value {
+        rt.block_on(async {
+            reqwest::get(format!("{url}{path}"))
+                .await
+                .expect("request")
+                .json()
+                .await
+                .expect("json")
+        })
+    };
+    let games = |v: &serde_json::Value| {
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| v[k].as_u64().expect("a count"))
+            .sum::<u64>()
+    };
+    // The server says where it is, for its user only.
+    let file = PathBuf::from(format!("{}.serve", env.db().display()));
+    let meta = std::fs::metadata(&file).expect("the server file");
+    #[cfg(unix)]
+    assert_eq!(
+        std::os::unix::fs::PermissionsExt::mode(&meta.permissions()) & 0o777,
+        0o600
+    );
+    let server: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).expect("read")).expect("json");
+    assert_eq!(server["url"], url.as_str());
+    let before = get("/api/v1/explore?user=Magnus%20Carlsen");
+    assert_eq!(before["error"].as_str().map(|_| ()), Some(()), "{before}");
+    let page_players = get("/api/v1/players");
+    assert_eq!(page_players.as_array().map(Vec::len), Some(1));
+
+    // Another process ingests real games of a new player, and of the served one again.
+    let otb = profile_fixture("carlsen_otb.pgn");
+    let out = env
+        .cmd()
+        .args(["ingest", "--user", "Magnus Carlsen", "--alias", "Carlsen,M"])
+        .args(["--progress", "none", "--pgn"])
+        .arg(&otb)
+        .output()
+        .expect("ingest");
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{o}\n{e}");
+    assert!(e.contains(&format!("held by mirror serve at {url}")), "{e}");
+    assert!(o.contains("ingested 60 new games of Magnus Carlsen"), "{o}");
+    let again = env.ingest(&first500(), &[]);
+    assert!(
+        again.contains("ingested 0 new games of Biskupstunga"),
+        "{again}"
+    );
+    assert_eq!(summary_value(&again, "already stored"), 499, "{again}");
+
+    // No restart: the players, and the explorer's answers (kept ones too), are new.
+    let players = get("/api/v1/players");
+    assert_eq!(
+        players,
+        serde_json::json!([
+            { "name": "Biskupstunga", "games": 499 },
+            { "name": "Magnus Carlsen", "games": 60 }
+        ])
+    );
+    let white = get("/api/v1/explore?user=Magnus%20Carlsen&color=white&recentGames=0");
+    let black = get("/api/v1/explore?user=Magnus%20Carlsen&color=black&recentGames=0");
+    assert_eq!(games(&white) + games(&black), 60, "{white}\n{black}");
+    let after = get("/api/v1/explore?user=Magnus%20Carlsen");
+    assert!(
+        after["moves"].as_array().is_some_and(|m| !m.is_empty()),
+        "{after}"
+    );
+
+    // Writes need the token.
+    let refused = rt.block_on(async {
+        reqwest::Client::new()
+            .post(format!("{url}/api/v1/ingest"))
+            .header("content-type", "application/json")
+            .body(r#"{"args": ["--user", "x", "--pgn", "/dev/null"]}"#)
+            .send()
+            .await
+            .expect("request")
+    });
+    assert_eq!(refused.status().as_u16(), 401);
+    // An ingest the server cannot do says why, in the calling process.
+    let err = env.fails(&[
+        "ingest",
+        "--user",
+        "Nobody",
+        "--progress",
+        "none",
+        "--pgn",
+        "-",
+    ]);
+    assert!(err.contains("standard input"), "{err}");
+
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    assert!(child.wait().expect("wait").success());
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).expect("rest");
+    assert!(
+        !file.exists(),
+        "the server file is removed when the server stops"
+    );
+    // Without a server the command line opens the store itself again.
+    let direct = env.ok(&["explore", "--user", "Magnus Carlsen", "--color", "white"]);
+    assert!(!direct.is_empty());
 }
