@@ -5,12 +5,13 @@
 use std::fmt;
 
 use mirror_core::{PositionKey, time::Month};
-use mirror_store::{Filter, GraphStore, StoreError};
+use mirror_store::{Filter, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Move, Position};
 
 use crate::{
+    book::Book,
     choice::{BookRule, Choice, FallbackWhy, Source},
     fallback::{Fallback, RandomLegal},
     options::EngineOptions,
@@ -59,7 +60,7 @@ pub struct BookView {
     pub selection: Option<Selection>,
 }
 
-impl<S: GraphStore> Engine<S> {
+impl<S: Book> Engine<S> {
     /// An engine for `player` with the random-legal fallback.
     pub fn new(store: S, player: impl Into<String>, opts: EngineOptions) -> Engine<S> {
         let rng = ChaCha8Rng::seed_from_u64(opts.seed);
@@ -129,14 +130,7 @@ impl<S: GraphStore> Engine<S> {
             return Ok(None);
         }
         if self.newest.is_none() {
-            let start = PositionKey::from_position(&Chess::default());
-            let newest = self
-                .store
-                .recent_games(&self.player, start, &Filter::default(), 1)?
-                .first()
-                .and_then(|g| g.game.date)
-                .and_then(|d| d.month());
-            self.newest = Some(newest);
+            self.newest = Some(self.store.newest_month(&self.player)?);
         }
         Ok(self.newest.flatten().and_then(|m| {
             Month::from_u16(
@@ -167,7 +161,7 @@ impl<S: GraphStore> Engine<S> {
             };
             let rows = self
                 .store
-                .moves(&self.player, PositionKey::from_position(pos), &filter)?;
+                .rows(&self.player, PositionKey::from_position(pos), &filter)?;
             for r in rows {
                 if let Ok(m) = r.mv.to_move(pos)
                     && let Some(e) = out.iter_mut().find(|(b, _)| *b == m)
@@ -187,7 +181,7 @@ impl<S: GraphStore> Engine<S> {
         };
         let rows = self
             .store
-            .moves(&self.player, PositionKey::from_position(pos), &filter)?;
+            .rows(&self.player, PositionKey::from_position(pos), &filter)?;
         // A stored move that is not legal here can only come from a hash collision.
         let candidates: Vec<BookMove> = rows
             .into_iter()
@@ -444,7 +438,10 @@ impl<S: GraphStore> Engine<S> {
 mod tests {
     use super::*;
     use mirror_core::{MoveCode, batch::Batch, notation};
-    use mirror_store::embedded::{EmbeddedStore, OpenMode};
+    use mirror_store::{
+        GraphStore,
+        embedded::{EmbeddedStore, OpenMode},
+    };
     use mirror_testkit::conformance::{PLAYER, sample_games};
     use shakmaty::Color;
 

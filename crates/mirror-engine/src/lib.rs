@@ -4,6 +4,7 @@
 //! Every knob is in [`EngineOptions`]; every answer says where it came from ([`Choice`]).
 //! Front ends (terminal game, UCI, HTTP) live in other crates.
 
+pub mod book;
 pub mod choice;
 pub mod engine;
 pub mod fallback;
@@ -11,6 +12,7 @@ pub mod guard;
 pub mod options;
 pub mod policy;
 
+pub use book::Book;
 pub use choice::{BookRule, Choice, FallbackWhy, Source};
 pub use engine::{BookView, Engine, EngineError};
 #[cfg(feature = "model")]

@@ -3,7 +3,6 @@
 use std::io::{self, BufRead, Write};
 
 use mirror_core::{MoveStats, PositionKey};
-use mirror_store::GraphStore;
 use shakmaty::{Chess, Color, Move, Position};
 
 use mirror_core::{
@@ -11,7 +10,7 @@ use mirror_core::{
     openings::{Opening, Openings},
     stats::FEW_GAMES,
 };
-use mirror_engine::{Choice, Engine, EngineError, Source};
+use mirror_engine::{Book, Choice, Engine, EngineError, Source};
 
 use crate::board;
 
@@ -251,7 +250,7 @@ fn engine_err(e: EngineError) -> io::Error {
 
 /// Plays one game: the human moves by typing into `input`, the mirror answers. Returns
 /// the game (the caller saves its PGN). End of input stops the game as unfinished.
-pub fn play<S: GraphStore, R: BufRead, W: Write>(
+pub fn play<S: Book, R: BufRead, W: Write>(
     engine: &mut Engine<S>,
     mut input: R,
     out: &mut W,

@@ -10,8 +10,7 @@
 use std::io::{self, BufRead, Write};
 
 use mirror_core::notation;
-use mirror_engine::{Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
-use mirror_store::GraphStore;
+use mirror_engine::{Book, Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
 use shakmaty::{Chess, Position};
 
 fn parse_position(args: &[&str]) -> Result<Chess, String> {
@@ -52,7 +51,7 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
 /// (a model that cannot be loaded) says why.
 pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Fallback>, String>;
 
-fn set_option<S: GraphStore>(
+fn set_option<S: Book>(
     engine: &mut Engine<S>,
     fallback_for: FallbackFor<'_>,
     args: &[&str],
@@ -120,7 +119,7 @@ fn uci_name(name: &str) -> String {
 
 /// The `option` lines of the `uci` answer: Player, then every engine option with its
 /// current value as default.
-fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
+fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
     let o = engine.options();
     let mut lines = vec![format!(
         "option name Player type string default {}",
@@ -175,7 +174,7 @@ fn option_lines<S: GraphStore>(engine: &Engine<S>) -> Vec<String> {
 
 /// Runs the UCI loop until `quit` or end of input. `fallback_for` gives the fallback of the
 /// player `setoption name Player` switches to.
-pub fn run<S: GraphStore, R: BufRead, W: Write>(
+pub fn run<S: Book, R: BufRead, W: Write>(
     engine: &mut Engine<S>,
     fallback_for: FallbackFor<'_>,
     input: R,

@@ -346,6 +346,47 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
     Ok(Json(out))
 }
 
+/// `GET /api/v1/book`: the player's summed move rows from a position, exactly as the store
+/// has them (what a remote engine reads).
+pub(crate) async fn book<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<Json<Vec<crate::response::BookRowJson>>, ApiError> {
+    let params::BookRequest { user, key, filter } =
+        params::BookQuery::from_raw(query(q)?)?.parse()?;
+    let known = state.known_players.clone();
+    state
+        .quick(move |store, _| {
+            require_player(&known, store, &user)?;
+            Ok(Json(
+                store
+                    .moves(&user, key, &filter)?
+                    .iter()
+                    .map(crate::response::BookRowJson::from_row)
+                    .collect(),
+            ))
+        })
+        .await
+}
+
+/// `GET /api/v1/book/newest`: the month of the player's newest game.
+pub(crate) async fn book_newest<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: Result<Query<Raw>, QueryRejection>,
+) -> Result<Json<crate::response::NewestJson>, ApiError> {
+    let user = params::NewestQuery::from_raw(query(q)?)?.parse()?;
+    let known = state.known_players.clone();
+    state
+        .quick(move |store, _| {
+            require_player(&known, store, &user)?;
+            let month = mirror_engine::Book::newest_month(store, &user)?;
+            Ok(Json(crate::response::NewestJson {
+                month: month.map(|m| m.to_string()),
+            }))
+        })
+        .await
+}
+
 /// `GET /api/v1/players`: the players in the store, most games first.
 pub(crate) async fn players<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,

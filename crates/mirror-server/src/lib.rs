@@ -6,6 +6,9 @@
 //!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
 //!   `recentGames[]`).
 //! - `GET /api/v1/players`: the players in the store.
+//! - `GET /api/v1/book`, `GET /api/v1/book/newest`: what the engine reads (a position's
+//!   summed move rows, the newest game's month), for `mirror play`/`uci` in another
+//!   process while the server holds the store.
 //! - `POST /api/v1/ingest`: `mirror ingest` run by the server on its store, for the
 //!   command line while the server holds the store (with the server's token).
 //! - `GET /api/v1/openapi.json`: the OpenAPI document of all this.
@@ -238,6 +241,14 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/ingest",
             axum::routing::post(handlers::ingest::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/book",
+            get(handlers::book::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/book/newest",
+            get(handlers::book_newest::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/players",

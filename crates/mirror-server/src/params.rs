@@ -279,6 +279,80 @@ impl MoveQuery {
     }
 }
 
+query! {
+    /// `/api/v1/book`: the player's moves from a position as the store sums them, for a
+    /// remote engine (the command line's `play` and `uci` while a server holds the store).
+    BookQuery {
+        /// The player.
+        user = "user",
+        /// The position's key, 16 hex digits.
+        key = "key",
+        /// Only the player's games with this colour.
+        color = "color",
+        /// Time classes.
+        speeds = "speeds",
+        /// `true`/`false`.
+        rated = "rated",
+        /// lichess's `rated`/`casual`.
+        modes = "modes",
+        /// First month.
+        since = "since",
+        /// Last month.
+        until = "until",
+        /// The opponent's rating range, `MIN-MAX`.
+        opponent_rating = "opponentRating",
+        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+        sources = "sources",
+    }
+}
+
+query! {
+    /// `/api/v1/book/newest`: the month of the player's newest game.
+    NewestQuery {
+        /// The player.
+        user = "user",
+    }
+}
+
+/// What `/api/v1/book` asks, checked.
+#[derive(Debug)]
+pub struct BookRequest {
+    /// The player.
+    pub user: String,
+    /// The position.
+    pub key: mirror_core::PositionKey,
+    /// Whose games.
+    pub filter: Filter,
+}
+
+impl BookQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<BookRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let text = self
+            .key
+            .as_deref()
+            .ok_or_else(|| bad("missing parameter \"key\""))?;
+        let key = (text.len() == 16)
+            .then(|| u64::from_str_radix(text, 16).ok())
+            .flatten()
+            .ok_or_else(|| bad(format!("key: {text:?} is not 16 hex digits")))?;
+        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        Ok(BookRequest {
+            user,
+            key: mirror_core::PositionKey(key),
+            filter,
+        })
+    }
+}
+
+impl NewestQuery {
+    /// The player, checked.
+    pub fn parse(self) -> Result<String, ApiError> {
+        user(self.user.as_deref())
+    }
+}
+
 /// What `/api/v1/explore` asks, checked.
 #[derive(Debug)]
 pub struct ExploreRequest {

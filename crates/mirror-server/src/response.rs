@@ -83,6 +83,73 @@ pub(crate) struct ExploreMove {
     pub(crate) last_played: Option<String>,
 }
 
+/// A summed move row of `/api/v1/book`, as the store has it.
+#[derive(Serialize, serde::Deserialize, Debug, Clone, PartialEq, Eq)]
+#[serde(rename_all = "camelCase")]
+pub struct BookRowJson {
+    /// The move's code (`MoveCode`).
+    pub code: u16,
+    /// The key of the position it leads to, 16 hex digits.
+    pub child: String,
+    /// Games the player won with it.
+    pub wins: u32,
+    /// Drawn games.
+    pub draws: u32,
+    /// Games the player lost.
+    pub losses: u32,
+    /// Sum of the known opponents' ratings.
+    pub rating_sum: u64,
+    /// Games whose opponent's rating is known.
+    pub rated_games: u32,
+    /// First date played (`YYYYMMDD`, 0 unknown).
+    pub first: u32,
+    /// Last date played (`YYYYMMDD`, 0 unknown).
+    pub last: u32,
+}
+
+impl BookRowJson {
+    /// The row as JSON.
+    pub fn from_row(r: &mirror_store::MoveRow) -> BookRowJson {
+        BookRowJson {
+            code: r.mv.0,
+            child: format!("{:016x}", r.child.0),
+            wins: r.stats.wins,
+            draws: r.stats.draws,
+            losses: r.stats.losses,
+            rating_sum: r.stats.rating_sum,
+            rated_games: r.stats.rated_games,
+            first: r.stats.first,
+            last: r.stats.last,
+        }
+    }
+
+    /// The row back, or why it cannot be one.
+    pub fn to_row(&self) -> Result<mirror_store::MoveRow, String> {
+        let child = u64::from_str_radix(&self.child, 16)
+            .map_err(|_| format!("child {:?} is not a hex key", self.child))?;
+        Ok(mirror_store::MoveRow {
+            mv: mirror_core::MoveCode(self.code),
+            stats: MoveStats {
+                wins: self.wins,
+                draws: self.draws,
+                losses: self.losses,
+                rating_sum: self.rating_sum,
+                rated_games: self.rated_games,
+                first: self.first,
+                last: self.last,
+            },
+            child: mirror_core::PositionKey(child),
+        })
+    }
+}
+
+/// `/api/v1/book/newest`.
+#[derive(Serialize, serde::Deserialize, Debug)]
+pub struct NewestJson {
+    /// `YYYY-MM`, or null when the player has no dated game.
+    pub month: Option<String>,
+}
+
 /// A player of the store.
 #[derive(Serialize)]
 pub(crate) struct PlayerListed {

@@ -828,7 +828,7 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
-    use mirror_server::params::{ExploreQuery, MoveQuery, ReportQuery};
+    use mirror_server::params::{BookQuery, ExploreQuery, MoveQuery, NewestQuery, ReportQuery};
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
     assert_eq!(status, 200);
@@ -859,6 +859,11 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         sorted(ExploreQuery::PARAMS)
     );
     assert_eq!(params("/api/v1/report", "get"), sorted(ReportQuery::PARAMS));
+    assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::PARAMS));
+    assert_eq!(
+        params("/api/v1/book/newest", "get"),
+        sorted(NewestQuery::PARAMS)
+    );
     let mut body: Vec<String> = doc["paths"]["/api/v1/move"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"]["properties"]
         .as_object()
@@ -878,7 +883,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         let mut query = Vec::new();
         for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
             if let Some(example) = p["example"].as_str()
-                && ["user", "moves"].contains(&p["name"].as_str().unwrap_or_default())
+                && ["user", "moves", "key"].contains(&p["name"].as_str().unwrap_or_default())
             {
                 query.push(format!(
                     "{}={example}",
@@ -897,6 +902,8 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         );
     }
     for route in [
+        "/api/v1/book",
+        "/api/v1/book/newest",
         "/api/v1/ingest",
         "/api/v1/move",
         "/api/v1/explore",

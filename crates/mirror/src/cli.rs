@@ -147,6 +147,14 @@ impl StoreArgs {
     }
 }
 
+/// Whether a store could not be opened because another process holds it.
+pub fn is_in_use(e: &anyhow::Error) -> bool {
+    matches!(
+        e.downcast_ref(),
+        Some(mirror_store::StoreError::InUse { .. })
+    )
+}
+
 /// Connects to Neo4j from the environment.
 pub fn open_neo4j() -> anyhow::Result<mirror_store::neo4j::Neo4jStore> {
     let cfg = mirror_store::neo4j::Neo4jConfig::from_env().context(

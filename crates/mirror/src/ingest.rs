@@ -17,11 +17,11 @@ use mirror_ingest::{
     lichess::{LichessOptions, ingest_lichess},
 };
 use mirror_server::CommandOutput;
-use mirror_store::{Account, GraphStore, StoreError, WriteReport, embedded::OpenMode};
+use mirror_store::{Account, GraphStore, WriteReport, embedded::OpenMode};
 
 use std::path::PathBuf;
 
-use crate::cli::{AnyStore, StoreArgs, parse_month};
+use crate::cli::{AnyStore, StoreArgs, is_in_use, parse_month};
 
 #[derive(Args, Debug)]
 pub struct IngestArgs {
@@ -305,11 +305,6 @@ pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode>
     } else {
         ExitCode::FAILURE
     })
-}
-
-/// Whether the store could not be opened because another process holds it.
-fn is_in_use(e: &anyhow::Error) -> bool {
-    matches!(e.downcast_ref(), Some(StoreError::InUse { .. }))
 }
 
 /// The ingest: every feed of the profile into the store. `held`: the store when the

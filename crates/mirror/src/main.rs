@@ -9,6 +9,7 @@ mod explore;
 mod export;
 mod ingest;
 mod play;
+mod remote;
 mod report;
 mod serve;
 mod train;

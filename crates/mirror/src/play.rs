@@ -8,14 +8,16 @@ use std::{
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use mirror_engine::{Engine, Fallback, ModelFallback, RandomLegal};
+use mirror_engine::{Book, Engine, Fallback, ModelFallback, RandomLegal};
 use mirror_frontend::terminal::{PlayOptions, play as play_game};
-use mirror_store::{GraphStore, embedded::OpenMode, player_key};
+use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode, player_key};
 use shakmaty::Color;
 
 use crate::{
-    cli::StoreArgs,
+    cli::{AnyStore, StoreArgs, is_in_use},
     engine_cfg::{self, EngineArgs},
+    remote::RemoteBook,
+    serve::ServerFile,
 };
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -68,8 +70,12 @@ fn today() -> (String, String) {
 /// Checks the player exists so that a typo is an error, not an empty answer; returns the
 /// name as stored.
 pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
+    require_player_among(&store.players()?, user)
+}
+
+/// [`require_player`] among `players`.
+pub fn require_player_among(players: &[PlayerInfo], user: &str) -> anyhow::Result<String> {
     let key = player_key(user)?;
-    let players = store.players()?;
     match players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
         Some(p) => Ok(p.name.clone()),
         None => {
@@ -87,16 +93,58 @@ pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<Str
     }
 }
 
+/// Where the engine reads the player's games: the store, or, while `mirror serve` holds
+/// it, that server.
+enum Opened {
+    Store(AnyStore),
+    Server(RemoteBook),
+}
+
+fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
+    match store_args.open(OpenMode::MustExist) {
+        Ok(store) => Ok(Opened::Store(store)),
+        Err(e) if is_in_use(&e) => {
+            let Some(file) = ServerFile::read(store_args)? else {
+                return Err(e);
+            };
+            let book = RemoteBook::new(&file)?;
+            eprintln!(
+                "(the store is held by mirror serve at {}: the mirror reads the games through it)",
+                book.url()
+            );
+            Ok(Opened::Server(book))
+        }
+        Err(e) => Err(e),
+    }
+}
+
 pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> {
     let cfg = engine_cfg::resolve(&args.engine)?;
-    let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &cfg.player)?;
+    match open_book(store_args)? {
+        Opened::Store(store) => {
+            let player = require_player(&store, &cfg.player)?;
+            play_on(store_args, args, cfg, store, player)
+        }
+        Opened::Server(book) => {
+            let player = require_player_among(&book.players()?, &cfg.player)?;
+            play_on(store_args, args, cfg, book, player)
+        }
+    }
+}
+
+fn play_on<S: Book>(
+    store_args: &StoreArgs,
+    args: PlayArgs,
+    cfg: engine_cfg::Resolved,
+    store: S,
+    player: String,
+) -> anyhow::Result<ExitCode> {
     let seed = cfg.options.seed;
     let user_color = match args.color {
         SideArg::White => Color::White,
         SideArg::Black => Color::Black,
         SideArg::Random => {
-            if seed % 2 == 0 {
+            if seed.is_multiple_of(2) {
                 Color::White
             } else {
                 Color::Black
@@ -148,8 +196,24 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
 
 pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let cfg = engine_cfg::resolve(&args.engine)?;
-    let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &cfg.player)?;
+    match open_book(store_args)? {
+        Opened::Store(store) => {
+            let player = require_player(&store, &cfg.player)?;
+            uci_on(store_args, cfg, store, player)
+        }
+        Opened::Server(book) => {
+            let player = require_player_among(&book.players()?, &cfg.player)?;
+            uci_on(store_args, cfg, book, player)
+        }
+    }
+}
+
+fn uci_on<S: Book>(
+    store_args: &StoreArgs,
+    cfg: engine_cfg::Resolved,
+    store: S,
+    player: String,
+) -> anyhow::Result<ExitCode> {
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     // Each player's own model (after `setoption name Player` too), else a random legal move.
     let fallback_for = |player: &str| -> Result<Box<dyn Fallback>, String> {

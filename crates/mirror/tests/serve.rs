@@ -194,3 +194,65 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     let direct = env.ok(&["explore", "--user", "Magnus Carlsen", "--color", "white"]);
     assert!(!direct.is_empty());
 }
+
+/// `mirror play` and `mirror uci` while `mirror serve` holds the store: they read the
+/// player's games through the server and answer exactly as they do on the store itself.
+#[test]
+fn play_and_uci_read_through_the_server_and_answer_alike() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let save = env.dir.path().join("game.pgn");
+    let save = save.to_str().expect("utf-8 path");
+    let run = |command: &str, args: &[&str], input: &str| -> (String, String) {
+        let mut cmd = env.cmd();
+        cmd.arg(command).args(args);
+        let out = with_stdin(cmd, input);
+        let (o, e) = (
+            String::from_utf8(out.stdout).expect("utf-8"),
+            String::from_utf8(out.stderr).expect("utf-8"),
+        );
+        assert!(out.status.success(), "{command}: {o}\n{e}");
+        (o, e)
+    };
+    let play_args = [
+        "--user",
+        "biskupstunga",
+        "--seed",
+        "3",
+        "--recent-months",
+        "6",
+        "--save",
+        save,
+    ];
+    let moves = "e4\nbook\nNf3\nhint\nd4\nBc4\nquit\n";
+    let uci_args = ["--user", PLAYER, "--seed", "11"];
+    let session = "uci\nisready\nposition startpos moves e2e4\ngo\n\
+                   position startpos moves d2d4 g8f6 c2c4\ngo\n\
+                   setoption name RecentMonths value 3\nposition startpos moves e2e4 e7e5\ngo\nquit\n";
+    let (play_here, _) = run("play", &play_args, moves);
+    let (uci_here, _) = run("uci", &uci_args, session);
+    assert!(play_here.contains("mirror plays 1..."), "{play_here}");
+
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    let (play_served, err) = run("play", &play_args, moves);
+    assert!(
+        err.contains(&format!("held by mirror serve at {url}")),
+        "{err}"
+    );
+    let (uci_served, _) = run("uci", &uci_args, session);
+    assert_eq!(play_served, play_here, "the same game through the server");
+    assert_eq!(
+        uci_served, uci_here,
+        "the same UCI answers through the server"
+    );
+    assert_eq!(uci_here.matches("bestmove ").count(), 3, "{uci_here}");
+    // A player the server does not have is named as such.
+    let mut cmd = env.cmd();
+    cmd.args(["play", "--user", "nobody_here"]);
+    let out = with_stdin(cmd, "quit\n");
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("unknown player \"nobody_here\""), "{err}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
