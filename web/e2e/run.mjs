@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { Chess, normalizeMove } from 'chessops/chess';
+import { makeFen } from 'chessops/fen';
 import { parsePgn } from 'chessops/pgn';
 import { makeSan, parseSan } from 'chessops/san';
 import { parseUci } from 'chessops/util';
@@ -45,6 +46,41 @@ function replay(ucis) {
     pos.play(m);
   }
   return { pos, sans };
+}
+
+/** A legal game that reaches 100 half-moves without a capture or a pawn move and never
+ * repeats a position three times (a seeded walk of the pieces, found with chessops). */
+function fiftyMoves() {
+  let seed = 7;
+  const random = n => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const start = ['e2e4', 'e7e5', 'd2d4', 'd7d5', 'c2c3', 'c7c6'];
+  const walk = (ucis, seen) => {
+    const { pos } = replay(ucis);
+    if (pos.halfmoves >= 100) return ucis;
+    const moves = [...pos.allDests()].flatMap(([from, tos]) =>
+      [...tos].map(to => ({ from, to })).filter(m => pos.board.get(m.from)?.role !== 'pawn' && !pos.board.has(m.to)),
+    );
+    for (let tries = 0; tries < 6 && moves.length; tries++) {
+      const m = moves.splice(random(moves.length), 1)[0];
+      const next = pos.clone();
+      next.play(m);
+      if (next.isEnd()) continue;
+      const key = makeFen(next.toSetup()).split(' ').slice(0, 4).join(' ');
+      if ((seen.get(key) ?? 0) >= 1) continue;
+      seen.set(key, 1);
+      const uci = `${'abcdefgh'[m.from % 8]}${Math.floor(m.from / 8) + 1}${'abcdefgh'[m.to % 8]}${Math.floor(m.to / 8) + 1}`;
+      const found = walk([...ucis, uci], seen);
+      if (found) return found;
+      seen.delete(key);
+    }
+    return undefined;
+  };
+  const line = walk(start, new Map());
+  assert.ok(line, 'a fifty-move line exists');
+  return line;
 }
 
 const errors = [];
@@ -240,6 +276,7 @@ check('play: the end of a game is recognised', async () => {
     ['e2e3,a7a5,d1h5,a8a6,h5a5,h7h5,h2h4,a6h6,a5c7,f7f6,c7d7,e8f7,d7b7,d8d3,b7b8,d3h7,b8c8,f7g6,c8e6', 'stalemate (1/2-1/2)'],
     ['g1f3,g8f6,f3g1,f6g8,g1f3,g8f6,f3g1,f6g8', 'threefold repetition (1/2-1/2)'],
   ];
+  ends.push([fiftyMoves().join(','), 'fifty moves without a capture or pawn move (1/2-1/2)']);
   for (const [moves, why] of ends) {
     await page.goto(`${base}/?view=play&user=${encodeURIComponent(user)}&side=white&moves=${moves}`);
     await page.waitForSelector('.status');
