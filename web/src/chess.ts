@@ -88,6 +88,12 @@ export function fromText(pos: Chess, text: string): Move | undefined {
   return pos.isLegal(legal) ? legal : undefined;
 }
 
+/** A move of `pos` given in UCI, in SAN (the UCI itself if it is not legal here). */
+export function sanOf(pos: Chess, uci: string): string {
+  const move = fromText(pos, uci);
+  return move ? makeSan(pos, move) : uci;
+}
+
 /** The position's identity for repetition: placement, side, castling, a legal en passant. */
 export function repetitionKey(pos: Chess): string {
   const fen = makeFen(pos.toSetup()).split(' ');

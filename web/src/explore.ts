@@ -3,7 +3,7 @@
 import type { Api as Board } from 'chessground/api';
 import type { DrawShape } from 'chessground/draw';
 import { type Explore, type ExploreMove, getJson } from './api';
-import { type Line, dests, ends, fen, fromBoard, fromText, makeSan, moveNumber, play, standardUci } from './chess';
+import { type Line, dests, ends, fen, fromBoard, moveNumber, play, sanOf, standardUci } from './chess';
 import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
 import { count, el, message, pct, resultBar } from './ui';
 
@@ -142,12 +142,6 @@ function crumbs(host: ExploreHost, line: Line): HTMLElement {
   return nav;
 }
 
-/** A move of this position in SAN (UCI if the API named a move not legal here). */
-function sanOf(line: Line, uci: string): string {
-  const move = fromText(line.pos, uci);
-  return move ? makeSan(line.pos, move) : uci;
-}
-
 function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTMLElement {
   const body = el('tbody');
   for (const m of data.moves) {
@@ -227,7 +221,7 @@ function recent(data: Explore, line: Line): HTMLElement | null {
       `${who(g.white)} – ${who(g.black)} `,
       el('b', {}, result),
       ` · ${g.speed} · ${g.month ?? g.year ?? ''} · `,
-      el('b', {}, sanOf(line, g.uci)),
+      el('b', {}, sanOf(line.pos, g.uci)),
     );
   });
   return el('section', { class: 'recent' }, el('h3', {}, 'Recent games'), el('ul', {}, ...items));

@@ -1,7 +1,7 @@
 // Where to study: the report's items, each a link to its position in the explorer.
 
 import { type Place, type Report, type ReportMove, getJson } from './api';
-import { fromText, makeSan, play } from './chess';
+import { play, sanOf } from './chess';
 import { type PageState, filterParams, href } from './state';
 import { el, message, pct } from './ui';
 
@@ -33,11 +33,7 @@ function placeLink(s: PageState, p: Place): HTMLElement {
 }
 
 /** A move of the place in SAN. */
-function sanAt(p: Place, uci: string): string {
-  const { pos } = play(p.moves).line;
-  const move = fromText(pos, uci);
-  return move ? makeSan(pos, move) : uci;
-}
+const sanAt = (p: Place, uci: string): string => sanOf(play(p.moves).line.pos, uci);
 
 /** A position's moves by quarter, as a small table. */
 function driftTable(d: Report['drift'][number]): HTMLElement {

@@ -6,25 +6,28 @@ use std::{io::Read, path::PathBuf};
 
 use common::*;
 
-#[test]
-fn serve_answers_and_stops_on_sigterm() {
-    let env = Env::new();
-    env.ingest(&first500(), &[]);
-    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
-    let rt = tokio::runtime::Builder::new_current_thread()
+/// GETs `url` and reads its JSON body (a runtime per call: tests only).
+fn get_json(url: &str) -> serde_json::Value {
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .expect("runtime");
-    let get = |query: &str| -> serde_json::Value {
-        rt.block_on(async {
-            reqwest::get(format!("{url}/api/v1/move?{query}"))
+        .expect("runtime")
+        .block_on(async {
+            reqwest::get(url)
                 .await
                 .expect("request")
                 .json()
                 .await
                 .expect("json")
         })
-    };
+}
+
+#[test]
+fn serve_answers_and_stops_on_sigterm() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
+    let get = |query: &str| get_json(&format!("{url}/api/v1/move?{query}"));
     let body = get("user=Biskupstunga&moves=e2e4&seed=1");
     assert_eq!(body["source"]["kind"], "book", "{body}");
     // Outside the player's games the shipped model answers (loaded once, then shared):
@@ -78,20 +81,7 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
     let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let get = |path: &str| -> serde_json::Value {
-        rt.block_on(async {
-            reqwest::get(format!("{url}{path}"))
-                .await
-                .expect("request")
-                .json()
-                .await
-                .expect("json")
-        })
-    };
+    let get = |path: &str| get_json(&format!("{url}{path}"));
     let games = |v: &serde_json::Value| {
         ["white", "draws", "black"]
             .iter()
@@ -156,6 +146,10 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     );
 
     // Writes need the token.
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let refused = rt.block_on(async {
         reqwest::Client::new()
             .post(format!("{url}/api/v1/ingest"))

@@ -43,31 +43,41 @@ fn tools_here(missing: Vec<String>) -> bool {
     false
 }
 
+/// Runs `tool` against `mirror serve` over 500 real games (its base URL as argument);
+/// returns its stdout after checking it succeeded.
+fn against_a_server(what: &str, tool: impl FnOnce(&str) -> Command) -> String {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    let out = tool(&url).output();
+    let _ = child.kill();
+    let _ = child.wait();
+    let out = out.unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{what} failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
 #[test]
 fn the_page_in_chromium_agrees_with_the_api_and_plays() {
     if !tools_here(missing()) {
         return;
     }
-    let env = Env::new();
-    env.ingest(&first500(), &[]);
-    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
     let shots = std::env::var("MIRROR_E2E_SHOTS").ok();
-    let mut cmd = Command::new("node");
-    cmd.current_dir(repo().join("web"))
-        .args(["e2e/run.mjs", "--base", &url, "--user", PLAYER]);
-    if let Some(dir) = &shots {
-        cmd.args(["--shots", dir]);
-    }
-    let out = cmd.output().expect("run node");
-    let _ = child.kill();
-    let _ = child.wait();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "the browser tests failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let stdout = against_a_server("the browser tests", |url| {
+        let mut cmd = Command::new("node");
+        cmd.current_dir(repo().join("web"))
+            .args(["e2e/run.mjs", "--base", url, "--user", PLAYER]);
+        if let Some(dir) = &shots {
+            cmd.args(["--shots", dir]);
+        }
+        cmd
+    });
     assert!(stdout.contains(" 0 failed"), "{stdout}");
 }
 
@@ -82,15 +92,13 @@ fn schemathesis_finds_no_server_error_and_no_answer_off_the_schema() {
     if !tools_here(missing) {
         return;
     }
-    let env = Env::new();
-    env.ingest(&first500(), &[]);
-    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
-    let out = Command::new("schemathesis")
-        .args([
+    let stdout = against_a_server("schemathesis", |url| {
+        let mut cmd = Command::new("schemathesis");
+        cmd.args([
             "run",
             &format!("{url}/api/v1/openapi.json"),
             "--url",
-            &url,
+            url,
             "--checks",
             "not_a_server_error,response_schema_conformance,status_code_conformance,\
              content_type_conformance,response_headers_conformance",
@@ -98,17 +106,8 @@ fn schemathesis_finds_no_server_error_and_no_answer_off_the_schema() {
             "25",
             "--generation-deterministic",
             "--no-color",
-        ])
-        .output()
-        .expect("run schemathesis");
-    let _ = child.kill();
-    let _ = child.wait();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    println!("{stdout}");
-    assert!(
-        out.status.success(),
-        "schemathesis found problems:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        ]);
+        cmd
+    });
     assert!(stdout.contains("passed"), "{stdout}");
 }
