@@ -92,9 +92,11 @@ fn schemathesis_finds_no_server_error_and_no_answer_off_the_schema() {
     if !tools_here(missing) {
         return;
     }
+    // schemathesis keeps a cache in its working directory: a temporary one.
+    let scratch = tempfile::tempdir().expect("tempdir");
     let stdout = against_a_server("schemathesis", |url| {
         let mut cmd = Command::new("schemathesis");
-        cmd.args([
+        cmd.current_dir(scratch.path()).args([
             "run",
             &format!("{url}/api/v1/openapi.json"),
             "--url",
