@@ -1,5 +1,5 @@
-//! Answers kept for reuse: the explorer's JSON bodies by request, valid while the store's
-//! data has not changed ([`GraphStore::data_version`](mirror_store::GraphStore::data_version)).
+//! Answers kept for reuse: the explorer's and the report's JSON bodies by request, valid
+//! while the store's data has not changed ([`GraphStore::data_version`](mirror_store::GraphStore::data_version)).
 //!
 //! A popular position is asked for again and again (the start position, the first moves of
 //! the player's repertoire), and its answer only changes when games are added. A store

@@ -171,32 +171,45 @@ fn json_bytes(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// `GET /api/v1/explore`, shaped like lichess's player explorer. Answers are kept while
-/// the store's data is unchanged (see [`crate::cache`]).
+/// The answer to `key` (the route and its query string, as sent): the kept one while the
+/// store's data is unchanged (see [`crate::cache`]), else `answer`'s, kept for next time.
+async fn kept<S, T, F>(
+    state: &Arc<AppState<S>>,
+    key: String,
+    answer: F,
+) -> Result<Response, ApiError>
+where
+    S: GraphStore + Send + Sync + 'static,
+    T: serde::Serialize,
+    F: std::future::Future<Output = Result<T, ApiError>>,
+{
+    // The version is read before the store: an answer is never kept under a version
+    // older than the data it was read from.
+    let version = state.store.data_version();
+    if let Some(v) = version
+        && let Some(body) = state.kept.get(&key, v)
+    {
+        return Ok(json_bytes(body));
+    }
+    let body = Bytes::from(
+        serde_json::to_vec(&answer.await?)
+            .map_err(|e| ApiError::Internal(format!("cannot write the answer as JSON: {e}")))?,
+    );
+    if let Some(v) = version {
+        state.kept.put(key, v, body.clone());
+    }
+    Ok(json_bytes(body))
+}
+
+/// `GET /api/v1/explore`, shaped like lichess's player explorer (answers kept, see
+/// [`kept`]).
 pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     uri: Uri,
     q: Result<Query<Raw>, QueryRejection>,
 ) -> Result<Response, ApiError> {
-    // The version is read before the store: an answer is never kept under a version
-    // older than the data it was read from.
-    let version = state.store.data_version();
-    let key = uri.query().unwrap_or_default();
-    if let Some(v) = version
-        && let Some(body) = state.explore_cache.get(key, v)
-    {
-        return Ok(json_bytes(body));
-    }
-    let key = key.to_string();
-    let answer = explore_answer(&state, q).await?;
-    let body = Bytes::from(
-        serde_json::to_vec(&answer)
-            .map_err(|e| ApiError::Internal(format!("cannot write the answer as JSON: {e}")))?,
-    );
-    if let Some(v) = version {
-        state.explore_cache.put(key, v, body.clone());
-    }
-    Ok(json_bytes(body))
+    let key = format!("explore?{}", uri.query().unwrap_or_default());
+    kept(&state, key, explore_answer(&state, q)).await
 }
 
 async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
@@ -273,21 +286,27 @@ async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
         .await
 }
 
-/// `GET /api/v1/report`: where to study (see `mirror_store::report`).
+/// `GET /api/v1/report`: where to study (see `mirror_store::report`; answers kept, see
+/// [`kept`]: a report reads the player's whole graph).
 pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
+    uri: Uri,
     q: Result<Query<Raw>, QueryRejection>,
-) -> Result<Json<crate::response::ReportJson>, ApiError> {
-    let params::ReportRequest { user, options } =
-        params::ReportQuery::from_raw(query(q)?)?.parse()?;
-    let known = state.known_players.clone();
-    state
-        .blocking(move |store, _| {
-            require_player(&known, store, &user)?;
-            let r = mirror_store::report::report(store, &user, &options)?;
-            Ok(Json(crate::response::ReportJson::new(&user, &r)))
-        })
-        .await
+) -> Result<Response, ApiError> {
+    let key = format!("report?{}", uri.query().unwrap_or_default());
+    let answer = async {
+        let params::ReportRequest { user, options } =
+            params::ReportQuery::from_raw(query(q)?)?.parse()?;
+        let known = state.known_players.clone();
+        state
+            .blocking(move |store, _| {
+                require_player(&known, store, &user)?;
+                let r = mirror_store::report::report(store, &user, &options)?;
+                Ok(crate::response::ReportJson::new(&user, &r))
+            })
+            .await
+    };
+    kept(&state, key, answer).await
 }
 
 /// `POST /api/v1/ingest` with `{"args": [...]}` (the arguments of `mirror ingest`) and

@@ -96,8 +96,8 @@ pub struct AppState<S> {
     /// Players found to have games (mirror never removes a player's games, so a player
     /// once found stays known; unknown ones are asked again).
     pub known_players: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
-    /// The explorer's answers while the store's data is unchanged.
-    pub explore_cache: cache::ResponseCache,
+    /// The explorer's and the report's answers while the store's data is unchanged.
+    pub kept: cache::ResponseCache,
     /// Writes through this server (`None`: none accepted).
     pub writes: Option<Writes<S>>,
 }
@@ -133,7 +133,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             seeds: AtomicU64::new(seed),
             fallbacks,
             known_players: Arc::default(),
-            explore_cache: cache::ResponseCache::new(cache::CACHE_BYTES),
+            kept: cache::ResponseCache::new(cache::CACHE_BYTES),
             writes: None,
         })
     }

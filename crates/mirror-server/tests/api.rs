@@ -916,3 +916,22 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         assert!(paths.contains_key(route), "{route} is not documented");
     }
 }
+
+#[tokio::test]
+async fn report_answers_are_kept_until_the_store_changes() {
+    let s = start(100).await;
+    let path = "/api/v1/report?user=Biskupstunga&minGames=3";
+    let (status, first) = get(&s, path).await;
+    assert_eq!(status, 200, "{first}");
+    assert_eq!(get(&s, path).await.1, first);
+    let mut b = Batch::new();
+    for (g, c) in &sample_games(300)[100..] {
+        b.add_game(g.clone(), *c).expect("legal");
+    }
+    s.store.write_batch(PLAYER, &b).expect("write");
+    let (_, after) = get(&s, path).await;
+    // The same question spelled otherwise was never kept: read afresh.
+    let (_, fresh) = get(&s, "/api/v1/report?minGames=3&user=Biskupstunga").await;
+    assert_eq!(after, fresh, "the kept report was replaced after the write");
+    assert_ne!(after, first, "300 games report otherwise than 100");
+}
