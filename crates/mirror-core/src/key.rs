@@ -35,6 +35,24 @@ impl fmt::Display for PositionKey {
     }
 }
 
+/// Text that is not a [`PositionKey`]'s display form (16 lower-case hex digits).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is not a position key (16 hex digits)")]
+pub struct ParseKeyError(pub String);
+
+impl std::str::FromStr for PositionKey {
+    type Err = ParseKeyError;
+
+    /// Inverse of the display form.
+    fn from_str(s: &str) -> Result<PositionKey, ParseKeyError> {
+        let hex = s.len() == 16 && s.bytes().all(|b| b.is_ascii_hexdigit());
+        hex.then(|| u64::from_str_radix(s, 16).ok())
+            .flatten()
+            .map(PositionKey)
+            .ok_or_else(|| ParseKeyError(s.to_string()))
+    }
+}
+
 /// EPD text of a position (FEN without move counters), en passant only when legal.
 pub fn epd(pos: &Chess) -> String {
     Epd::from_position(pos, EnPassantMode::Legal).to_string()
@@ -104,5 +122,22 @@ mod tests {
         let k = PositionKey::from_position(&Chess::default());
         assert_eq!(PositionKey::from_be_bytes(k.to_be_bytes()), k);
         assert_eq!(k.to_string().len(), 16);
+    }
+
+    #[test]
+    fn keys_read_back_from_their_text() {
+        for k in [0, 255, u64::MAX, 0x463b_9618_1691_fc9c] {
+            let key = PositionKey(k);
+            assert_eq!(key.to_string().parse::<PositionKey>(), Ok(key));
+        }
+        for bad in [
+            "",
+            "ff",
+            "00000000000000fg",
+            "+0000000000000ff",
+            "0000000000000000f",
+        ] {
+            assert!(bad.parse::<PositionKey>().is_err(), "{bad}");
+        }
     }
 }

@@ -34,9 +34,12 @@ fn query(q: Result<Query<Raw>, QueryRejection>) -> Result<Raw, ApiError> {
         .map_err(|e| ApiError::BadRequest(format!("invalid query string: {}", e.body_text())))
 }
 
-fn json_body(b: Result<Json<serde_json::Value>, JsonRejection>) -> Result<Raw, ApiError> {
+/// A JSON body, or the error naming why it is not one.
+fn json_value(
+    b: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<serde_json::Value, ApiError> {
     match b {
-        Ok(Json(v)) => params::from_json(v),
+        Ok(Json(v)) => Ok(v),
         Err(JsonRejection::MissingJsonContentType(_)) => Err(ApiError::UnsupportedMediaType(
             "send the body as JSON with Content-Type: application/json".into(),
         )),
@@ -46,6 +49,10 @@ fn json_body(b: Result<Json<serde_json::Value>, JsonRejection>) -> Result<Raw, A
             e.body_text()
         ))),
     }
+}
+
+fn json_body(b: Result<Json<serde_json::Value>, JsonRejection>) -> Result<Raw, ApiError> {
+    params::from_json(json_value(b)?)
 }
 
 /// Players known to have games, shared by the requests of one server.
@@ -334,13 +341,7 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
                 .into(),
         ));
     }
-    let Json(body) = body.map_err(|e| match e {
-        JsonRejection::MissingJsonContentType(_) => ApiError::UnsupportedMediaType(
-            "send the body as JSON with Content-Type: application/json".into(),
-        ),
-        JsonRejection::BytesRejection(_) => ApiError::TooLarge(crate::BODY_LIMIT),
-        other => ApiError::BadRequest(format!("invalid JSON body: {}", other.body_text())),
-    })?;
+    let body = json_value(body)?;
     let args: Vec<String> = match body.get("args").and_then(|a| a.as_array()) {
         Some(items) => items
             .iter()

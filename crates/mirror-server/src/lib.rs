@@ -120,6 +120,15 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         blocking: usize,
         fallbacks: Option<FallbackFactory>,
     ) -> Arc<AppState<S>> {
+        Self::build(store, blocking, fallbacks, None)
+    }
+
+    fn build(
+        store: Arc<S>,
+        blocking: usize,
+        fallbacks: Option<FallbackFactory>,
+        writes: Option<Writes<S>>,
+    ) -> Arc<AppState<S>> {
         // The opening table is read once per process (a few milliseconds): at start, not
         // in the first explorer request.
         mirror_core::openings::Openings::builtin();
@@ -134,7 +143,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             fallbacks,
             known_players: Arc::default(),
             kept: cache::ResponseCache::new(cache::CACHE_BYTES),
-            writes: None,
+            writes,
         })
     }
 
@@ -146,15 +155,12 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         token: String,
         ingest: IngestHook<S>,
     ) -> Arc<AppState<S>> {
-        let mut state = Self::with_fallbacks(store, blocking, fallbacks);
-        Arc::get_mut(&mut state)
-            .expect("the state was just made: no other handle")
-            .writes = Some(Writes {
+        let writes = Writes {
             token,
             ingest,
             lock: tokio::sync::Mutex::new(()),
-        });
-        state
+        };
+        Self::build(store, blocking, fallbacks, Some(writes))
     }
 
     /// Runs a short store read: on this task when the store's reads are local and quick

@@ -333,16 +333,11 @@ impl BookQuery {
             .key
             .as_deref()
             .ok_or_else(|| bad("missing parameter \"key\""))?;
-        let key = (text.len() == 16)
-            .then(|| u64::from_str_radix(text, 16).ok())
-            .flatten()
-            .ok_or_else(|| bad(format!("key: {text:?} is not 16 hex digits")))?;
+        let key = text
+            .parse::<mirror_core::PositionKey>()
+            .map_err(|e| bad(format!("key: {e}")))?;
         let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
-        Ok(BookRequest {
-            user,
-            key: mirror_core::PositionKey(key),
-            filter,
-        })
+        Ok(BookRequest { user, key, filter })
     }
 }
 

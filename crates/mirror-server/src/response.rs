@@ -112,7 +112,7 @@ impl BookRowJson {
     pub fn from_row(r: &mirror_store::MoveRow) -> BookRowJson {
         BookRowJson {
             code: r.mv.0,
-            child: format!("{:016x}", r.child.0),
+            child: r.child.to_string(),
             wins: r.stats.wins,
             draws: r.stats.draws,
             losses: r.stats.losses,
@@ -125,8 +125,10 @@ impl BookRowJson {
 
     /// The row back, or why it cannot be one.
     pub fn to_row(&self) -> Result<mirror_store::MoveRow, String> {
-        let child = u64::from_str_radix(&self.child, 16)
-            .map_err(|_| format!("child {:?} is not a hex key", self.child))?;
+        let child = self
+            .child
+            .parse::<mirror_core::PositionKey>()
+            .map_err(|e| format!("child: {e}"))?;
         Ok(mirror_store::MoveRow {
             mv: mirror_core::MoveCode(self.code),
             stats: MoveStats {
@@ -138,7 +140,7 @@ impl BookRowJson {
                 first: self.first,
                 last: self.last,
             },
-            child: mirror_core::PositionKey(child),
+            child,
         })
     }
 }

@@ -112,32 +112,31 @@ impl Out {
         }
     }
 
-    fn with(&self, f: impl FnOnce(&mut CommandOutput)) {
-        if let Some(c) = &self.captured {
-            f(&mut c.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+    fn emit(&self, line: String, to_stderr: bool) {
+        match &self.captured {
+            None if to_stderr => eprintln!("{line}"),
+            None => println!("{line}"),
+            Some(c) => {
+                let mut c = c.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let text = if to_stderr {
+                    &mut c.stderr
+                } else {
+                    &mut c.stdout
+                };
+                text.push_str(&line);
+                text.push('\n');
+            }
         }
     }
 
     /// A line of the report (stdout).
     pub(crate) fn say(&self, line: String) {
-        match &self.captured {
-            None => println!("{line}"),
-            Some(_) => self.with(|c| {
-                c.stdout.push_str(&line);
-                c.stdout.push('\n');
-            }),
-        }
+        self.emit(line, false);
     }
 
     /// A warning, an error or progress (stderr).
     pub(crate) fn warn(&self, line: String) {
-        match &self.captured {
-            None => eprintln!("{line}"),
-            Some(_) => self.with(|c| {
-                c.stderr.push_str(&line);
-                c.stderr.push('\n');
-            }),
-        }
+        self.emit(line, true);
     }
 
     /// Whether progress bars may be drawn (on this process's terminal only).

@@ -100,6 +100,16 @@ enum Opened {
     Server(RemoteBook),
 }
 
+impl Opened {
+    /// The players there, to check the one asked for.
+    fn players(&self) -> anyhow::Result<Vec<PlayerInfo>> {
+        Ok(match self {
+            Opened::Store(store) => store.players()?,
+            Opened::Server(book) => book.players()?,
+        })
+    }
+}
+
 fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
     match store_args.open(OpenMode::MustExist) {
         Ok(store) => Ok(Opened::Store(store)),
@@ -120,15 +130,11 @@ fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
 
 pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> {
     let cfg = engine_cfg::resolve(&args.engine)?;
-    match open_book(store_args)? {
-        Opened::Store(store) => {
-            let player = require_player(&store, &cfg.player)?;
-            play_on(store_args, args, cfg, store, player)
-        }
-        Opened::Server(book) => {
-            let player = require_player_among(&book.players()?, &cfg.player)?;
-            play_on(store_args, args, cfg, book, player)
-        }
+    let opened = open_book(store_args)?;
+    let player = require_player_among(&opened.players()?, &cfg.player)?;
+    match opened {
+        Opened::Store(store) => play_on(store_args, args, cfg, store, player),
+        Opened::Server(book) => play_on(store_args, args, cfg, book, player),
     }
 }
 
@@ -196,15 +202,11 @@ fn play_on<S: Book>(
 
 pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     let cfg = engine_cfg::resolve(&args.engine)?;
-    match open_book(store_args)? {
-        Opened::Store(store) => {
-            let player = require_player(&store, &cfg.player)?;
-            uci_on(store_args, cfg, store, player)
-        }
-        Opened::Server(book) => {
-            let player = require_player_among(&book.players()?, &cfg.player)?;
-            uci_on(store_args, cfg, book, player)
-        }
+    let opened = open_book(store_args)?;
+    let player = require_player_among(&opened.players()?, &cfg.player)?;
+    match opened {
+        Opened::Store(store) => uci_on(store_args, cfg, store, player),
+        Opened::Server(book) => uci_on(store_args, cfg, book, player),
     }
 }
 

@@ -118,10 +118,7 @@ impl Book for RemoteBook {
         pos: PositionKey,
         filter: &Filter,
     ) -> Result<Vec<MoveRow>, StoreError> {
-        let mut params = vec![
-            ("user", player.to_string()),
-            ("key", format!("{:016x}", pos.0)),
-        ];
+        let mut params = vec![("user", player.to_string()), ("key", pos.to_string())];
         params.extend(filter_params(filter));
         let rows: Vec<BookRowJson> = self.get("/api/v1/book", &params)?;
         rows.iter()

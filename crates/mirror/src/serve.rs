@@ -128,8 +128,15 @@ impl ServerFile {
             pid: std::process::id(),
             path: path.clone(),
         };
+        // A new file each time, so that its mode is this one whatever a stale file had.
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                return Err(e).with_context(|| format!("cannot replace {}", path.display()));
+            }
+            _ => {}
+        }
         let mut options = std::fs::OpenOptions::new();
-        options.write(true).create(true).truncate(true);
+        options.write(true).create_new(true);
         #[cfg(unix)]
         std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
         let mut f = options
