@@ -234,7 +234,7 @@ check('play: every reply is legal and labelled; keyboard, click, undo, flip, PGN
     const { sans } = replay(after);
     assert.equal(sans[before.length], san, 'the typed move was played');
     assert.equal(answer.uci, after[before.length + 1], 'the board shows the API\'s reply');
-    assert.ok(['book', 'fallback'].includes(answer.source.kind), JSON.stringify(answer.source));
+    assert.ok(['book', 'fallback', 'endgame'].includes(answer.source.kind), JSON.stringify(answer.source));
     const label = await page.textContent(`li.ply.mirror[data-ply="${before.length + 1}"] .source`);
     if (answer.source.kind === 'book') assert.match(label, new RegExp(`^book · ${answer.source.policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     else assert.ok(label.startsWith(`${answer.source.policy} · `), label);

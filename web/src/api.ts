@@ -82,7 +82,8 @@ export type Source =
       losses: number;
       probability: number;
     }
-  | { kind: 'fallback'; policy: string; detail: string };
+  | { kind: 'fallback'; policy: string; detail: string }
+  | { kind: 'endgame'; ending: string; mateIn: number; keeping: number; legal: number };
 
 export interface MoveAnswer {
   uci: string;

@@ -35,6 +35,9 @@ export function sourceLabel(s: Source): string {
     const score = s.games ? (s.wins + s.draws / 2) / s.games : 0;
     return `book · ${s.policy}${s.tier ? ` tier ${s.tier}` : ''} · ${s.games} games, scored ${pct(score)}`;
   }
+  if (s.kind === 'endgame') {
+    return `endgame table ${s.ending} · mate in ${s.mateIn} · ${s.keeping} of ${s.legal} moves keep it`;
+  }
   return `${s.policy} · ${s.detail}`;
 }
 

@@ -104,6 +104,20 @@ pub enum Source {
         /// Moves the player made here that were not chosen.
         rejected: Vec<(Move, MoveStats)>,
     },
+    /// A basic won ending (`crate::endgame`): among the moves that keep the shortest mate,
+    /// the model's likeliest.
+    Endgame {
+        /// The ending, e.g. `KBNK`.
+        ending: &'static str,
+        /// Plies to mate against the best defence, this move included.
+        plies: u8,
+        /// Moves that keep the shortest mate (the mirror chose among these).
+        keeping: usize,
+        /// Legal moves in the position.
+        legal: usize,
+        /// How it chose among them: the model's likeliest, or at random without a model.
+        by: String,
+    },
 }
 
 /// Why the fallback answered a position.
@@ -171,6 +185,16 @@ impl Choice {
                 };
                 format!("fallback {policy}: {detail} ({why})")
             }
+            Source::Endgame {
+                ending,
+                plies,
+                keeping,
+                legal,
+                by,
+            } => format!(
+                "endgame table {ending}: mate in {} (one of the {keeping} of {legal} legal moves that keep the shortest mate; {by})",
+                plies.div_ceil(2)
+            ),
         }
     }
 }

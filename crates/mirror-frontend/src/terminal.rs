@@ -241,6 +241,7 @@ fn book_rows(choice: &Choice) -> Vec<(Move, MoveStats, f64)> {
     match &choice.source {
         Source::Book { candidates, .. } => candidates.clone(),
         Source::Fallback { rejected, .. } => rejected.iter().map(|(m, s)| (*m, *s, 0.0)).collect(),
+        Source::Endgame { .. } => Vec::new(),
     }
 }
 
@@ -276,7 +277,9 @@ pub fn play<S: Book, R: BufRead, W: Write>(
         }
         if game.pos().turn() == mirror_color {
             let pos = game.pos().clone();
-            let choice = engine.choose(&pos).map_err(engine_err)?;
+            let choice = engine
+                .choose_after(&pos, game.moves.last().copied())
+                .map_err(engine_err)?;
             let number = game.moves.len() / 2 + 1;
             let dots = if mirror_color == Color::White {
                 "."
@@ -365,7 +368,9 @@ pub fn play<S: Book, R: BufRead, W: Write>(
             "hint" => {
                 // Exactly what the mirror would play here, with its options and seed.
                 let pos = game.pos().clone();
-                let choice = engine.peek(&pos).map_err(engine_err)?;
+                let choice = engine
+                    .peek_after(&pos, game.moves.last().copied())
+                    .map_err(engine_err)?;
                 writeln!(
                     out,
                     "{player}'s mirror would play {} here   [{}]",
@@ -378,7 +383,9 @@ pub fn play<S: Book, R: BufRead, W: Write>(
             }
             "book" => {
                 let pos = game.pos().clone();
-                let choice = engine.peek(&pos).map_err(engine_err)?;
+                let choice = engine
+                    .peek_after(&pos, game.moves.last().copied())
+                    .map_err(engine_err)?;
                 writeln!(
                     out,
                     "{player}'s moves here as {} (win/draw/loss from {player}'s side; p: how \

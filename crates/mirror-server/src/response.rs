@@ -38,6 +38,14 @@ pub(crate) enum SourceJson {
         policy: String,
         detail: String,
     },
+    /// A basic won ending played from its table.
+    Endgame {
+        ending: &'static str,
+        #[serde(rename = "mateIn")]
+        mate_in: u8,
+        keeping: usize,
+        legal: usize,
+    },
 }
 
 #[derive(Serialize)]
