@@ -38,6 +38,9 @@ pub struct Engine<S> {
     fallback: Box<dyn Fallback>,
     /// The month of the player's newest game, once looked up.
     newest: Option<Option<Month>>,
+    /// The opponent's move into the position being answered, when the caller knows it
+    /// (the model sees it); set by each public call.
+    last: Option<Move>,
 }
 
 impl<S> fmt::Debug for Engine<S> {
@@ -71,6 +74,7 @@ impl<S: Book> Engine<S> {
             rng,
             fallback: Box::new(RandomLegal),
             newest: None,
+            last: None,
         }
     }
 
@@ -218,7 +222,7 @@ impl<S: Book> Engine<S> {
             return Ok(Vec::new());
         }
         let model = if prior > 0.0 {
-            self.fallback.prior(pos)
+            self.fallback.prior(pos, self.last.as_ref())
         } else {
             None
         };
@@ -234,6 +238,16 @@ impl<S: Book> Engine<S> {
     /// or the blend's distribution in the book (for [`Policy::Likely`] the first is always
     /// played); empty when the fallback answers.
     pub fn distribution(&mut self, pos: &Chess) -> Result<Vec<(Move, f64)>, EngineError> {
+        self.distribution_after(pos, None)
+    }
+
+    /// [`Engine::distribution`] in `pos` reached by the opponent's move `last`.
+    pub fn distribution_after(
+        &mut self,
+        pos: &Chess,
+        last: Option<Move>,
+    ) -> Result<Vec<(Move, f64)>, EngineError> {
+        self.last = last;
         let view = self.book(pos)?;
         Ok(match self.opts.policy {
             Policy::Habit { prior } | Policy::Likely { prior } => {
@@ -256,14 +270,103 @@ impl<S: Book> Engine<S> {
     /// the next `choose` still plays as if this had not been asked (a hint names exactly
     /// the move the mirror would play with the same options and seed).
     pub fn peek(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
+        self.peek_after(pos, None)
+    }
+
+    /// [`Engine::peek`] in `pos` reached by the opponent's move `last`.
+    pub fn peek_after(&mut self, pos: &Chess, last: Option<Move>) -> Result<Choice, EngineError> {
         let saved = self.rng.clone();
-        let choice = self.choose(pos);
+        let choice = self.choose_after(pos, last);
         self.rng = saved;
         choice
     }
 
-    /// Chooses a move in `pos`.
+    /// In a won basic ending: the move among `keeping` (those that keep the shortest mate)
+    /// the fallback's prior likes best, with probability 1; without a prior, each of them
+    /// alike.
+    fn endgame_distribution(&mut self, pos: &Chess, keeping: &[Move]) -> Vec<(Move, f64)> {
+        let prior = self.fallback.prior(pos, self.last.as_ref());
+        let liked = prior.as_ref().and_then(|p| {
+            p.iter()
+                .filter(|(m, _)| keeping.contains(m))
+                .max_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(m, _)| *m)
+        });
+        match liked {
+            Some(m) => vec![(m, 1.0)],
+            None => {
+                let p = 1.0 / keeping.len() as f64;
+                keeping.iter().map(|m| (*m, p)).collect()
+            }
+        }
+    }
+
+    fn endgame_choice(
+        &mut self,
+        pos: &Chess,
+        ending: crate::endgame::Ending,
+        plies: u8,
+        keeping: &[Move],
+    ) -> Choice {
+        let dist = self.endgame_distribution(pos, keeping);
+        let (mv, by) = if dist.len() == 1 {
+            (dist[0].0, "the model's likeliest of them".to_string())
+        } else {
+            (
+                dist[self.rng.random_range(0..dist.len())].0,
+                "at random among them (no model)".to_string(),
+            )
+        };
+        Choice {
+            mv,
+            source: Source::Endgame {
+                ending: ending.name(),
+                plies,
+                keeping: keeping.len(),
+                legal: pos.legal_moves().len(),
+                by,
+            },
+        }
+    }
+
+    /// The probability with which [`Engine::choose_after`] plays each move of `pos`,
+    /// likeliest first: the won ending's choice; in the book the sampling policies'
+    /// distribution (`habit`, `tiers`) or the deterministic ones' move; else the fallback's
+    /// distribution when sampling, its one choice when not.
+    pub fn choice_distribution(
+        &mut self,
+        pos: &Chess,
+        last: Option<Move>,
+    ) -> Result<Vec<(Move, f64)>, EngineError> {
+        self.last = last;
+        if let Some((_, _, keeping)) = crate::endgame::winning_moves(pos) {
+            return Ok(self.endgame_distribution(pos, &keeping));
+        }
+        let dist = self.distribution_after(pos, last)?;
+        if !dist.is_empty() {
+            return Ok(match self.opts.policy {
+                Policy::Habit { .. } | Policy::Tiers => dist,
+                Policy::Likely { .. } | Policy::Lower => vec![(dist[0].0, 1.0)],
+            });
+        }
+        if self.opts.sample && !pos.legal_moves().is_empty() {
+            return Ok(self
+                .fallback
+                .distribution(pos, last.as_ref(), self.opts.guard));
+        }
+        let choice = self.peek_after(pos, last)?;
+        Ok(vec![(choice.mv, 1.0)])
+    }
+
+    /// Chooses a move in `pos` (the opponent's move into it unknown, as from a FEN).
     pub fn choose(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
+        self.choose_after(pos, None)
+    }
+
+    /// Chooses a move in `pos`, reached by the opponent's move `last` (the model reads it:
+    /// recaptures and replies are the easiest human moves to guess).
+    pub fn choose_after(&mut self, pos: &Chess, last: Option<Move>) -> Result<Choice, EngineError> {
+        self.last = last;
         let _span = tracing::debug_span!("engine.choose", player = %self.player).entered();
         let choice = self.choose_inner(pos);
         if let Ok(c) = &choice {
@@ -284,6 +387,9 @@ impl<S: Book> Engine<S> {
                 "stalemate"
             };
             return Err(EngineError::NoLegalMoves(why.into()));
+        }
+        if let Some((ending, plies, keeping)) = crate::endgame::winning_moves(pos) {
+            return Ok(self.endgame_choice(pos, ending, plies, &keeping));
         }
         let view = self.book(pos)?;
         let policy = self.opts.policy;
@@ -349,7 +455,13 @@ impl<S: Book> Engine<S> {
             }
         };
         let guard = self.opts.guard;
-        let (mv, detail) = self.fallback.choose(pos, guard, &mut self.rng);
+        let (mv, detail) = self.fallback.choose(
+            pos,
+            self.last.as_ref(),
+            guard,
+            self.opts.sample,
+            &mut self.rng,
+        );
         Ok(Choice {
             mv,
             source: Source::Fallback {
@@ -490,6 +602,38 @@ mod tests {
             matches!(&choice.source, Source::Book { rule, .. } if rule.tier() == Some(sel.tier + 1))
         );
         assert!(choice.describe().starts_with("book, tier"));
+    }
+
+    #[test]
+    fn the_sampling_defaults_play_as_their_distribution_says() {
+        // In the book (1. e4 e5 by the player's replies) and out of it (a position no game
+        // reached): the moves chosen over many seeds follow `choice_distribution`.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut e = Engine::new(store(&dir), PLAYER, EngineOptions::sampling());
+        for fen in [
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+        ] {
+            let pos = notation::parse_fen(fen).expect("fen");
+            let dist = e.choice_distribution(&pos, None).expect("distribution");
+            let total: f64 = dist.iter().map(|(_, p)| p).sum();
+            assert!((total - 1.0).abs() < 1e-9, "{dist:?}");
+            assert!(dist.len() > 1, "it varies: {dist:?}");
+            let n = 400;
+            let mut seen = std::collections::HashMap::new();
+            for seed in 0..n {
+                e.set_seed(seed);
+                *seen.entry(e.choose(&pos).expect("choice").mv).or_insert(0) += 1;
+            }
+            for (m, p) in &dist {
+                let f = f64::from(seen.get(m).copied().unwrap_or(0)) / n as f64;
+                assert!((f - p).abs() < 0.08, "{fen} {m:?}: {f} vs {p}");
+            }
+        }
+        // With sampling off, out of the book there is one answer.
+        e.set_options(EngineOptions::default());
+        let pos = notation::parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").expect("fen");
+        assert_eq!(e.choice_distribution(&pos, None).expect("d").len(), 1);
     }
 
     #[test]

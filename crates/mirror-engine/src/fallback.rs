@@ -14,17 +14,28 @@ pub type FallbackFactory = std::sync::Arc<dyn Fn(&str) -> Box<dyn Fallback> + Se
 pub trait Fallback: Send {
     /// Short name, shown with every move it chooses (`guard`: the guard in force).
     fn name(&self, guard: Option<Guard>) -> String;
-    /// A legal move in `pos` (which has at least one) and a detail for people; `guard`
-    /// checks a model's choice.
+    /// A legal move in `pos` (which has at least one; reached by the opponent's move
+    /// `last` if known) and a detail for people; `guard` checks a model's choice; with
+    /// `sample`, the move is drawn from [`Fallback::distribution`] instead of being its
+    /// first choice.
     fn choose(
         &mut self,
         pos: &Chess,
+        last: Option<&Move>,
         guard: Option<Guard>,
+        sample: bool,
         rng: &mut dyn RngCore,
     ) -> (Move, String);
+    /// The probabilities with which `choose` samples (`sample` on), likeliest first.
+    fn distribution(
+        &mut self,
+        pos: &Chess,
+        last: Option<&Move>,
+        guard: Option<Guard>,
+    ) -> Vec<(Move, f64)>;
     /// A probability for every legal move of `pos`, if the policy has one (the model's
     /// softmax); `None` means uniform.
-    fn prior(&mut self, _pos: &Chess) -> Option<Vec<(Move, f64)>> {
+    fn prior(&mut self, _pos: &Chess, _last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
         None
     }
 }
@@ -41,16 +52,29 @@ impl Fallback for RandomLegal {
     fn choose(
         &mut self,
         pos: &Chess,
+        _last: Option<&Move>,
         _guard: Option<Guard>,
+        _sample: bool,
         rng: &mut dyn RngCore,
     ) -> (Move, String) {
         let moves = pos.legal_moves();
         let i = rng.random_range(0..moves.len());
         (moves[i], format!("1 of {} legal moves", moves.len()))
     }
+
+    fn distribution(
+        &mut self,
+        pos: &Chess,
+        _last: Option<&Move>,
+        _guard: Option<Guard>,
+    ) -> Vec<(Move, f64)> {
+        let moves = pos.legal_moves();
+        let p = 1.0 / moves.len().max(1) as f64;
+        moves.into_iter().map(|m| (m, p)).collect()
+    }
 }
 
-/// The trained CNN as the fallback: the legal move with the highest from+to score, unless
+/// The trained CNN as the fallback: the legal move with the highest score, unless
 /// the guard finds that it gives material away (then the model's next best that does
 /// not). The predictor is shared (it is `Send + Sync`), so a server loads a player's
 /// model once.
@@ -85,10 +109,33 @@ impl Fallback for ModelFallback {
     fn choose(
         &mut self,
         pos: &Chess,
+        last: Option<&Move>,
         guard: Option<Guard>,
-        _rng: &mut dyn RngCore,
+        sample: bool,
+        rng: &mut dyn RngCore,
     ) -> (Move, String) {
-        let ranked = self.predictor.rank(pos);
+        if sample {
+            let dist = self.distribution(pos, last, guard);
+            let mut x = rng.random::<f64>();
+            let (m, p) = dist
+                .iter()
+                .find(|(_, p)| {
+                    x -= p;
+                    x < 0.0
+                })
+                .or(dist.last())
+                .copied()
+                .expect("the model ranks every legal move and the engine checked there is one");
+            let of = dist.iter().filter(|(_, p)| *p > 0.0).count();
+            return (
+                m,
+                format!(
+                    "sampled, p={p:.2} among the {of} moves the {} lets through",
+                    if guard.is_some() { "guard" } else { "model" }
+                ),
+            );
+        }
+        let ranked = self.predictor.rank(pos, last);
         let i = match guard {
             Some(g) => {
                 let moves: Vec<Move> = ranked.iter().map(|(m, _)| *m).collect();
@@ -110,20 +157,35 @@ impl Fallback for ModelFallback {
         (m, detail)
     }
 
-    fn prior(&mut self, pos: &Chess) -> Option<Vec<(Move, f64)>> {
-        let ranked = self.predictor.rank(pos);
-        let top = ranked.first()?.1;
-        let exp: Vec<f64> = ranked
-            .iter()
-            .map(|(_, s)| f64::from(s - top).exp())
-            .collect();
-        let sum: f64 = exp.iter().sum();
-        Some(
-            ranked
-                .into_iter()
-                .zip(exp)
-                .map(|((m, _), e)| (m, e / sum))
-                .collect(),
-        )
+    fn prior(&mut self, pos: &Chess, last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
+        let ranked = self.predictor.rank(pos, last);
+        (!ranked.is_empty()).then(|| mirror_model::inference::softmax(&ranked))
+    }
+
+    /// The model's softmax over the moves the guard lets through (of its `top` first; the
+    /// rest unchecked), renormalised; a move the guard stops has probability 0.
+    fn distribution(
+        &mut self,
+        pos: &Chess,
+        last: Option<&Move>,
+        guard: Option<Guard>,
+    ) -> Vec<(Move, f64)> {
+        let ranked = self.predictor.rank(pos, last);
+        let mut dist = mirror_model::inference::softmax(&ranked);
+        if let Some(g) = guard {
+            let moves: Vec<Move> = ranked.iter().map(|(m, _)| *m).collect();
+            let ok = crate::guard::acceptable(pos, &moves, g.top, g.margin);
+            for (i, (_, p)) in dist.iter_mut().enumerate() {
+                if !ok.get(i).copied().unwrap_or(true) {
+                    *p = 0.0;
+                }
+            }
+            let sum: f64 = dist.iter().map(|(_, p)| p).sum();
+            for (_, p) in &mut dist {
+                *p /= sum;
+            }
+        }
+        dist.sort_by(|a, b| b.1.total_cmp(&a.1));
+        dist
     }
 }

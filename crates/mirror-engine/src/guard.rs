@@ -101,14 +101,21 @@ pub fn settle(pos: &Chess, mv: Move) -> i32 {
     -quiesce(&next, -MATE - 1, MATE + 1, 6)
 }
 
+/// Which of the first `top` moves of `ranked` the guard lets through: those whose settled
+/// material is within `margin` centipawns of the best of them (at least one).
+pub fn acceptable(pos: &Chess, ranked: &[Move], top: usize, margin: i32) -> Vec<bool> {
+    let scores: Vec<i32> = ranked.iter().take(top).map(|m| settle(pos, *m)).collect();
+    let best = scores.iter().max().copied().unwrap_or(0);
+    scores.iter().map(|s| *s >= best - margin).collect()
+}
+
 /// Index into `ranked` (best first) of the first move whose settled material is within
 /// `margin` centipawns of the best of the first `top` moves; 0 when the list is empty.
 pub fn guarded_choice(pos: &Chess, ranked: &[Move], top: usize, margin: i32) -> usize {
-    let scores: Vec<i32> = ranked.iter().take(top).map(|m| settle(pos, *m)).collect();
-    let Some(best) = scores.iter().max().copied() else {
-        return 0;
-    };
-    scores.iter().position(|s| *s >= best - margin).unwrap_or(0)
+    acceptable(pos, ranked, top, margin)
+        .iter()
+        .position(|ok| *ok)
+        .unwrap_or(0)
 }
 
 #[cfg(test)]

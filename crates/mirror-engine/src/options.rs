@@ -31,6 +31,9 @@ pub struct EngineOptions {
     pub recent_weight: f64,
     /// The blunder guard on the model's moves; `None` plays the model's first choice.
     pub guard: Option<Guard>,
+    /// Where the fallback answers, sample its distribution (the model's softmax over the
+    /// moves the guard lets through) instead of playing its first choice.
+    pub sample: bool,
 }
 
 impl Default for EngineOptions {
@@ -44,6 +47,22 @@ impl Default for EngineOptions {
             recent_months: 0,
             recent_weight: 2.0,
             guard: Some(Guard::default()),
+            sample: false,
+        }
+    }
+}
+
+impl EngineOptions {
+    /// The sampling defaults of `mirror play` and `mirror serve`: the book's moves sampled
+    /// by games played plus the model's prior (`habit:1`), and out of the book a move
+    /// sampled from the guarded model, so the mirror varies as the player does. The
+    /// top-1 defaults ([`EngineOptions::default`], `likely:1`, the model's first choice)
+    /// match the player's move more often but always play the same move.
+    pub fn sampling() -> EngineOptions {
+        EngineOptions {
+            policy: Policy::Habit { prior: 1.0 },
+            sample: true,
+            ..EngineOptions::default()
         }
     }
 }
@@ -51,7 +70,7 @@ impl Default for EngineOptions {
 /// The knobs [`EngineOptions::set`] knows, as written in a config file. UCI's CamelCase
 /// (`MinGames`) and HTTP's camelCase (`minGames`) name the same knobs: case, `_` and `-`
 /// do not matter.
-pub const OPTION_NAMES: [&str; 15] = [
+pub const OPTION_NAMES: [&str; 16] = [
     "policy",
     "tiers",
     "min_games",
@@ -61,6 +80,7 @@ pub const OPTION_NAMES: [&str; 15] = [
     "guard",
     "guard_top",
     "guard_margin",
+    "sample",
     "time_class",
     "rated",
     "since",
@@ -219,6 +239,7 @@ impl EngineOptions {
                 }
                 self.guard = Some(g);
             }
+            "sample" => self.sample = boolean(name, value)?,
             "time_class" => {
                 self.filter.time_classes = parsed_list::<TimeClass>(name, value)?;
             }

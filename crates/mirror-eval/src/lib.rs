@@ -109,7 +109,7 @@ impl Default for EvalConfig {
 pub const MISTAKE_WIN_PERCENT: f64 = 15.0;
 
 /// The predictors, in report order.
-pub const PREDICTORS: [&str; 9] = [
+pub const PREDICTORS: [&str; 10] = [
     "book (most played)",
     "sampler (expected)",
     "policy habit:1 (expected)",
@@ -117,6 +117,7 @@ pub const PREDICTORS: [&str; 9] = [
     "policy lower",
     "model",
     "engine",
+    "engine, sampling (expected)",
     "random legal",
     "stockfish depth 1",
 ];
@@ -127,8 +128,9 @@ const LIKELY: usize = 3;
 const LOWER: usize = 4;
 const MODEL: usize = 5;
 const ENGINE: usize = 6;
-const RANDOM: usize = 7;
-const SF1: usize = 8;
+const SAMPLING: usize = 7;
+const RANDOM: usize = 8;
+const SF1: usize = 9;
 
 /// The book policies compared on every in-book position (at their default weights), with
 /// their report rows; `sampler (expected)` is the tiers policy.
@@ -159,13 +161,25 @@ pub struct TestPosition {
     pub pos: Chess,
     /// The player's move.
     pub played: Move,
+    /// The opponent's move into the position (`None` on White's first move).
+    pub last: Option<Move>,
+}
+
+/// The probability `dist` gives the UCI move `played` (0 when it is not there).
+fn probability_of(dist: &[(Move, f64)], played: &str) -> f64 {
+    dist.iter()
+        .filter(|(m, _)| uci(*m) == played)
+        .map(|(_, p)| p)
+        .sum()
 }
 
 /// The player's test positions, game by game, oldest first; at most `max`.
 pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<TestPosition> {
     let mut out = Vec::new();
     'games: for (gi, (g, color)) in games.iter().enumerate() {
+        let mut last = None;
         for (i, ply) in g.replay().map_while(Result::ok).enumerate() {
+            let before = last.replace(ply.mv);
             if ply.pos.turn() != *color {
                 continue;
             }
@@ -177,6 +191,7 @@ pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<
                 ply: i as u32 + 1,
                 pos: ply.pos,
                 played: ply.mv,
+                last: before,
             });
         }
     }
@@ -191,12 +206,15 @@ fn phase(ply: u32) -> usize {
     }
 }
 
-/// Top-1 and top-3 accumulators of one predictor in one segment.
+/// Top-1 and top-3 accumulators of one predictor in one segment, and for predictors with
+/// a distribution the log-likelihood of the move played (where it is not 0).
 #[derive(Clone, Debug, Default)]
 struct Cell {
     top1: Clustered,
     top3: Clustered,
     answered: usize,
+    log_likelihood: Clustered,
+    never: usize,
 }
 
 /// What is collected per position before judging.
@@ -254,7 +272,12 @@ pub fn evaluate<S: GraphStore>(
     const CHUNK: usize = 256;
     for (ci, chunk) in positions.chunks(CHUNK).enumerate() {
         let logits = match &model {
-            Some(p) => p.logits(&chunk.iter().map(|t| &t.pos).collect::<Vec<_>>()),
+            Some(p) => p.logits(
+                &chunk
+                    .iter()
+                    .map(|t| (&t.pos, t.last.as_ref()))
+                    .collect::<Vec<_>>(),
+            ),
             None => Vec::new(),
         };
         for (i, t) in chunk.iter().enumerate() {
@@ -306,7 +329,7 @@ pub fn evaluate<S: GraphStore>(
                 let own = engine.options().policy;
                 for (policy, at) in POLICIES {
                     engine.set_policy(policy);
-                    let dist = engine.distribution(&t.pos)?;
+                    let dist = engine.distribution_after(&t.pos, t.last)?;
                     if dist.is_empty() {
                         continue;
                     }
@@ -325,23 +348,46 @@ pub fn evaluate<S: GraphStore>(
             }
             // Model.
             let model_list: Vec<String> = match logits.get(i) {
-                Some((f, to)) => rank_with(&t.pos, f, to)
+                Some(l) => rank_with(&t.pos, l)
                     .into_iter()
                     .map(|(m, _)| uci(m))
                     .collect(),
                 None => Vec::new(),
             };
+            // The played move's probability under each distribution (model, sampling engine).
+            let mut likelihood: [Option<f64>; PREDICTORS.len()] = [None; PREDICTORS.len()];
             if !model_list.is_empty() {
                 row[MODEL] = Some((hit(&model_list, 1), hit(&model_list, 3)));
+                if let Some(l) = logits.get(i) {
+                    likelihood[MODEL] = Some(probability_of(
+                        &mirror_model::inference::softmax(&rank_with(&t.pos, l)),
+                        &played,
+                    ));
+                }
             }
+            // The sampling engine (play's and serve's default): its expected match is the
+            // probability it gives the move played.
+            let own = engine.options().clone();
+            engine.set_options(EngineOptions {
+                seed: own.seed,
+                filter: own.filter.clone(),
+                ..EngineOptions::sampling()
+            });
+            let sampled = engine.choice_distribution(&t.pos, t.last);
+            engine.set_options(own);
+            let sampled = sampled?;
+            let p_sampled = probability_of(&sampled, &played);
+            let sampled_list: Vec<String> = sampled.iter().map(|(m, _)| uci(*m)).collect();
+            row[SAMPLING] = Some((p_sampled, hit(&sampled_list, 3)));
+            likelihood[SAMPLING] = Some(p_sampled);
             // Engine: its real (seeded) choice; its top 3 = its policy's moves by
             // probability, then the model's ranking.
             let mut engine_list: Vec<String> = engine
-                .distribution(&t.pos)?
+                .distribution_after(&t.pos, t.last)?
                 .into_iter()
                 .map(|(m, _)| uci(m))
                 .collect();
-            let choice = engine.choose(&t.pos)?;
+            let choice = engine.choose_after(&t.pos, t.last)?;
             let chosen = uci(choice.mv);
             if matches!(choice.source, Source::Fallback { .. }) {
                 engine_list = vec![chosen.clone()];
@@ -364,6 +410,11 @@ pub fn evaluate<S: GraphStore>(
             for &s in &segs {
                 for (p, r) in row.iter().enumerate() {
                     let cell = &mut cells[s][p];
+                    match likelihood[p] {
+                        Some(q) if q > 0.0 => cell.log_likelihood.push(t.game, q.ln()),
+                        Some(_) => cell.never += 1,
+                        None => {}
+                    }
                     let (a, b) = match r {
                         Some(v) => {
                             cell.answered += 1;
@@ -412,6 +463,8 @@ pub fn evaluate<S: GraphStore>(
                         } else {
                             None
                         },
+                        log_likelihood: c.log_likelihood.estimate_within(f64::NEG_INFINITY, 0.0),
+                        never: c.never,
                     }
                 })
                 .collect(),

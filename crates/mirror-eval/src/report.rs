@@ -36,6 +36,13 @@ pub struct PredictorReport {
     pub top1: Option<Estimate>,
     /// Top-3 match.
     pub top3: Option<Estimate>,
+    /// For a predictor with a distribution (the model's softmax, the sampling engine):
+    /// the mean natural log of the probability it gives the move played, over the
+    /// positions where that is not 0.
+    pub log_likelihood: Option<Estimate>,
+    /// Positions where its distribution gives the move played probability 0 (the guard
+    /// stops it, or a book policy never plays it).
+    pub never: usize,
 }
 
 /// One segment of the test positions.
@@ -155,24 +162,28 @@ impl Report {
             let _ = writeln!(out, "{} ({} positions)", seg.name, seg.positions);
             let _ = writeln!(
                 out,
-                "  {:<26} {:>9}  {:>12}  {:>12}",
-                "predictor", "answered", "top-1", "top-3"
+                "  {:<28} {:>9}  {:>12}  {:>12}  {:>14}",
+                "predictor", "answered", "top-1", "top-3", "log-lik. (p=0)"
             );
             for p in &seg.predictors {
+                let ll = p.log_likelihood.as_ref().map_or(String::new(), |e| {
+                    format!("{:6.3} ±{:.3} ({})", e.value, e.half_width(), p.never)
+                });
                 let _ = writeln!(
                     out,
-                    "  {:<26} {:>9}  {}  {}",
+                    "  {:<28} {:>9}  {}  {}  {}",
                     p.name,
                     p.answered,
                     pct(p.top1.as_ref()),
-                    pct(p.top3.as_ref())
+                    pct(p.top3.as_ref()),
+                    ll
                 );
             }
         }
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "promotions played: {}, to a queen: {} (the model always promotes to a queen)",
+            "promotions played: {}, to a queen: {}",
             self.promotions.played, self.promotions.to_queen
         );
         if let Some(m) = &self.mistakes {

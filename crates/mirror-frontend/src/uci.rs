@@ -2,7 +2,7 @@
 //!
 //! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, and every engine
 //! option of [`mirror_engine::OPTION_NAMES`] in CamelCase: Policy, Tiers, MinGames, Seed,
-//! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, TimeClass, Rated, Since,
+//! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, Sample, TimeClass, Rated, Since,
 //! Until), `position startpos|fen ... [moves ...]`, `go` with any time control (the mirror answers
 //! at once; with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`.
 //! Errors are reported as `info string error: ...` and the engine keeps going.
@@ -11,9 +11,10 @@ use std::io::{self, BufRead, Write};
 
 use mirror_core::notation;
 use mirror_engine::{Book, Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
-use shakmaty::{Chess, Position};
+use shakmaty::{Chess, Move, Position};
 
-fn parse_position(args: &[&str]) -> Result<Chess, String> {
+/// The position of a `position` command and the move into it, if the command gave one.
+fn parse_position(args: &[&str]) -> Result<(Chess, Option<Move>), String> {
     let (mut pos, rest) = match args.first() {
         Some(&"startpos") => (Chess::default(), &args[1..]),
         Some(&"fen") => {
@@ -29,6 +30,7 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
         }
         _ => return Err("position needs startpos or fen".into()),
     };
+    let mut last = None;
     if let Some((&"moves", moves)) = rest.split_first() {
         for (i, text) in moves.iter().enumerate() {
             let m = text
@@ -37,6 +39,7 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
                 .and_then(|u| u.to_move(&pos).ok())
                 .ok_or_else(|| format!("move {} ({text}) is not legal", i + 1))?;
             pos.play_unchecked(m);
+            last = Some(m);
         }
     } else if !rest.is_empty() {
         return Err(format!(
@@ -44,7 +47,7 @@ fn parse_position(args: &[&str]) -> Result<Chess, String> {
             rest.join(" ")
         ));
     }
-    Ok(pos)
+    Ok((pos, last))
 }
 
 /// Makes the fallback of a player's engine (their model, or a random legal move); an error
@@ -149,6 +152,7 @@ fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
                 "spin default {} min 0 max 10000",
                 o.guard.unwrap_or_default().margin
             ),
+            "sample" => format!("check default {}", o.sample),
             "time_class" => format!("string default {}", text(joined(&o.filter.time_classes))),
             "rated" => format!(
                 "combo default {} var any var true var false",
@@ -183,6 +187,8 @@ pub fn run<S: Book, R: BufRead, W: Write>(
     // `None` after a `position` command that failed: `go` must not answer for a position
     // it was not given.
     let mut pos: Option<Chess> = Some(Chess::default());
+    // The move into `pos`, when the position command named it (the model reads it).
+    let mut last: Option<Move> = None;
     let mut pending: Option<String> = None;
     for line in input.lines() {
         let line = line?;
@@ -207,6 +213,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
             "isready" => writeln!(out, "readyok")?,
             "ucinewgame" => {
                 pos = Some(Chess::default());
+                last = None;
                 pending = None;
             }
             "setoption" => {
@@ -215,7 +222,10 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 }
             }
             "position" => match parse_position(args) {
-                Ok(p) => pos = Some(p),
+                Ok((p, m)) => {
+                    pos = Some(p);
+                    last = m;
+                }
                 Err(e) => {
                     pos = None;
                     writeln!(
@@ -233,7 +243,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                         )?;
                         "0000".to_string()
                     }
-                    Some(pos) => match engine.choose(pos) {
+                    Some(pos) => match engine.choose_after(pos, last) {
                         Ok(choice) => {
                             writeln!(out, "info string {}", choice.describe())?;
                             notation::uci(choice.mv)
@@ -289,7 +299,8 @@ mod tests {
 
     #[test]
     fn positions() {
-        let p = parse_position(&["startpos", "moves", "e2e4", "e7e5"]).expect("ok");
+        let (p, last) = parse_position(&["startpos", "moves", "e2e4", "e7e5"]).expect("ok");
+        assert_eq!(last.map(notation::uci).as_deref(), Some("e7e5"));
         assert_eq!(
             notation::fen(&p),
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
@@ -306,7 +317,8 @@ mod tests {
             "g1f3",
         ])
         .expect("ok");
-        assert_eq!(f.turn(), shakmaty::Color::Black);
+        assert_eq!(f.0.turn(), shakmaty::Color::Black);
+        assert!(parse_position(&["startpos"]).expect("ok").1.is_none());
         assert!(
             parse_position(&["startpos", "moves", "e2e5"])
                 .expect_err("illegal")

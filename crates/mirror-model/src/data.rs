@@ -1,34 +1,32 @@
-//! Training samples from games: every position where the player is to move, with the move
-//! they played; and batches of them as tensors.
+//! Training samples from games: every position where the player is to move, with the
+//! opponent's move before it and the move they played; and batches of them as tensors.
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
 use mirror_core::GameRecord;
-use shakmaty::{Color, Position};
+use shakmaty::{Chess, Color, Move, Position};
 
-use crate::encoding::{INPUT_LEN, encode_into, move_label};
+use crate::encoding::{INPUT_LEN, PLANES, Packed, encode_packed, move_index, unpack_into};
 
-/// Encoded positions and the moves played.
+/// Encoded positions (one bit per square and plane) and the moves played.
 #[derive(Debug, Default, Clone)]
 pub struct Samples {
-    /// `len * INPUT_LEN` floats.
-    pub inputs: Vec<f32>,
-    /// From-square labels.
-    pub from: Vec<i64>,
-    /// To-square labels.
-    pub to: Vec<i64>,
+    /// The planes of each position.
+    pub packed: Vec<Packed>,
+    /// The index of the move played (`encoding::move_index`).
+    pub label: Vec<i64>,
     /// The positions (for ranking legal moves when evaluating).
-    pub positions: Vec<shakmaty::Chess>,
+    pub positions: Vec<Chess>,
 }
 
 impl Samples {
     /// Number of samples.
     pub fn len(&self) -> usize {
-        self.from.len()
+        self.label.len()
     }
 
     /// No samples.
     pub fn is_empty(&self) -> bool {
-        self.from.is_empty()
+        self.label.is_empty()
     }
 
     /// Adds every position of `game` where the player (with `color`) moved; `keep` may skip
@@ -37,57 +35,57 @@ impl Samples {
         &mut self,
         game: &GameRecord,
         color: Color,
-        mut keep: impl FnMut(&shakmaty::Chess) -> bool,
+        mut keep: impl FnMut(&Chess) -> bool,
     ) {
-        let mut buf = vec![0.0f32; INPUT_LEN];
+        let mut last: Option<Move> = None;
         for ply in game.replay() {
             let Ok(ply) = ply else { break };
+            let before = last.replace(ply.mv);
             if ply.pos.turn() != color || !keep(&ply.pos) {
                 continue;
             }
-            let Some((f, t)) = move_label(&ply.mv, color) else {
+            let Some(label) = move_index(&ply.mv, color) else {
                 continue;
             };
-            encode_into(&ply.pos, &mut buf);
-            self.inputs.extend_from_slice(&buf);
-            self.from.push(f as i64);
-            self.to.push(t as i64);
+            self.packed.push(encode_packed(&ply.pos, before.as_ref()));
+            self.label.push(label as i64);
             self.positions.push(ply.pos);
         }
     }
 
     /// A copy of the samples at `idx`, in that order.
     pub fn subset(&self, idx: &[usize]) -> Samples {
-        let mut out = Samples::default();
-        for &i in idx {
-            out.inputs
-                .extend_from_slice(&self.inputs[i * INPUT_LEN..(i + 1) * INPUT_LEN]);
-            out.from.push(self.from[i]);
-            out.to.push(self.to[i]);
-            out.positions.push(self.positions[i].clone());
+        Samples {
+            packed: idx.iter().map(|&i| self.packed[i]).collect(),
+            label: idx.iter().map(|&i| self.label[i]).collect(),
+            positions: idx.iter().map(|&i| self.positions[i].clone()).collect(),
         }
-        out
     }
 
-    /// The samples at `idx` as (input `[n, 14, 8, 8]`, from `[n]`, to `[n]`) tensors.
-    pub fn batch(
-        &self,
-        idx: &[usize],
-        device: &Device,
-    ) -> (Tensor<4>, Tensor<1, Int>, Tensor<1, Int>) {
-        let n = idx.len();
-        let mut x = Vec::with_capacity(n * INPUT_LEN);
-        let mut f = Vec::with_capacity(n);
-        let mut t = Vec::with_capacity(n);
-        for &i in idx {
-            x.extend_from_slice(&self.inputs[i * INPUT_LEN..(i + 1) * INPUT_LEN]);
-            f.push(self.from[i]);
-            t.push(self.to[i]);
-        }
+    /// The inputs at `idx` as a `[n, PLANES, 8, 8]` tensor.
+    pub fn inputs(&self, idx: &[usize], device: &Device) -> Tensor<4> {
+        inputs(idx.iter().map(|&i| &self.packed[i]), idx.len(), device)
+    }
+
+    /// The samples at `idx` as (input `[n, PLANES, 8, 8]`, label `[n]`) tensors.
+    pub fn batch(&self, idx: &[usize], device: &Device) -> (Tensor<4>, Tensor<1, Int>) {
+        let labels: Vec<i64> = idx.iter().map(|&i| self.label[i]).collect();
         (
-            Tensor::from_data(TensorData::new(x, [n, 14, 8, 8]), device),
-            Tensor::from_data(TensorData::new(f, [n]), device),
-            Tensor::from_data(TensorData::new(t, [n]), device),
+            self.inputs(idx, device),
+            Tensor::from_data(TensorData::new(labels, [idx.len()]), device),
         )
     }
+}
+
+/// `n` packed positions as a `[n, PLANES, 8, 8]` float tensor.
+pub fn inputs<'a>(
+    packed: impl Iterator<Item = &'a Packed>,
+    n: usize,
+    device: &Device,
+) -> Tensor<4> {
+    let mut x = vec![0.0f32; n * INPUT_LEN];
+    for (i, p) in packed.enumerate() {
+        unpack_into(p, &mut x[i * INPUT_LEN..(i + 1) * INPUT_LEN]);
+    }
+    Tensor::from_data(TensorData::new(x, [n, PLANES, 8, 8]), device)
 }

@@ -107,8 +107,7 @@ fn habit_baseline(s: &Samples, habits: &HashMap<String, u32>) -> (f64, f64) {
             .collect();
         moves.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| uci(a.0).cmp(&uci(b.0))));
         let hit = |m: &shakmaty::Move| {
-            crate::encoding::move_label(m, turn)
-                .is_some_and(|(a, b)| (a as i64, b as i64) == (s.from[i], s.to[i]))
+            crate::encoding::move_index(m, turn).is_some_and(|k| k as i64 == s.label[i])
         };
         if moves.first().is_some_and(|(m, _)| hit(m)) {
             t1 += 1;
@@ -255,14 +254,11 @@ pub fn fit(
         100.0 * in_top1,
         100.0 * in_top3
     )));
-    // The heads name squares, not pieces: a promotion is always to a queen. How often
-    // that is the player's own choice:
     let (pt, pv) = (promotions(train_g), promotions(test_g));
     events(FitEvent::Line(format!(
-        "promotions by {player}: training {}; test {}; the model always promotes to a queen, which matches {:.1}% of the test promotions",
+        "promotions by {player}: training {}; test {}",
         promotion_text(&pt),
         promotion_text(&pv),
-        100.0 * pv[3] as f64 / pv.iter().sum::<usize>().max(1) as f64
     )));
     let meta = ModelMeta {
         encoding_version: ENCODING_VERSION,

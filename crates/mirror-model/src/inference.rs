@@ -1,17 +1,15 @@
-//! Loading a saved model and choosing moves with it: the legal move with the highest
-//! from-logit + to-logit (promotions: the queen unless the player's file says otherwise).
+//! Loading a saved model and choosing moves with it: the legal moves ranked by their
+//! logits (a softmax over them is the model's distribution).
 
 use std::path::{Path, PathBuf};
 
-use burn::{
-    module::Module,
-    tensor::{Device, Tensor, TensorData},
-};
+use burn::{module::Module, tensor::Device};
 use serde::{Deserialize, Serialize};
-use shakmaty::{Chess, Move, Position, Role};
+use shakmaty::{Chess, Move, Position};
 
 use crate::{
-    encoding::{ENCODING_VERSION, INPUT_LEN, encode_into, move_label},
+    data::inputs,
+    encoding::{ENCODING_VERSION, MOVES, encode_packed, move_index},
     model::{Net, NetConfig},
 };
 
@@ -87,11 +85,11 @@ pub struct ModelMeta {
     pub test_top3: f64,
 }
 
-/// Logits of one position (from-square, to-square).
-type Logits = ([f32; 64], [f32; 64]);
+/// The ranked legal moves of one position.
+type Ranked = Vec<(Move, f32)>;
 
-/// Positions whose logits are remembered by [`Predictor::rank`] (about 10 MiB); when full,
-/// the memory starts again.
+/// Positions whose rankings are remembered by [`Predictor::rank`] (about 15 MiB); when
+/// full, the memory starts again.
 const CACHE_POSITIONS: usize = 20_000;
 
 /// A loaded model ready to choose moves. It can be shared between threads; single-position
@@ -100,7 +98,7 @@ const CACHE_POSITIONS: usize = 20_000;
 pub struct Predictor {
     net: Net,
     device: Device,
-    cache: std::sync::Mutex<std::collections::HashMap<u64, Logits>>,
+    cache: std::sync::Mutex<std::collections::HashMap<(u64, Option<Move>), Ranked>>,
     /// Its metadata.
     pub meta: ModelMeta,
 }
@@ -166,89 +164,89 @@ impl Predictor {
         })
     }
 
-    /// From and to logits for each position.
-    pub fn logits(&self, positions: &[&Chess]) -> Vec<([f32; 64], [f32; 64])> {
+    /// The move logits ([`MOVES`] per position, `encoding::move_index` order) of each
+    /// position, reached by the opponent's move if known.
+    pub fn logits(&self, positions: &[(&Chess, Option<&Move>)]) -> Vec<Vec<f32>> {
         if positions.is_empty() {
             return Vec::new();
         }
         let n = positions.len();
-        let mut x = vec![0.0f32; n * INPUT_LEN];
-        for (i, p) in positions.iter().enumerate() {
-            encode_into(p, &mut x[i * INPUT_LEN..(i + 1) * INPUT_LEN]);
-        }
-        let input: Tensor<4> = Tensor::from_data(TensorData::new(x, [n, 14, 8, 8]), &self.device);
-        let (from, to) = self.net.forward(input);
-        // The heads are f32 linear layers of 64 outputs per position (the net's definition).
-        let from = from
+        let packed: Vec<_> = positions
+            .iter()
+            .map(|(p, last)| encode_packed(p, *last))
+            .collect();
+        let all = self
+            .net
+            .forward(inputs(packed.iter(), n, &self.device))
             .into_data()
             .try_to_vec::<f32>()
-            .expect("the from head outputs f32 logits");
-        let to = to
-            .into_data()
-            .try_to_vec::<f32>()
-            .expect("the to head outputs f32 logits");
-        (0..n)
-            .map(|i| {
-                let mut f = [0.0; 64];
-                let mut t = [0.0; 64];
-                // copy_from_slice checks the length: 64 per position by the heads' shape.
-                f.copy_from_slice(&from[i * 64..(i + 1) * 64]);
-                t.copy_from_slice(&to[i * 64..(i + 1) * 64]);
-                (f, t)
-            })
-            .collect()
+            .expect("the move head outputs f32 logits");
+        // MOVES logits per position by the head's shape.
+        all.chunks_exact(MOVES).map(<[f32]>::to_vec).collect()
     }
 
-    /// The legal moves of `pos` by score (from + to logit), best first; among promotions
-    /// with the same squares the queen comes first.
-    pub fn rank(&self, pos: &Chess) -> Vec<(Move, f32)> {
-        let key = mirror_core::PositionKey::from_position(pos).0;
+    /// The legal moves of `pos` (reached by the opponent's move `last`, if known) by score,
+    /// best first.
+    pub fn rank(&self, pos: &Chess, last: Option<&Move>) -> Vec<(Move, f32)> {
+        let key = (
+            mirror_core::PositionKey::from_position(pos).0,
+            last.copied(),
+        );
         let lock = || {
             self.cache
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        let cached = lock().get(&key).copied();
-        let (f, t) = match cached {
-            Some(l) => l,
-            None => {
-                let Some(l) = self.logits(&[pos]).pop() else {
-                    return Vec::new();
-                };
-                let mut cache = lock();
-                if cache.len() >= CACHE_POSITIONS {
-                    cache.clear();
-                }
-                cache.insert(key, l);
-                l
+        if let Some(ranked) = lock().get(&key) {
+            // Legal moves come from `pos` itself, so even a key collision cannot give an
+            // illegal move.
+            if ranked.iter().all(|(m, _)| pos.is_legal(*m)) {
+                return ranked.clone();
             }
+        }
+        let Some(logits) = self.logits(&[(pos, last)]).pop() else {
+            return Vec::new();
         };
-        // Legal moves come from `pos` itself, so even a key collision cannot give an
-        // illegal move.
-        rank_with(pos, &f, &t)
+        let ranked = rank_with(pos, &logits);
+        let mut cache = lock();
+        if cache.len() >= CACHE_POSITIONS {
+            cache.clear();
+        }
+        cache.insert(key, ranked.clone());
+        ranked
     }
 
     /// The model's move and its score, `None` when there is no legal move.
-    pub fn best(&self, pos: &Chess) -> Option<(Move, f32)> {
-        self.rank(pos).into_iter().next()
+    pub fn best(&self, pos: &Chess, last: Option<&Move>) -> Option<(Move, f32)> {
+        self.rank(pos, last).into_iter().next()
     }
 }
 
-/// Ranks the legal moves of `pos` by the given logits.
-pub fn rank_with(pos: &Chess, from: &[f32; 64], to: &[f32; 64]) -> Vec<(Move, f32)> {
+/// Ranks the legal moves of `pos` by the given logits ([`MOVES`] of them), best first.
+pub fn rank_with(pos: &Chess, logits: &[f32]) -> Vec<(Move, f32)> {
     let turn = pos.turn();
-    let mut out: Vec<(Move, f32, u8)> = pos
+    let mut out: Vec<(Move, f32)> = pos
         .legal_moves()
         .into_iter()
-        .filter_map(|m| {
-            let (a, b) = move_label(&m, turn)?;
-            let promo_rank = match m.promotion() {
-                None | Some(Role::Queen) => 0,
-                Some(_) => 1,
-            };
-            Some((m, from[a] + to[b], promo_rank))
-        })
+        .filter_map(|m| Some((m, *logits.get(move_index(&m, turn)?)?)))
         .collect();
-    out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.2.cmp(&b.2)));
-    out.into_iter().map(|(m, s, _)| (m, s)).collect()
+    out.sort_by(|a, b| b.1.total_cmp(&a.1));
+    out
+}
+
+/// The softmax of ranked scores: each move's probability, in the same order.
+pub fn softmax(ranked: &[(Move, f32)]) -> Vec<(Move, f64)> {
+    let Some(top) = ranked.first().map(|r| r.1) else {
+        return Vec::new();
+    };
+    let exp: Vec<f64> = ranked
+        .iter()
+        .map(|(_, s)| f64::from(s - top).exp())
+        .collect();
+    let sum: f64 = exp.iter().sum();
+    ranked
+        .iter()
+        .zip(exp)
+        .map(|((m, _), e)| (*m, e / sum))
+        .collect()
 }

@@ -1,6 +1,7 @@
-//! The network (the seed's shape): convolutions with batch norm and ReLU, no pooling, then a
-//! from-square head and a to-square head (1x1 convolutions, 64 logits each). A move's score
-//! is its from-logit plus its to-logit.
+//! The network: the seed's trunk (3x3 convolutions with batch norm and ReLU, no pooling),
+//! then a joint move head: a 1x1 convolution to the 73 move planes of
+//! [`crate::encoding`], one logit per (move plane, from-square), so that a move's score is
+//! its own (not a from-square's plus a to-square's).
 
 use burn::{
     config::Config,
@@ -12,7 +13,7 @@ use burn::{
     tensor::{Device, Tensor},
 };
 
-use crate::encoding::PLANES;
+use crate::encoding::{MOVE_PLANES, MOVES, PLANES};
 
 /// Shape of the network.
 #[derive(Config, Debug)]
@@ -36,8 +37,7 @@ pub struct Block {
 #[derive(Module, Debug)]
 pub struct Net {
     blocks: Vec<Block>,
-    from_head: Conv2d,
-    to_head: Conv2d,
+    policy: Conv2d,
     relu: Relu,
 }
 
@@ -57,23 +57,20 @@ impl NetConfig {
         }
         Net {
             blocks,
-            from_head: Conv2dConfig::new([cin, 1], [1, 1]).init(device),
-            to_head: Conv2dConfig::new([cin, 1], [1, 1]).init(device),
+            policy: Conv2dConfig::new([cin, MOVE_PLANES], [1, 1]).init(device),
             relu: Relu::new(),
         }
     }
 }
 
 impl Net {
-    /// `[batch, 14, 8, 8]` -> (from logits `[batch, 64]`, to logits `[batch, 64]`).
-    pub fn forward(&self, x: Tensor<4>) -> (Tensor<2>, Tensor<2>) {
+    /// `[batch, PLANES, 8, 8]` -> move logits `[batch, MOVES]` (index `plane * 64 + from`).
+    pub fn forward(&self, x: Tensor<4>) -> Tensor<2> {
         let [batch, _, _, _] = x.dims();
         let mut h = x;
         for b in &self.blocks {
             h = self.relu.forward(b.norm.forward(b.conv.forward(h)));
         }
-        let from = self.from_head.forward(h.clone()).reshape([batch, 64]);
-        let to = self.to_head.forward(h).reshape([batch, 64]);
-        (from, to)
+        self.policy.forward(h).reshape([batch, MOVES])
     }
 }

@@ -1,5 +1,6 @@
-//! Training: Adam on the sum of the from- and to-square cross-entropies, mini-batches
-//! shuffled with a seeded RNG, early stopping on validation top-1.
+//! Training: Adam on the cross-entropy of the move played, the learning rate falling on a
+//! half cosine from its start to a tenth of it over the epochs, mini-batches shuffled with
+//! a seeded RNG, early stopping on validation top-1.
 
 use burn::{
     module::Module,
@@ -12,6 +13,7 @@ use rand_chacha::ChaCha8Rng;
 
 use crate::{
     data::Samples,
+    encoding::{MOVES, move_index},
     inference::rank_with,
     model::{Net, NetConfig},
 };
@@ -48,7 +50,7 @@ impl Default for TrainConfig {
 pub struct EpochReport {
     /// 1-based epoch.
     pub epoch: usize,
-    /// Mean training loss (from + to cross-entropy).
+    /// Mean training loss (cross-entropy of the move played).
     pub train_loss: f64,
     /// Validation top-1 over legal moves.
     pub val_top1: f64,
@@ -68,25 +70,17 @@ pub fn evaluate(net: &Net, samples: &Samples) -> (f64, f64) {
     let (mut top1, mut top3) = (0usize, 0usize);
     let idx: Vec<usize> = (0..samples.len()).collect();
     for chunk in idx.chunks(512) {
-        let (x, _, _) = samples.batch(chunk, &device);
-        let (from, to) = infer.forward(x);
-        let from = from.into_data().try_to_vec::<f32>().unwrap_or_default();
-        let to = to.into_data().try_to_vec::<f32>().unwrap_or_default();
+        let logits = infer
+            .forward(samples.inputs(chunk, &device))
+            .into_data()
+            .try_to_vec::<f32>()
+            .expect("the move head outputs f32 logits");
         for (j, &i) in chunk.iter().enumerate() {
-            let mut f = [0.0f32; 64];
-            let mut t = [0.0f32; 64];
-            if from.len() < (j + 1) * 64 || to.len() < (j + 1) * 64 {
-                continue;
-            }
-            f.copy_from_slice(&from[j * 64..(j + 1) * 64]);
-            t.copy_from_slice(&to[j * 64..(j + 1) * 64]);
             let pos = &samples.positions[i];
-            let ranked = rank_with(pos, &f, &t);
+            let ranked = rank_with(pos, &logits[j * MOVES..(j + 1) * MOVES]);
             let turn = shakmaty::Position::turn(pos);
-            let played = (samples.from[i], samples.to[i]);
             let hit = |m: &shakmaty::Move| {
-                crate::encoding::move_label(m, turn)
-                    .is_some_and(|(a, b)| (a as i64, b as i64) == played)
+                move_index(m, turn).is_some_and(|k| k as i64 == samples.label[i])
             };
             if ranked.first().is_some_and(|(m, _)| hit(m)) {
                 top1 += 1;
@@ -98,6 +92,12 @@ pub fn evaluate(net: &Net, samples: &Samples) -> (f64, f64) {
     }
     let n = samples.len() as f64;
     (top1 as f64 / n, top3 as f64 / n)
+}
+
+/// The learning rate at `step` of `steps`: a half cosine from `lr` down to `lr / 10`.
+fn scheduled(lr: f64, step: usize, steps: usize) -> f64 {
+    let t = step as f64 / steps.max(1) as f64;
+    lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos()))
 }
 
 /// Trains a network; `progress` hears about every epoch and may print. Returns the network
@@ -124,14 +124,18 @@ pub fn train(
         let started = std::time::Instant::now();
         let (mut loss_sum, mut batches) = (0.0f64, 0usize);
         let total = order.len().div_ceil(cfg.batch.max(1));
+        let steps = total * cfg.epochs.max(1);
         for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
-            let (x, f, t) = train_set.batch(chunk, &device);
-            let (lf, lt) = net.forward(x);
-            let loss = loss_fn.forward(lf, f) + loss_fn.forward(lt, t);
+            let (x, label) = train_set.batch(chunk, &device);
+            let loss = loss_fn.forward(net.forward(x), label);
             loss_sum += f64::from(loss.clone().into_scalar::<f32>());
             batches += 1;
             let grads = GradientsParams::from_grads(loss.backward(), &net);
-            net = optim.step(cfg.lr, net, grads);
+            net = optim.step(
+                scheduled(cfg.lr, (epoch - 1) * total + b, steps),
+                net,
+                grads,
+            );
             if b % 20 == 0 {
                 let partial = EpochReport {
                     epoch,

@@ -78,7 +78,12 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
     let loaded = Predictor::load(dir.path()).expect("load");
     assert_eq!(loaded.meta, m);
     let direct = Predictor::from_net(net, m);
-    let positions: Vec<&shakmaty::Chess> = val_set.positions.iter().take(200).collect();
+    let positions: Vec<(&shakmaty::Chess, Option<&shakmaty::Move>)> = val_set
+        .positions
+        .iter()
+        .take(200)
+        .map(|p| (p, None))
+        .collect();
     assert_eq!(
         loaded.logits(&positions),
         direct.logits(&positions),
@@ -99,10 +104,10 @@ fn the_model_only_ever_picks_legal_moves() {
     let s = samples(0, 150);
     assert!(s.len() > 2000);
     for pos in &s.positions {
-        let (m, score) = p.best(pos).expect("a move");
+        let (m, score) = p.best(pos, None).expect("a move");
         assert!(pos.is_legal(m), "illegal {m:?} in {pos:?}");
         assert!(score.is_finite());
-        assert_eq!(p.rank(pos).len(), pos.legal_moves().len());
+        assert_eq!(p.rank(pos, None).len(), pos.legal_moves().len());
     }
 }
 
@@ -128,11 +133,15 @@ fn cached_ranking_equals_the_network() {
         .with_layers(1)
         .init(&burn::tensor::Device::flex());
     let p = Predictor::from_net(net, meta());
+    let mut last = None;
     for pos in set.positions.iter().take(200) {
-        let (f, t) = p.logits(&[pos]).pop().expect("logits");
-        let direct = rank_with(pos, &f, &t);
-        // First call fills the cache, the second reads it: both equal the network.
-        assert_eq!(p.rank(pos), direct);
-        assert_eq!(p.rank(pos), direct);
+        for l in [None, last.as_ref()] {
+            let logits = p.logits(&[(pos, l)]).pop().expect("logits");
+            let direct = rank_with(pos, &logits);
+            // First call fills the cache, the second reads it: both equal the network.
+            assert_eq!(p.rank(pos, l), direct);
+            assert_eq!(p.rank(pos, l), direct);
+        }
+        last = pos.legal_moves().first().copied();
     }
 }

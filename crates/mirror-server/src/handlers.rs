@@ -88,6 +88,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     let params::MoveRequest {
         user,
         pos,
+        last,
         options,
         seed,
     } = params::MoveQuery::from_raw(raw)?.parse()?;
@@ -105,7 +106,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             if let Some(make) = fallbacks {
                 engine.set_fallback(make(&user));
             }
-            let choice = engine.choose(&pos)?;
+            let choice = engine.choose_after(&pos, last)?;
             let (source, candidates) = match &choice.source {
                 Source::Book {
                     rule,
@@ -142,6 +143,21 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
                         .iter()
                         .map(|(m, s)| candidate(&pos, *m, s, 0.0))
                         .collect(),
+                ),
+                Source::Endgame {
+                    ending,
+                    plies,
+                    keeping,
+                    legal,
+                    ..
+                } => (
+                    SourceJson::Endgame {
+                        ending,
+                        mate_in: plies.div_ceil(2),
+                        keeping: *keeping,
+                        legal: *legal,
+                    },
+                    Vec::new(),
                 ),
             };
             Ok(Json(MoveResponse {

@@ -115,6 +115,8 @@ query! {
         guard_top = "guardTop",
         /// Centipawns a guarded move may lose.
         guard_margin = "guardMargin",
+        /// Sample the guarded model out of the book (default true) or play its first choice.
+        sample = "sample",
     }
 }
 
@@ -237,6 +239,8 @@ pub struct MoveRequest {
     pub user: String,
     /// The position.
     pub pos: Chess,
+    /// The move into it, when the request gave the moves (the model reads it).
+    pub last: Option<shakmaty::Move>,
     /// The engine's options (filters included); the seed is `seed`.
     pub options: EngineOptions,
     /// The seed, if given (else the server picks one).
@@ -246,10 +250,11 @@ pub struct MoveRequest {
 impl MoveQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<MoveRequest, ApiError> {
-        let (user, pos, _) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
+        let (user, at) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
+        // Sampling by default: a game against the mirror varies as the player's do.
         let mut options = EngineOptions {
             filter: filter(&filter_text!(self, None), None)?,
-            ..EngineOptions::default()
+            ..EngineOptions::sampling()
         };
         // The engine's own knobs, checked as everywhere else (`EngineOptions::set`); the
         // guard's switch before its settings.
@@ -262,6 +267,7 @@ impl MoveQuery {
             ("guard", &self.guard),
             ("guardTop", &self.guard_top),
             ("guardMargin", &self.guard_margin),
+            ("sample", &self.sample),
         ] {
             if let Some(v) = value {
                 options
@@ -272,7 +278,8 @@ impl MoveQuery {
         let seed = number::<u64>("seed", self.seed.as_deref())?;
         Ok(MoveRequest {
             user,
-            pos,
+            pos: at.pos,
+            last: at.last,
             options,
             seed,
         })
@@ -366,7 +373,7 @@ pub struct ExploreRequest {
 impl ExploreQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<ExploreRequest, ApiError> {
-        let (user, pos, opening) =
+        let (user, Located { pos, opening, .. }) =
             user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         let filter = filter(&filter_text!(self, self.color.as_deref()), Some(pos.turn()))?;
         let recent_games =
@@ -390,14 +397,21 @@ fn user_and_position(
     fen: &Option<String>,
     moves: &Option<String>,
     play: &Option<String>,
-) -> Result<(String, Chess, Option<&'static Opening>), ApiError> {
+) -> Result<(String, Located), ApiError> {
     let u = user(user_given.as_deref())?;
-    let (pos, opening) = position(
+    let at = position(
         fen.as_deref(),
         moves.as_deref().or(play.as_deref()),
         moves.is_some() && play.is_some(),
     )?;
-    Ok((u, pos, opening))
+    Ok((u, at))
+}
+
+/// A position from a request, its opening and the move into it (known from `moves`).
+struct Located {
+    pos: Chess,
+    opening: Option<&'static Opening>,
+    last: Option<shakmaty::Move>,
 }
 
 /// The player's name: required, sane.
@@ -411,12 +425,9 @@ fn user(given: Option<&str>) -> Result<String, ApiError> {
 }
 
 /// The position: `fen`, or `moves`/`play` (UCI, comma or space separated) from the start;
-/// and its opening, the last named position on the path (the FEN's own name for a FEN).
-fn position(
-    fen: Option<&str>,
-    moves: Option<&str>,
-    both_lists: bool,
-) -> Result<(Chess, Option<&'static Opening>), ApiError> {
+/// its opening, the last named position on the path (the FEN's own name for a FEN); and
+/// the last move of `moves`.
+fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<Located, ApiError> {
     if both_lists {
         return Err(bad("give either \"moves\" or \"play\", not both"));
     }
@@ -425,11 +436,16 @@ fn position(
         (Some(fen), None) => {
             let pos = notation::parse_fen(fen).map_err(|e| bad(e.to_string()))?;
             let opening = Openings::builtin().at(&pos);
-            Ok((pos, opening))
+            Ok(Located {
+                pos,
+                opening,
+                last: None,
+            })
         }
         (None, moves) => {
             let mut pos = Chess::default();
             let mut opening = None;
+            let mut last = None;
             let text = moves.unwrap_or("").trim();
             // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not
             // nothing.
@@ -456,9 +472,10 @@ fn position(
                         ))
                     })?;
                 pos.play_unchecked(mv);
+                last = Some(mv);
                 opening = Openings::builtin().at(&pos).or(opening);
             }
-            Ok((pos, opening))
+            Ok(Located { pos, opening, last })
         }
     }
 }

@@ -178,8 +178,8 @@ fn bench_model(
     let mut lat: Vec<f64> = Vec::with_capacity(s.len().min(2000));
     for pos in s.positions.iter().take(2000) {
         let t = std::time::Instant::now();
-        if let Some((f, to)) = predictor.logits(&[pos]).pop() {
-            let _ = mirror_model::inference::rank_with(pos, &f, &to);
+        if let Some(l) = predictor.logits(&[(pos, None)]).pop() {
+            let _ = mirror_model::inference::rank_with(pos, &l);
         }
         lat.push(t.elapsed().as_secs_f64() * 1e3);
     }

@@ -19,8 +19,8 @@ pub struct EngineArgs {
     #[arg(long, short = 'u')]
     pub user: Option<String>,
     /// A TOML file with `player` and any engine option: policy, tiers, min_games, seed,
-    /// recent_months, recent_weight, guard, guard_top, guard_margin, time_class, rated,
-    /// since, until.
+    /// recent_months, recent_weight, guard, guard_top, guard_margin, sample, time_class,
+    /// rated, since, until.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
@@ -35,7 +35,8 @@ pub struct EngineArgs {
 pub struct EngineKnobs {
     /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
     /// (sampled by games played, the model's probabilities as W pseudo-games) or
-    /// likely[:W] (always the likeliest of those; default likely:1).
+    /// likely[:W] (always the likeliest of those). Default: habit:1 for play, likely:1 for
+    /// uci and eval.
     #[arg(long)]
     pub policy: Option<Policy>,
     /// The sampler's tiers, in order (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
@@ -54,6 +55,10 @@ pub struct EngineKnobs {
     /// (default 50).
     #[arg(long)]
     pub guard_margin: Option<i32>,
+    /// Out of the book, sample the guarded model's distribution (true) or play its first
+    /// choice (false). Default: true for play, false for uci and eval.
+    #[arg(long)]
+    pub sample: Option<bool>,
     /// With habit/likely: games of the player's last N months (up to their newest game)
     /// count --recent-weight extra (default 0: off).
     #[arg(long)]
@@ -88,6 +93,7 @@ impl EngineKnobs {
             text(self.recent_weight.as_ref().map(|v| v as _)),
         )?;
         set("guard", self.no_guard.then(|| "false".to_string()))?;
+        set("sample", text(self.sample.as_ref().map(|v| v as _)))?;
         set("guard_top", text(self.guard_top.as_ref().map(|v| v as _)))?;
         set(
             "guard_margin",
@@ -181,9 +187,9 @@ pub struct Resolved {
     pub seed_from_clock: bool,
 }
 
-/// Defaults, then `--config`, then flags.
-pub fn resolve(args: &EngineArgs) -> anyhow::Result<Resolved> {
-    let mut options = EngineOptions::default();
+/// `defaults`, then `--config`, then flags.
+pub fn resolve(args: &EngineArgs, defaults: EngineOptions) -> anyhow::Result<Resolved> {
+    let mut options = defaults;
     let (file_player, seed_in_file) = match &args.config {
         Some(p) => read_file(p, &mut options)?,
         None => (None, false),

@@ -129,7 +129,8 @@ fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
 }
 
 pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> {
-    let cfg = engine_cfg::resolve(&args.engine)?;
+    // A game against the mirror varies as the player's own games do.
+    let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::sampling())?;
     let opened = open_book(store_args)?;
     let player = require_player_among(&opened.players()?, &cfg.player)?;
     match opened {
@@ -201,7 +202,7 @@ fn play_on<S: Book>(
 }
 
 pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
-    let cfg = engine_cfg::resolve(&args.engine)?;
+    let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::default())?;
     let opened = open_book(store_args)?;
     let player = require_player_among(&opened.players()?, &cfg.player)?;
     match opened {

@@ -34,8 +34,9 @@ pub struct TrainArgs {
     /// Seed of initialisation, shuffling and subsampling.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Training positions at most (a seeded random subset when there are more).
-    #[arg(long, default_value_t = 200_000)]
+    /// Training positions at most (a seeded random subset when there are more; by
+    /// default all of them).
+    #[arg(long, default_value_t = 2_000_000)]
     pub max_positions: usize,
     #[command(flatten)]
     pub opts: TrainOpts,
@@ -135,11 +136,18 @@ pub fn fit(
             println!("{line}");
         }
     };
+    // One bar over every epoch's batches, so its ETA is the whole training's (at most
+    // `epochs`; early stopping may end it sooner).
     let bar = ProgressBar::new(0);
     bar.set_style(
-        ProgressStyle::with_template("epoch {msg} [{bar:30}] {pos}/{len} batches")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        ProgressStyle::with_template(
+            "epoch {msg} [{bar:30}] {pos}/{len} batches, {elapsed_precise} elapsed, ETA {eta_precise}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
+    let epochs = opts.epochs.max(1) as u64;
+    // Without a terminal the bar is hidden: a line at every tenth of an epoch instead.
+    let mut next_tenth = 1u64;
     let fitted = mirror_model::fit::fit(
         player,
         games,
@@ -149,13 +157,25 @@ pub fn fit(
         &mut |event| match event {
             FitEvent::Line(line) => bar.suspend(|| say(&line)),
             FitEvent::Progress(r, done, total) => {
-                bar.set_length(total as u64);
-                bar.set_position(done as u64);
+                bar.set_length(total as u64 * epochs);
+                bar.set_position((r.epoch as u64 - 1) * total as u64 + done as u64);
                 if r.val_top1.is_nan() {
                     bar.set_message(format!(
                         "{} loss {:.3} ({:.0} pos/s)",
                         r.epoch, r.train_loss, r.positions_per_sec
                     ));
+                    let len = bar.length().unwrap_or(1).max(1);
+                    if bar.is_hidden() && bar.position() * 10 * epochs >= next_tenth * len {
+                        next_tenth = bar.position() * 10 * epochs / len + 1;
+                        say(&format!(
+                            "epoch {}: batch {done}/{total}, loss {:.3}, {:.0} positions/s, {} elapsed, ETA {} (all {epochs} epochs)",
+                            r.epoch,
+                            r.train_loss,
+                            r.positions_per_sec,
+                            indicatif::HumanDuration(bar.elapsed()),
+                            indicatif::HumanDuration(bar.eta()),
+                        ));
+                    }
                 } else {
                     let line = format!(
                         "epoch {}: loss {:.3}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",

@@ -42,9 +42,9 @@ fn a_piped_game_with_every_command() {
     assert!(out.contains("undo    take back"), "help: {out}");
     // The reply to 1. e4 comes from the player's book and says so.
     let reply = first_reply(&out);
-    // The default policy is likely, which has no tiers: its source says so.
+    // play's default policy is habit (sampling), which has no tiers: its source says so.
     assert!(
-        reply.contains("[book, likely:1 (games played + 1 x model): ") && !reply.contains("tier"),
+        reply.contains("[book, habit:1 (games played + 1 x model): ") && !reply.contains("tier"),
         "{reply}"
     );
     assert!(
@@ -135,7 +135,7 @@ fn mirror_opens_as_white_and_input_end_saves_an_unfinished_game() {
         .lines()
         .find(|l| l.starts_with("mirror plays 1."))
         .expect("mirror moves first");
-    assert!(first.contains("[book, likely:1 "), "{first}");
+    assert!(first.contains("[book, habit:1 "), "{first}");
     assert!(
         out.contains("game over: * (unfinished (input ended))"),
         "{out}"
@@ -288,15 +288,20 @@ fn uci_session(env: &Env, args: &[&str], input: &str) -> String {
 }
 
 /// `hint` names the move the mirror would play with the same options and seed (with the
-/// default policy, not the seed's tiers: after 1. e4 the tiers' first choice is c5, the
-/// mirror plays d5 on these games).
+/// top-1 policy likely, not the seed's tiers: after 1. e4 the tiers' first choice is c5,
+/// the mirror plays d5 on these games).
 #[test]
 fn hint_names_the_move_the_mirror_plays() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
+    let top1 = ["--policy", "likely:1", "--sample", "false"];
     let (out, err, ok) = play(
         &env,
-        &["--user", PLAYER, "--seed", "7", "--color", "black"],
+        &[
+            &["--user", PLAYER, "--seed", "7", "--color", "black"][..],
+            &top1,
+        ]
+        .concat(),
         "hint\nbook\nquit\n",
     );
     assert!(ok, "{out}\n{err}");
@@ -312,7 +317,11 @@ fn hint_names_the_move_the_mirror_plays() {
     );
     let (out2, err2, ok2) = play(
         &env,
-        &["--user", PLAYER, "--seed", "7", "--color", "white"],
+        &[
+            &["--user", PLAYER, "--seed", "7", "--color", "white"][..],
+            &top1,
+        ]
+        .concat(),
         "e4\nquit\n",
     );
     assert!(ok2, "{out2}\n{err2}");
@@ -457,6 +466,7 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
         "option name MinGames type spin default 1 min 1 max 1000000",
         "option name RecentMonths type spin default 0 min 0 max 1200",
         "option name Guard type check default false",
+        "option name Sample type check default false",
         "option name GuardTop type spin default 64 min 1 max 256",
         "option name TimeClass type string default <empty>",
         "option name Rated type combo default any var any var true var false",

@@ -31,10 +31,10 @@ fn serve_answers_and_stops_on_sigterm() {
     let body = get("user=Biskupstunga&moves=e2e4&seed=1");
     assert_eq!(body["source"]["kind"], "book", "{body}");
     // Outside the player's games the shipped model answers (loaded once, then shared):
-    // the same position gives the same move whatever the seed.
+    // without sampling, the same position gives the same move whatever the seed.
     let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
-    let a = get(&format!("user=biskupstunga&fen={fen}&seed=1"));
-    let b = get(&format!("user=Biskupstunga&fen={fen}&seed=2"));
+    let a = get(&format!("user=biskupstunga&fen={fen}&seed=1&sample=false"));
+    let b = get(&format!("user=Biskupstunga&fen={fen}&seed=2&sample=false"));
     assert_eq!(a["source"]["kind"], "fallback", "{a}");
     assert!(
         a["source"]["policy"]
@@ -49,6 +49,18 @@ fn serve_answers_and_stops_on_sigterm() {
         "{a}"
     );
     assert_eq!(a["uci"], b["uci"], "the model is deterministic: {a} {b}");
+    // By default it samples the guarded model, the same seed the same move.
+    let c = get(&format!("user=Biskupstunga&fen={fen}&seed=5"));
+    assert!(
+        c["source"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("sampled, p=")),
+        "{c}"
+    );
+    assert_eq!(
+        c["uci"],
+        get(&format!("user=Biskupstunga&fen={fen}&seed=5"))["uci"]
+    );
     let status = std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
