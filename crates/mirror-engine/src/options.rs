@@ -44,8 +44,10 @@ impl Default for EngineOptions {
             min_games: 1,
             filter: Filter::default(),
             seed: 0,
-            recent_months: 0,
-            recent_weight: 2.0,
+            // Chosen on the validation games of the shared player (README, "Book in
+            // context"): the repertoire drifts, and its last year says most.
+            recent_months: 12,
+            recent_weight: 20.0,
             guard: Some(Guard::default()),
             sample: false,
         }

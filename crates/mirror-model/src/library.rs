@@ -7,9 +7,21 @@ use std::path::Path;
 use crate::{ModelError, Predictor};
 
 /// The player's model in `dir` (their directory under the models root), installing the
-/// shipped one first if `player` has one and `dir` holds none. `Ok(None)` when the player
-/// has no model; a model that is there but cannot be installed or loaded is an error.
+/// shipped one first if `player` has one and `dir` holds none, or holds one of an older
+/// encoding that this build cannot read (that one is moved aside to `DIR.encoding-N`, not
+/// deleted). `Ok(None)` when the player has no model; a model that is there but cannot be
+/// installed or loaded is an error.
 pub fn load_or_install(dir: &Path, player: &str) -> Result<Option<Predictor>, ModelError> {
+    if let (Err(ModelError::Encoding { found, .. }), Some(_)) =
+        (Predictor::load(dir), shipped(player))
+    {
+        let mut aside = dir.as_os_str().to_owned();
+        aside.push(format!(".encoding-{found}"));
+        std::fs::rename(dir, &aside).map_err(|source| ModelError::File {
+            path: dir.to_path_buf(),
+            source: Box::new(source),
+        })?;
+    }
     if !dir.join("meta.json").exists() {
         let Some((weights, meta)) = shipped(player) else {
             return Ok(None);

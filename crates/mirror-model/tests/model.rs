@@ -145,3 +145,33 @@ fn cached_ranking_equals_the_network() {
         last = pos.legal_moves().first().copied();
     }
 }
+
+#[test]
+fn an_installed_model_of_an_older_encoding_gives_way_to_the_shipped_one() {
+    // What an upgrade finds: the shipped model installed by an older build (encoding 1).
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path().join("biskupstunga");
+    let net = NetConfig::new()
+        .with_channels(16)
+        .with_layers(2)
+        .init(&burn::tensor::Device::flex());
+    let mut old = meta();
+    old.encoding_version = ENCODING_VERSION - 1;
+    save(&net, &old, &dir).expect("save");
+    let p = mirror_model::library::load_or_install(&dir, "Biskupstunga")
+        .expect("installed")
+        .expect("a model");
+    assert_eq!(p.meta.encoding_version, ENCODING_VERSION);
+    let aside = root
+        .path()
+        .join(format!("biskupstunga.encoding-{}", ENCODING_VERSION - 1));
+    assert!(
+        aside.join("meta.json").exists(),
+        "the old one is kept aside"
+    );
+    // A player without a shipped model keeps the refusal: nothing to replace it with.
+    let other = root.path().join("karpov");
+    save(&net, &old, &other).expect("save");
+    let err = mirror_model::library::load_or_install(&other, "Karpov").expect_err("refused");
+    assert!(err.to_string().contains("encoding version"), "{err}");
+}

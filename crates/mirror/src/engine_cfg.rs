@@ -60,10 +60,10 @@ pub struct EngineKnobs {
     #[arg(long)]
     pub sample: Option<bool>,
     /// With habit/likely: games of the player's last N months (up to their newest game)
-    /// count --recent-weight extra (default 0: off).
+    /// count --recent-weight extra (default 12; 0: off).
     #[arg(long)]
     pub recent_months: Option<u32>,
-    /// The extra weight of a recent game (default 2).
+    /// The extra weight of a recent game (default 20).
     #[arg(long)]
     pub recent_weight: Option<f64>,
     #[command(flatten)]

@@ -34,9 +34,9 @@ pub struct TrainArgs {
     /// Seed of initialisation, shuffling and subsampling.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
-    /// Training positions at most (a seeded random subset when there are more; by
-    /// default all of them).
-    #[arg(long, default_value_t = 2_000_000)]
+    /// Training positions at most (a seeded random subset when there are more; the
+    /// default fits the shared 27k-game player's training in an hour on 2 cores).
+    #[arg(long, default_value_t = 550_000)]
     pub max_positions: usize,
     #[command(flatten)]
     pub opts: TrainOpts,
@@ -48,8 +48,9 @@ pub struct TrainArgs {
 /// Hyperparameters shared by `train` and `eval --train`.
 #[derive(Args, Debug, Clone)]
 pub struct TrainOpts {
-    /// Most epochs (early stopping on validation top-1 may stop sooner).
-    #[arg(long, default_value_t = 10)]
+    /// Epochs (the learning rate falls over all of them; early stopping on validation
+    /// top-1 may stop sooner).
+    #[arg(long, default_value_t = 2)]
     pub epochs: usize,
     /// Mini-batch size.
     #[arg(long, default_value_t = 256)]

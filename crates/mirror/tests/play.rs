@@ -198,6 +198,7 @@ fn uci_with_python_chess_against_stockfish() {
         std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
     )
     .arg(&script)
+    .env("MIRROR_DATA_DIR", env.dir.path())
     .arg(env!("CARGO_BIN_EXE_mirror"))
     .arg(env.db())
     .arg(PLAYER)
@@ -217,6 +218,45 @@ fn uci_with_python_chess_against_stockfish() {
         assert!(g["mirror_moves"].as_u64().expect("n") > 0, "{g}");
         assert_ne!(g["termination"], "MAX_PLIES", "games end by the rules: {g}");
         assert_ne!(g["result"], "*", "{g}");
+    }
+}
+
+/// The six basic won endings of the fidelity issue, which the mirror used to draw by
+/// repetition (and once lose its bishop): now mated against Stockfish's defence (depth 12)
+/// within the 50-move rule, through UCI as a GUI would drive it.
+#[test]
+fn basic_endings_are_won_against_stockfish() {
+    let stockfish =
+        std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
+    assert!(
+        std::path::Path::new(&stockfish).exists(),
+        "Stockfish not found at {stockfish}: apt-get install stockfish (or set MIRROR_STOCKFISH)"
+    );
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let out = std::process::Command::new(
+        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+    )
+    .arg(repo().join("tests/reference/uci_endings.py"))
+    .env("MIRROR_DATA_DIR", env.dir.path())
+    .arg(env!("CARGO_BIN_EXE_mirror"))
+    .arg(env.db())
+    .arg(PLAYER)
+    .arg(&stockfish)
+    .output()
+    .expect("python3");
+    assert!(
+        out.status.success(),
+        "endings failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let games = v["games"].as_array().expect("games");
+    assert_eq!(games.len(), 6);
+    for g in games {
+        assert_eq!(g["termination"], "CHECKMATE", "{g}");
+        assert_eq!(g["mirror_won"], true, "{g}");
+        assert!(g["mirror_moves"].as_u64().expect("n") <= 50, "{g}");
     }
 }
 
@@ -464,7 +504,7 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
     for line in [
         "option name Policy type string default likely:1",
         "option name MinGames type spin default 1 min 1 max 1000000",
-        "option name RecentMonths type spin default 0 min 0 max 1200",
+        "option name RecentMonths type spin default 12 min 0 max 1200",
         "option name Guard type check default false",
         "option name Sample type check default false",
         "option name GuardTop type spin default 64 min 1 max 256",
