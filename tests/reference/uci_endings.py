@@ -23,7 +23,9 @@ ENDINGS = [
 
 def main():
     binary, db, player, stockfish = sys.argv[1:5]
-    mirror = chess.engine.SimpleEngine.popen_uci([binary, "--db", db, "uci", "--user", player, "--seed", "3"])
+    # The first ending waits for the tables (seconds, more on a busy machine).
+    mirror = chess.engine.SimpleEngine.popen_uci(
+        [binary, "--db", db, "uci", "--user", player, "--seed", "3"], timeout=120)
     sf = chess.engine.SimpleEngine.popen_uci(stockfish)
     out = []
     try:

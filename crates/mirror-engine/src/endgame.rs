@@ -81,6 +81,19 @@ impl Ending {
     }
 }
 
+/// Builds every table on a background thread, so that a game reaching a basic ending later
+/// finds it ready (a probe before then waits for the build in progress).
+pub fn warm_up() {
+    // A thread that cannot be spawned only means the first probe builds the table.
+    let _ = std::thread::Builder::new()
+        .name("endgame-tables".into())
+        .spawn(|| {
+            for e in Ending::ALL {
+                e.table();
+            }
+        });
+}
+
 /// "No mate" in a table: a draw, or not a legal position.
 const NONE: u8 = u8::MAX;
 

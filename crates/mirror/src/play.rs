@@ -129,6 +129,7 @@ fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
 }
 
 pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> {
+    mirror_engine::endgame::warm_up();
     // A game against the mirror varies as the player's own games do.
     let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::sampling())?;
     let opened = open_book(store_args)?;
@@ -202,6 +203,7 @@ fn play_on<S: Book>(
 }
 
 pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
+    mirror_engine::endgame::warm_up();
     let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::default())?;
     let opened = open_book(store_args)?;
     let player = require_player_among(&opened.players()?, &cfg.player)?;

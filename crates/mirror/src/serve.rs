@@ -189,6 +189,7 @@ fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
 }
 
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
+    mirror_engine::endgame::warm_up();
     let addr: SocketAddr = args.bind.parse().with_context(|| {
         format!(
             "--bind {:?} is not an address like 127.0.0.1:8080",
