@@ -365,13 +365,15 @@ pub fn evaluate<S: GraphStore>(
                     ));
                 }
             }
-            // The sampling engine (play's and serve's default): its expected match is the
+            // The engine sampling (play's and serve's default: habit:1, the guarded model
+            // sampled), with the other knobs as given: its expected match is the
             // probability it gives the move played.
             let own = engine.options().clone();
+            let sampling = EngineOptions::sampling();
             engine.set_options(EngineOptions {
-                seed: own.seed,
-                filter: own.filter.clone(),
-                ..EngineOptions::sampling()
+                policy: sampling.policy,
+                sample: sampling.sample,
+                ..own.clone()
             });
             let sampled = engine.choice_distribution(&t.pos, t.last);
             engine.set_options(own);
