@@ -183,8 +183,9 @@ fn config_file_sets_player_seed_and_tiers() {
     );
 }
 
-#[test]
-fn uci_with_python_chess_against_stockfish() {
+/// Runs a python-chess script of `tests/reference/` that drives `mirror uci` (on the first
+/// 500 real games, the test's data directory) against Stockfish; its games as JSON.
+fn uci_script_games(script: &str, extra: &[&str]) -> Vec<serde_json::Value> {
     let stockfish =
         std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
     assert!(
@@ -193,28 +194,32 @@ fn uci_with_python_chess_against_stockfish() {
     );
     let env = Env::new();
     env.ingest(&first500(), &[]);
-    let script = repo().join("tests/reference/uci_match.py");
     let out = std::process::Command::new(
         std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
     )
-    .arg(&script)
+    .arg(repo().join("tests/reference").join(script))
     .env("MIRROR_DATA_DIR", env.dir.path())
     .arg(env!("CARGO_BIN_EXE_mirror"))
     .arg(env.db())
     .arg(PLAYER)
     .arg(&stockfish)
-    .arg("2")
+    .args(extra)
     .output()
     .expect("python3");
     assert!(
         out.status.success(),
-        "uci match failed:\n{}",
+        "{script} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let games = v["games"].as_array().expect("games");
+    v["games"].as_array().expect("games").clone()
+}
+
+#[test]
+fn uci_with_python_chess_against_stockfish() {
+    let games = uci_script_games("uci_match.py", &["2"]);
     assert_eq!(games.len(), 2);
-    for g in games {
+    for g in &games {
         assert!(g["mirror_moves"].as_u64().expect("n") > 0, "{g}");
         assert_ne!(g["termination"], "MAX_PLIES", "games end by the rules: {g}");
         assert_ne!(g["result"], "*", "{g}");
@@ -226,34 +231,9 @@ fn uci_with_python_chess_against_stockfish() {
 /// within the 50-move rule, through UCI as a GUI would drive it.
 #[test]
 fn basic_endings_are_won_against_stockfish() {
-    let stockfish =
-        std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
-    assert!(
-        std::path::Path::new(&stockfish).exists(),
-        "Stockfish not found at {stockfish}: apt-get install stockfish (or set MIRROR_STOCKFISH)"
-    );
-    let env = Env::new();
-    env.ingest(&first500(), &[]);
-    let out = std::process::Command::new(
-        std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
-    )
-    .arg(repo().join("tests/reference/uci_endings.py"))
-    .env("MIRROR_DATA_DIR", env.dir.path())
-    .arg(env!("CARGO_BIN_EXE_mirror"))
-    .arg(env.db())
-    .arg(PLAYER)
-    .arg(&stockfish)
-    .output()
-    .expect("python3");
-    assert!(
-        out.status.success(),
-        "endings failed:\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
-    let games = v["games"].as_array().expect("games");
+    let games = uci_script_games("uci_endings.py", &[]);
     assert_eq!(games.len(), 6);
-    for g in games {
+    for g in &games {
         assert_eq!(g["termination"], "CHECKMATE", "{g}");
         assert_eq!(g["mirror_won"], true, "{g}");
         assert!(g["mirror_moves"].as_u64().expect("n") <= 50, "{g}");
