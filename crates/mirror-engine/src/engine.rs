@@ -283,8 +283,8 @@ impl<S: Book> Engine<S> {
 
     /// In a won basic ending: the move among `keeping` (those that keep the shortest mate)
     /// the fallback's prior likes best, with probability 1; without a prior, each of them
-    /// alike.
-    fn endgame_distribution(&mut self, pos: &Chess, keeping: &[Move]) -> Vec<(Move, f64)> {
+    /// alike. And whether the prior chose.
+    fn endgame_distribution(&mut self, pos: &Chess, keeping: &[Move]) -> (Vec<(Move, f64)>, bool) {
         let prior = self.fallback.prior(pos, self.last.as_ref());
         let liked = prior.as_ref().and_then(|p| {
             p.iter()
@@ -293,10 +293,10 @@ impl<S: Book> Engine<S> {
                 .map(|(m, _)| *m)
         });
         match liked {
-            Some(m) => vec![(m, 1.0)],
+            Some(m) => (vec![(m, 1.0)], true),
             None => {
                 let p = 1.0 / keeping.len() as f64;
-                keeping.iter().map(|m| (*m, p)).collect()
+                (keeping.iter().map(|m| (*m, p)).collect(), false)
             }
         }
     }
@@ -308,8 +308,8 @@ impl<S: Book> Engine<S> {
         plies: u8,
         keeping: &[Move],
     ) -> Choice {
-        let dist = self.endgame_distribution(pos, keeping);
-        let (mv, by) = if dist.len() == 1 {
+        let (dist, by_model) = self.endgame_distribution(pos, keeping);
+        let (mv, by) = if by_model {
             (dist[0].0, "the model's likeliest of them".to_string())
         } else {
             (
@@ -340,7 +340,7 @@ impl<S: Book> Engine<S> {
     ) -> Result<Vec<(Move, f64)>, EngineError> {
         self.last = last;
         if let Some((_, _, keeping)) = crate::endgame::winning_moves(pos) {
-            return Ok(self.endgame_distribution(pos, &keeping));
+            return Ok(self.endgame_distribution(pos, &keeping).0);
         }
         let dist = self.distribution_after(pos, last)?;
         if !dist.is_empty() {

@@ -123,7 +123,8 @@ impl Fallback for ModelFallback {
                     x -= p;
                     x < 0.0
                 })
-                .or(dist.last())
+                // Rounding can leave a sliver of x: the last move it may play.
+                .or_else(|| dist.iter().rev().find(|(_, p)| *p > 0.0))
                 .copied()
                 .expect("the model ranks every legal move and the engine checked there is one");
             let of = dist.iter().filter(|(_, p)| *p > 0.0).count();
