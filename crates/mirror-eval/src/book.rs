@@ -35,7 +35,8 @@ pub fn book_store(
     Ok(store)
 }
 
-/// Fails unless the model in `dir` was trained on `player`'s games with this split.
+/// Fails unless the model in `dir` was trained on `player`'s games with this split, or is
+/// a population model (`mirror pretrain`: other players' games).
 pub fn check_model(
     p: &Predictor,
     dir: &Path,
@@ -43,6 +44,11 @@ pub fn check_model(
     info: &SplitInfo,
 ) -> Result<(), EvalError> {
     let m = &p.meta;
+    // A population model learnt from other players' games, none of this split's (unless
+    // the player is among the population: their figures would then be optimistic).
+    if m.player == mirror_model::library::POPULATION {
+        return Ok(());
+    }
     let same = m.player.eq_ignore_ascii_case(player)
         && (m.train_games, m.val_games, m.test_games)
             == (info.train_games, info.val_games, info.test_games)

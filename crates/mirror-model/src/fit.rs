@@ -21,8 +21,8 @@ use crate::{
     ModelError, ModelMeta, NetConfig, Predictor,
     data::Samples,
     encoding::ENCODING_VERSION,
-    inference::save,
-    training::{EpochReport, TrainConfig, evaluate, train},
+    inference::{load_net, save},
+    training::{EpochReport, TrainConfig, evaluate, train, training_device},
 };
 
 /// Hyperparameters and limits of a fit.
@@ -44,6 +44,12 @@ pub struct FitOptions {
     pub max_positions: usize,
     /// Seed of initialisation, shuffling and subsampling.
     pub seed: u64,
+    /// A saved model to start from (fine-tuning, e.g. the population base) instead of a
+    /// fresh network; its shape replaces `channels` and `layers`.
+    pub base: Option<std::path::PathBuf>,
+    /// Train on only the player's last this many training games (validation and test
+    /// stay the split's): how the model does with fewer games.
+    pub max_train_games: Option<usize>,
 }
 
 /// What a fit reports as it goes: a line for people, or training progress.
@@ -169,7 +175,10 @@ pub fn fit(
         });
     }
     let sp = split.split(games.len());
-    let (train_g, val_g, test_g) = (&games[sp.train], &games[sp.val], &games[sp.test]);
+    let (mut train_g, val_g, test_g) = (&games[sp.train], &games[sp.val], &games[sp.test]);
+    if let Some(n) = opts.max_train_games {
+        train_g = &train_g[train_g.len().saturating_sub(n)..];
+    }
     if val_g.is_empty() {
         return Err(ModelError::NoValidationGames(split.to_string()));
     }
@@ -211,9 +220,32 @@ pub fn fit(
         test_out.len(),
         test_in.len()
     )));
-    let net_cfg = NetConfig::new()
-        .with_channels(opts.channels)
-        .with_layers(opts.layers);
+    let (net_cfg, start, base) = match &opts.base {
+        Some(dir) => {
+            let (net, meta) = load_net(dir, &training_device())?;
+            events(FitEvent::Line(format!(
+                "fine-tuning the model of {} from {} ({} layers x {} channels)",
+                meta.summary(),
+                dir.display(),
+                meta.layers,
+                meta.channels
+            )));
+            let (top1, top3) = evaluate(&net, &val_s);
+            events(FitEvent::Line(format!(
+                "the base alone on {player}'s validation positions: top-1 {:.1}%, top-3 {:.1}%",
+                100.0 * top1,
+                100.0 * top3
+            )));
+            (meta.net_config(), Some(net), Some(meta.summary()))
+        }
+        None => (
+            NetConfig::new()
+                .with_channels(opts.channels)
+                .with_layers(opts.layers),
+            None,
+            None,
+        ),
+    };
     let cfg = TrainConfig {
         epochs: opts.epochs,
         batch: opts.batch,
@@ -221,9 +253,16 @@ pub fn fit(
         seed: opts.seed,
         patience: opts.patience,
     };
-    let (net, reports) = train(&net_cfg, &cfg, &train_s, &val_s, &mut |r, done, total| {
-        events(FitEvent::Progress(r, done, total));
-    });
+    let (net, reports) = train(
+        &net_cfg,
+        &cfg,
+        start,
+        &train_s,
+        &val_s,
+        &mut |r, done, total| {
+            events(FitEvent::Progress(r, done, total));
+        },
+    );
     let (val_top1, val_top3) = evaluate(&net, &val_s);
     let (test_top1, test_top3) = evaluate(&net, &test_out);
     let (in_top1, in_top3) = evaluate(&net, &test_in);
@@ -262,8 +301,8 @@ pub fn fit(
     )));
     let meta = ModelMeta {
         encoding_version: ENCODING_VERSION,
-        channels: opts.channels,
-        layers: opts.layers,
+        channels: net_cfg.channels,
+        layers: net_cfg.layers,
         player: player.to_string(),
         train_games: train_g.len(),
         val_games: val_g.len(),
@@ -276,6 +315,7 @@ pub fn fit(
         val_top3,
         test_top1,
         test_top3,
+        base,
     };
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));

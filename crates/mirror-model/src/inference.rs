@@ -83,6 +83,20 @@ pub struct ModelMeta {
     pub test_top1: f64,
     /// Test top-3.
     pub test_top3: f64,
+    /// The model it was fine-tuned from (`player`, games and positions of that model), if
+    /// it did not start from scratch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base: Option<String>,
+}
+
+impl ModelMeta {
+    /// "population (12,800 games, 800,000 positions)": what a model learnt from.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} ({} games, {} positions)",
+            self.player, self.train_games, self.train_positions
+        )
+    }
 }
 
 /// The ranked legal moves of one position.
@@ -125,6 +139,37 @@ pub fn save(net: &Net, meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     std::fs::write(&meta_path, text).map_err(|e| file_err(&meta_path, e))
 }
 
+/// The network and metadata saved in `dir`, the weights loaded onto `device` (the
+/// inference device, or the training device to fine-tune it).
+pub fn load_net(dir: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelError> {
+    let meta_path = dir.join(META);
+    let text = std::fs::read_to_string(&meta_path).map_err(|e| file_err(&meta_path, e))?;
+    let meta: ModelMeta = serde_json::from_str(&text).map_err(|e| file_err(&meta_path, e))?;
+    if meta.encoding_version != ENCODING_VERSION {
+        return Err(ModelError::Encoding {
+            path: dir.to_path_buf(),
+            found: meta.encoding_version,
+            expected: ENCODING_VERSION,
+        });
+    }
+    let weights = dir.join(WEIGHTS);
+    let net = meta
+        .net_config()
+        .init(device)
+        .try_load_file(&weights)
+        .map_err(|e| file_err(&weights, format!("{e:?}")))?;
+    Ok((net, meta))
+}
+
+impl ModelMeta {
+    /// The network's shape.
+    pub fn net_config(&self) -> NetConfig {
+        NetConfig::new()
+            .with_channels(self.channels)
+            .with_layers(self.layers)
+    }
+}
+
 impl Predictor {
     /// Wraps a network (used in evaluation right after training).
     pub fn from_net(net: Net, meta: ModelMeta) -> Predictor {
@@ -138,24 +183,8 @@ impl Predictor {
 
     /// Loads the model saved in `dir`.
     pub fn load(dir: &Path) -> Result<Predictor, ModelError> {
-        let meta_path = dir.join(META);
-        let text = std::fs::read_to_string(&meta_path).map_err(|e| file_err(&meta_path, e))?;
-        let meta: ModelMeta = serde_json::from_str(&text).map_err(|e| file_err(&meta_path, e))?;
-        if meta.encoding_version != ENCODING_VERSION {
-            return Err(ModelError::Encoding {
-                path: dir.to_path_buf(),
-                found: meta.encoding_version,
-                expected: ENCODING_VERSION,
-            });
-        }
         let device = Device::flex();
-        let weights = dir.join(WEIGHTS);
-        let net = NetConfig::new()
-            .with_channels(meta.channels)
-            .with_layers(meta.layers)
-            .init(&device)
-            .try_load_file(&weights)
-            .map_err(|e| file_err(&weights, format!("{e:?}")))?;
+        let (net, meta) = load_net(dir, &device)?;
         Ok(Predictor {
             net: net.valid(),
             device,

@@ -1,6 +1,8 @@
 //! Where a player's model lives: `MODELS/PLAYER_KEY`, trained there by `mirror train`, or
 //! the model shipped in `models/` for the shared player, installed there on first use
-//! (Burn reads weights lazily from the file, so it must stay on disk).
+//! (Burn reads weights lazily from the file, so it must stay on disk); and the population
+//! base model shipped in `models/population/` (`mirror pretrain`), installed in
+//! `MODELS/.population` ([`BASE_DIR`]).
 
 use std::path::Path;
 
@@ -12,9 +14,41 @@ use crate::{ModelError, Predictor};
 /// deleted). `Ok(None)` when the player has no model; a model that is there but cannot be
 /// installed or loaded is an error.
 pub fn load_or_install(dir: &Path, player: &str) -> Result<Option<Predictor>, ModelError> {
-    if let (Err(ModelError::Encoding { found, .. }), Some(_)) =
-        (Predictor::load(dir), shipped(player))
-    {
+    install_and_load(dir, shipped(player))
+}
+
+/// The `player` of a population model's metadata (`mirror pretrain`).
+pub const POPULATION: &str = "population";
+
+/// The directory under the models root where the shipped population base is installed.
+/// Player keys are account names, which do not start with a dot.
+pub const BASE_DIR: &str = ".population";
+
+/// The population base model shipped in `models/population/` (trained by `mirror
+/// pretrain` on many players' games), installed under `models_root` on first use: what
+/// plays for a player without a model of their own, and where `mirror train --base`
+/// starts from.
+pub fn load_or_install_base(models_root: &Path) -> Result<Predictor, ModelError> {
+    let dir = models_root.join(BASE_DIR);
+    install_and_load(&dir, Some(SHIPPED_BASE))?.ok_or(ModelError::File {
+        path: dir,
+        source: "the shipped base model was not installed".into(),
+    })
+}
+
+/// The shipped population base: weights and meta.json.
+const SHIPPED_BASE: (&[u8], &str) = (
+    include_bytes!("../../../models/population/model.bpk"),
+    include_str!("../../../models/population/meta.json"),
+);
+
+/// The model in `dir`, installing `shipped` there first if `dir` holds none, or holds one
+/// of an older encoding (moved aside to `DIR.encoding-N`).
+fn install_and_load(
+    dir: &Path,
+    shipped: Option<(&[u8], &str)>,
+) -> Result<Option<Predictor>, ModelError> {
+    if let (Err(ModelError::Encoding { found, .. }), Some(_)) = (Predictor::load(dir), shipped) {
         let mut aside = dir.as_os_str().to_owned();
         aside.push(format!(".encoding-{found}"));
         std::fs::rename(dir, &aside).map_err(|source| ModelError::File {
@@ -23,7 +57,7 @@ pub fn load_or_install(dir: &Path, player: &str) -> Result<Option<Predictor>, Mo
         })?;
     }
     if !dir.join("meta.json").exists() {
-        let Some((weights, meta)) = shipped(player) else {
+        let Some((weights, meta)) = shipped else {
             return Ok(None);
         };
         install_shipped(weights, meta, dir).map_err(|source| ModelError::File {

@@ -100,18 +100,27 @@ fn scheduled(lr: f64, step: usize, steps: usize) -> f64 {
     lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos()))
 }
 
-/// Trains a network; `progress` hears about every epoch and may print. Returns the network
-/// of the best validation epoch and every epoch's report.
+/// The device training runs on (autodiff over the CPU backend); a network to fine-tune
+/// ([`train`]'s `start`) is loaded onto it.
+pub fn training_device() -> Device {
+    Device::flex().autodiff()
+}
+
+/// Trains a network, from `start` (a network of `net_cfg`'s shape on [`training_device`],
+/// e.g. a pretrained base to fine-tune) or from a fresh seeded initialisation; `progress`
+/// hears about every epoch and may print. Returns the network of the best validation
+/// epoch and every epoch's report.
 pub fn train(
     net_cfg: &NetConfig,
     cfg: &TrainConfig,
+    start: Option<Net>,
     train_set: &Samples,
     val_set: &Samples,
     progress: &mut dyn FnMut(&EpochReport, usize, usize),
 ) -> (Net, Vec<EpochReport>) {
-    let device = Device::flex().autodiff();
+    let device = training_device();
     device.seed(cfg.seed);
-    let mut net = net_cfg.init(&device);
+    let mut net = start.unwrap_or_else(|| net_cfg.init(&device));
     let mut optim = AdamConfig::new().init();
     let loss_fn = CrossEntropyLossConfig::new().init(&device);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);

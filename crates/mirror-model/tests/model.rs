@@ -36,6 +36,7 @@ fn meta() -> ModelMeta {
         val_top3: 0.0,
         test_top1: 0.0,
         test_top3: 0.0,
+        base: None,
     }
 }
 
@@ -60,7 +61,14 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
         seed: 7,
         patience: 3,
     };
-    let (net, reports) = train(&net_cfg, &cfg, &train_set, &val_set, &mut |_, _, _| {});
+    let (net, reports) = train(
+        &net_cfg,
+        &cfg,
+        None,
+        &train_set,
+        &val_set,
+        &mut |_, _, _| {},
+    );
     assert_eq!(reports.len(), 3);
     assert!(
         reports[2].train_loss < reports[0].train_loss,
@@ -174,4 +182,84 @@ fn an_installed_model_of_an_older_encoding_gives_way_to_the_shipped_one() {
     save(&net, &old, &other).expect("save");
     let err = mirror_model::library::load_or_install(&other, "Karpov").expect_err("refused");
     assert!(err.to_string().contains("encoding version"), "{err}");
+}
+
+/// Fine-tuning starts from the saved weights: with a learning rate too small to move them,
+/// a network loaded from a trained model keeps its accuracy, a fresh one stays near random.
+#[test]
+fn training_from_a_saved_model_starts_from_its_weights() {
+    use mirror_model::{inference::load_net, training::training_device};
+    let train_set = samples(0, 300);
+    let tune_set = samples(300, 400);
+    let val_set = samples(400, 499);
+    let net_cfg = NetConfig::new().with_channels(16).with_layers(2);
+    let cfg = TrainConfig {
+        epochs: 3,
+        batch: 128,
+        lr: 2e-3,
+        seed: 7,
+        patience: 3,
+    };
+    let (base, _) = train(
+        &net_cfg,
+        &cfg,
+        None,
+        &train_set,
+        &val_set,
+        &mut |_, _, _| {},
+    );
+    let (base_top1, _) = evaluate(&base, &val_set);
+    let dir = tempfile::tempdir().expect("tempdir");
+    save(&base, &meta(), dir.path()).expect("save");
+    let still = TrainConfig {
+        epochs: 1,
+        lr: 1e-9,
+        ..cfg
+    };
+    let (start, m) = load_net(dir.path(), &training_device()).expect("load");
+    assert_eq!(m, meta());
+    let (tuned, _) = train(
+        &net_cfg,
+        &still,
+        Some(start),
+        &tune_set,
+        &val_set,
+        &mut |_, _, _| {},
+    );
+    let (fresh, _) = train(
+        &net_cfg,
+        &still,
+        None,
+        &tune_set,
+        &val_set,
+        &mut |_, _, _| {},
+    );
+    let (tuned_top1, _) = evaluate(&tuned, &val_set);
+    let (fresh_top1, _) = evaluate(&fresh, &val_set);
+    assert!(
+        (tuned_top1 - base_top1).abs() < 0.03,
+        "from the base: {tuned_top1} vs the base's {base_top1}"
+    );
+    assert!(
+        fresh_top1 < base_top1 - 0.05,
+        "from scratch: {fresh_top1} vs the base's {base_top1}"
+    );
+}
+
+/// The shipped population base installs under the models root and loads.
+#[test]
+fn the_population_base_is_shipped_and_installed() {
+    let root = tempfile::tempdir().expect("tempdir");
+    let p = mirror_model::library::load_or_install_base(root.path()).expect("installed");
+    assert_eq!(p.meta.player, mirror_model::library::POPULATION);
+    assert_eq!(p.meta.encoding_version, ENCODING_VERSION);
+    assert!(
+        root.path()
+            .join(mirror_model::library::BASE_DIR)
+            .join("meta.json")
+            .exists()
+    );
+    // A second call loads the installed copy.
+    let again = mirror_model::library::load_or_install_base(root.path()).expect("loaded");
+    assert_eq!(again.meta, p.meta);
 }

@@ -37,6 +37,9 @@ pub enum Command {
     Play(crate::play::PlayArgs),
     /// Train the CNN fallback on the player's stored games.
     Train(crate::train::TrainArgs),
+    /// Train a population base model on many players' PGN games (both sides), to
+    /// fine-tune with `train --base` and to play for players without a model.
+    Pretrain(crate::pretrain::PretrainArgs),
     /// Measure how faithfully the mirror plays like the player on their newest games.
     Eval(crate::eval::EvalArgs),
     /// Copy a player's graph from the embedded store into Neo4j (idempotent).

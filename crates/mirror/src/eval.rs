@@ -157,7 +157,9 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             &player,
             &games,
             args.who.split,
-            &args.opts.fit_options(args.train_positions, args.seed),
+            &args
+                .opts
+                .fit_options(store_args, args.train_positions, args.seed)?,
             &dir,
             args.json,
         )?;

@@ -8,7 +8,7 @@ use std::{
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use mirror_engine::{Book, Engine, Fallback, ModelFallback, RandomLegal};
+use mirror_engine::{Book, Engine, Fallback, ModelFallback};
 use mirror_frontend::terminal::{PlayOptions, play as play_game};
 use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode, player_key};
 use shakmaty::Color;
@@ -160,11 +160,8 @@ fn play_on<S: Book>(
         }
     };
     let mut engine = Engine::new(store, player.clone(), cfg.options);
-    let model = crate::train::load_model(store_args, &player)?;
-    let has_model = model.is_some();
-    if let Some(p) = model {
-        engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(p))));
-    }
+    let (model, own) = crate::train::load_fallback_model(store_args, &player)?;
+    engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(model))));
     let (date, stamp) = today();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -174,10 +171,10 @@ fn play_on<S: Book>(
             "(seed {seed}: pass --seed {seed} to replay the mirror's choices)"
         )?;
     }
-    if !has_model {
+    if !own {
         writeln!(
             out,
-            "(no trained model for {player}: outside their games the mirror plays a random legal move; run `mirror train --user {player}`)"
+            "(no trained model for {player}: outside their games the mirror plays the population base model, moves of many players; run `mirror train --user {player}` to learn theirs)"
         )?;
     }
     let game = play_game(
@@ -220,11 +217,10 @@ fn uci_on<S: Book>(
     player: String,
 ) -> anyhow::Result<ExitCode> {
     let mut engine = Engine::new(store, player.clone(), cfg.options);
-    // Each player's own model (after `setoption name Player` too), else a random legal move.
+    // Each player's own model (after `setoption name Player` too), else the population base.
     let fallback_for = |player: &str| -> Result<Box<dyn Fallback>, String> {
-        match crate::train::load_model(store_args, player) {
-            Ok(Some(p)) => Ok(Box::new(ModelFallback::new(std::sync::Arc::new(p)))),
-            Ok(None) => Ok(Box::new(RandomLegal)),
+        match crate::train::load_fallback_model(store_args, player) {
+            Ok((p, _)) => Ok(Box::new(ModelFallback::new(std::sync::Arc::new(p)))),
             Err(e) => Err(format!("{e:#}")),
         }
     };

@@ -67,12 +67,41 @@ pub struct TrainOpts {
     /// Epochs without improvement before stopping.
     #[arg(long, default_value_t = 2)]
     pub patience: usize,
+    /// Start from this saved model and fine-tune it on the player's games, instead of a
+    /// fresh network: `population` (the population base shipped with mirror) or a
+    /// directory with meta.json and model.bpk (e.g. one written by `mirror pretrain`);
+    /// its shape replaces --channels and --layers.
+    #[arg(long, value_name = "population|DIR")]
+    pub base: Option<PathBuf>,
+    /// Train on only the player's last N training games (validation and test games stay
+    /// the split's): to measure how the model grows with the number of games.
+    #[arg(long, value_name = "N")]
+    pub max_train_games: Option<usize>,
 }
 
 impl TrainOpts {
-    /// The fit's options with these hyperparameters.
-    pub fn fit_options(&self, max_positions: usize, seed: u64) -> FitOptions {
-        FitOptions {
+    /// The fit's options with these hyperparameters; `--base population` is installed
+    /// (if it is not yet) and named by its directory.
+    pub fn fit_options(
+        &self,
+        store_args: &StoreArgs,
+        max_positions: usize,
+        seed: u64,
+    ) -> anyhow::Result<FitOptions> {
+        let base = match &self.base {
+            Some(b) if b.as_os_str() == mirror_model::library::POPULATION => {
+                let root = store_args.data_dir()?.join("models");
+                mirror_model::library::load_or_install_base(&root).with_context(|| {
+                    format!(
+                        "cannot install the population base model in {}",
+                        root.display()
+                    )
+                })?;
+                Some(root.join(mirror_model::library::BASE_DIR))
+            }
+            other => other.clone(),
+        };
+        Ok(FitOptions {
             epochs: self.epochs,
             batch: self.batch,
             lr: self.lr,
@@ -81,7 +110,9 @@ impl TrainOpts {
             patience: self.patience,
             max_positions,
             seed,
-        }
+            base,
+            max_train_games: self.max_train_games,
+        })
     }
 }
 
@@ -101,6 +132,25 @@ pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option
         .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
 }
 
+/// The model that plays for the player outside their book: their own (trained, or the
+/// shipped one), else the shipped population base; the flag says which.
+pub fn load_fallback_model(
+    store_args: &StoreArgs,
+    player: &str,
+) -> anyhow::Result<(Predictor, bool)> {
+    if let Some(own) = load_model(store_args, player)? {
+        return Ok((own, true));
+    }
+    let root = store_args.data_dir()?.join("models");
+    let base = mirror_model::library::load_or_install_base(&root).with_context(|| {
+        format!(
+            "cannot load the population base model from {}",
+            root.display()
+        )
+    })?;
+    Ok((base, false))
+}
+
 pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.who.user)?;
@@ -113,7 +163,9 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         &player,
         &games,
         args.who.split,
-        &args.opts.fit_options(args.max_positions, args.seed),
+        &args
+            .opts
+            .fit_options(store_args, args.max_positions, args.seed)?,
         &dir,
         false,
     )?;

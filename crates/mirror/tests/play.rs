@@ -388,7 +388,8 @@ fn uci_never_answers_for_a_position_it_was_not_given() {
 }
 
 /// `setoption name Player` switches to that player's own fallback: Biskupstunga's shipped
-/// model, then Karpov's (none: a random legal move), never the previous player's model.
+/// model, then Karpov's (none of his own: the population base), never the previous
+/// player's model.
 #[test]
 fn uci_player_option_uses_the_new_players_model() {
     let env = Env::new();
@@ -416,7 +417,7 @@ fn uci_player_option_uses_the_new_players_model() {
     assert_eq!(infos.len(), 2, "{out}");
     assert!(infos[0].contains("fallback model"), "{out}");
     assert!(
-        infos[1].starts_with("info string fallback random legal move")
+        infos[1].starts_with("info string fallback population model (")
             && !infos[1].contains("Biskupstunga"),
         "Karpov has no model: {out}"
     );
@@ -579,4 +580,112 @@ fn a_broken_model_is_an_error_not_a_missing_model() {
         err.contains("cannot load Biskupstunga's model from"),
         "{err}"
     );
+}
+
+/// `mirror pretrain` learns a base from real games of many players (both sides);
+/// `mirror train --base` fine-tunes it on the player's last games (its shape, and the
+/// base named in meta.json); a player without a model of their own gets the shipped
+/// population base, labelled as such, in play.
+#[test]
+fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
+    let env = Env::new();
+    let masters = shared().join("pgn/masters/Karpov.pgn.zst");
+    let base = env.dir.path().join("base");
+    let out = env.ok(&[
+        "pretrain",
+        masters.to_str().expect("path"),
+        "--games",
+        "80",
+        "--max-positions",
+        "3000",
+        "--epochs",
+        "1",
+        "--channels",
+        "8",
+        "--layers",
+        "1",
+        "--out",
+        base.to_str().expect("path"),
+    ]);
+    assert!(
+        out.contains("learning from 80 of them, both sides"),
+        "{out}"
+    );
+    assert!(out.contains("model saved in"), "{out}");
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(base.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["player"], "population");
+    assert_eq!(meta["channels"], 8);
+
+    env.ingest(&first500(), &[]);
+    let tuned = env.dir.path().join("tuned");
+    let out = env.ok(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--base",
+        base.to_str().expect("path"),
+        "--max-train-games",
+        "100",
+        "--epochs",
+        "1",
+        "--out",
+        tuned.to_str().expect("path"),
+    ]);
+    assert!(
+        out.contains("fine-tuning the model of population ("),
+        "{out}"
+    );
+    assert!(
+        out.contains("-> train 100 ("),
+        "only the last 100 games: {out}"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(tuned.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["player"], PLAYER);
+    assert_eq!(
+        (meta["channels"].as_u64(), meta["layers"].as_u64()),
+        (Some(8), Some(1))
+    );
+    assert!(
+        meta["base"]
+            .as_str()
+            .expect("base")
+            .starts_with("population ("),
+        "{meta}"
+    );
+    let err = env.fails(&["train", "--user", PLAYER, "--base", "/nonexistent/base"]);
+    assert!(err.contains("/nonexistent/base/meta.json"), "{err}");
+
+    // Karpov has no model of his own: the population base answers outside his games.
+    env.ok(&[
+        "ingest",
+        "--user",
+        "Karpov, Anatoly",
+        "--progress",
+        "none",
+        "--pgn",
+        masters.to_str().expect("path"),
+    ]);
+    let (out, err, ok) = play(
+        &env,
+        &[
+            "--user",
+            "Karpov, Anatoly",
+            "--seed",
+            "1",
+            "--sample",
+            "false",
+        ],
+        "Na3\nquit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(
+        out.contains("no trained model for Karpov, Anatoly"),
+        "{out}"
+    );
+    let reply = first_reply(&out);
+    assert!(reply.contains("[fallback population model ("), "{reply}");
 }

@@ -1,0 +1,125 @@
+//! `mirror pretrain`: a population base model from many players' games (both sides of
+//! every game), for players with few games of their own (`mirror train --base DIR`
+//! fine-tunes it) and as the mirror's fallback while a player has no model of their own.
+
+use std::{path::PathBuf, process::ExitCode};
+
+use anyhow::Context;
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use mirror_core::{
+    GameRecord,
+    pgn::{Decoded, read_games},
+    split::Fractions,
+};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::Color;
+
+use mirror_model::library::POPULATION;
+
+use crate::{cli::StoreArgs, train::TrainOpts};
+
+#[derive(Args, Debug)]
+pub struct PretrainArgs {
+    /// PGN files or directories (plain, gzip or zstd), e.g. ../shared/data/pgn/population.
+    #[arg(required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// Games to learn from: a seeded uniform sample of all games read (both sides of
+    /// each game are learnt from).
+    #[arg(long, default_value_t = 16_000)]
+    pub games: usize,
+    /// Games with fewer half-moves are left out (aborted and forfeited games).
+    #[arg(long, default_value_t = 20)]
+    pub min_plies: usize,
+    /// Percent of the sampled games (oldest first) for training, validation and test.
+    #[arg(long, default_value = "90,5,5")]
+    pub split: Fractions,
+    /// Seed of the sample, initialisation, shuffling and subsampling.
+    #[arg(long, default_value_t = 0)]
+    pub seed: u64,
+    /// Training positions at most.
+    #[arg(long, default_value_t = 800_000)]
+    pub max_positions: usize,
+    #[command(flatten)]
+    pub opts: TrainOpts,
+    /// Where to save the model.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// A seeded uniform sample of `k` games of a stream (reservoir sampling), with how many
+/// games were read, left out as too short, and not readable.
+fn sample_games(
+    inputs: &[PathBuf],
+    k: usize,
+    min_plies: usize,
+    seed: u64,
+) -> anyhow::Result<(Vec<GameRecord>, [u64; 3])> {
+    let sources = mirror_ingest::expand(inputs)?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos} games read, {per_sec}, {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut kept: Vec<GameRecord> = Vec::with_capacity(k);
+    let (mut seen, mut short, mut bad) = (0u64, 0u64, 0u64);
+    for source in &sources {
+        let input =
+            mirror_ingest::source::open(source).with_context(|| format!("cannot read {source}"))?;
+        for item in read_games(input) {
+            let (_, decoded) = item.with_context(|| format!("cannot read {source}"))?;
+            bar.inc(1);
+            let game = match decoded {
+                Decoded::Game(g) if g.moves.len() >= min_plies => g,
+                Decoded::Game(_) => {
+                    short += 1;
+                    continue;
+                }
+                Decoded::Skipped(_) | Decoded::Invalid(_) => {
+                    bad += 1;
+                    continue;
+                }
+            };
+            seen += 1;
+            if kept.len() < k {
+                kept.push(game);
+            } else {
+                let j = rng.random_range(0..seen);
+                if let Some(slot) = usize::try_from(j).ok().and_then(|j| kept.get_mut(j)) {
+                    *slot = game;
+                }
+            }
+        }
+    }
+    bar.finish_and_clear();
+    Ok((kept, [seen, short, bad]))
+}
+
+pub fn run(store_args: &StoreArgs, args: PretrainArgs) -> anyhow::Result<ExitCode> {
+    let (mut games, [seen, short, bad]) =
+        sample_games(&args.inputs, args.games, args.min_plies, args.seed)?;
+    println!(
+        "{seen} games read ({short} shorter than {} half-moves and {bad} not standard or not readable left out); learning from {} of them, both sides",
+        args.min_plies,
+        games.len()
+    );
+    // Oldest first, so the split is by date as for a player.
+    games.sort_by_key(|g| g.date);
+    let sides: Vec<(GameRecord, Color)> = games
+        .into_iter()
+        .flat_map(|g| [(g.clone(), Color::White), (g, Color::Black)])
+        .collect();
+    crate::train::fit(
+        POPULATION,
+        &sides,
+        args.split,
+        &args
+            .opts
+            .fit_options(store_args, args.max_positions, args.seed)?,
+        &args.out,
+        false,
+    )?;
+    Ok(ExitCode::SUCCESS)
+}
