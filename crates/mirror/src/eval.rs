@@ -50,6 +50,8 @@ pub struct EvalArgs {
     #[arg(long, default_value_t = 550_000)]
     pub train_positions: usize,
     #[command(flatten)]
+    pub start: crate::train::StartArgs,
+    #[command(flatten)]
     pub opts: TrainOpts,
     /// The model's directory (default: DATA_DIR/models/PLAYER); it must have been trained
     /// on the same split.
@@ -157,9 +159,12 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             &player,
             &games,
             args.who.split,
-            &args
-                .opts
-                .fit_options(store_args, args.train_positions, args.seed)?,
+            &args.opts.fit_options(
+                args.start.base_dir(store_args)?,
+                args.start.max_train_games,
+                args.train_positions,
+                args.seed,
+            )?,
             &dir,
             args.json,
         )?;

@@ -68,7 +68,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Play(args) => play::play(&cli.store, args),
         cli::Command::Export(args) => export::run(&cli.store, args),
         cli::Command::Train(args) => train::run(&cli.store, args),
-        cli::Command::Pretrain(args) => pretrain::run(&cli.store, args),
+        cli::Command::Pretrain(args) => pretrain::run(args),
         cli::Command::Eval(args) => eval::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
         cli::Command::Report(args) => report::run(&cli.store, args),

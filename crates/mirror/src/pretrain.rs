@@ -18,7 +18,7 @@ use shakmaty::Color;
 
 use mirror_model::library::POPULATION;
 
-use crate::{cli::StoreArgs, train::TrainOpts};
+use crate::train::TrainOpts;
 
 #[derive(Args, Debug)]
 pub struct PretrainArgs {
@@ -97,7 +97,7 @@ fn sample_games(
     Ok((kept, [seen, short, bad]))
 }
 
-pub fn run(store_args: &StoreArgs, args: PretrainArgs) -> anyhow::Result<ExitCode> {
+pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
     let (mut games, [seen, short, bad]) =
         sample_games(&args.inputs, args.games, args.min_plies, args.seed)?;
     println!(
@@ -117,7 +117,7 @@ pub fn run(store_args: &StoreArgs, args: PretrainArgs) -> anyhow::Result<ExitCod
         args.split,
         &args
             .opts
-            .fit_options(store_args, args.max_positions, args.seed)?,
+            .fit_options(None, None, args.max_positions, args.seed)?,
         &args.out,
         false,
     )?;

@@ -39,13 +39,57 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 550_000)]
     pub max_positions: usize,
     #[command(flatten)]
+    pub start: StartArgs,
+    #[command(flatten)]
     pub opts: TrainOpts,
     /// Where to save the model (default: DATA_DIR/models/PLAYER).
     #[arg(long)]
     pub out: Option<PathBuf>,
 }
 
-/// Hyperparameters shared by `train` and `eval --train`.
+/// Where a player's training starts, shared by `train` and `eval --train`.
+#[derive(Args, Debug, Clone)]
+pub struct StartArgs {
+    /// The model to fine-tune on the player's games: `population` (the population base
+    /// shipped with mirror, the default) or a directory with meta.json and model.bpk
+    /// (e.g. one written by `mirror pretrain`); its shape is kept.
+    #[arg(long, value_name = "population|DIR")]
+    pub base: Option<PathBuf>,
+    /// Start from a fresh network (of --channels x --layers) instead of the base.
+    #[arg(long, conflicts_with = "base")]
+    pub from_scratch: bool,
+    /// Train on only the player's last N training games (validation and test games stay
+    /// the split's): to measure how the model grows with the number of games.
+    #[arg(long, value_name = "N")]
+    pub max_train_games: Option<usize>,
+}
+
+impl StartArgs {
+    /// The directory of the model to start from (`None`: from scratch); `population` is
+    /// installed first if it is not yet.
+    pub fn base_dir(&self, store_args: &StoreArgs) -> anyhow::Result<Option<PathBuf>> {
+        if self.from_scratch {
+            return Ok(None);
+        }
+        match &self.base {
+            Some(dir) if dir.as_os_str() != mirror_model::library::POPULATION => {
+                Ok(Some(dir.clone()))
+            }
+            _ => {
+                let root = store_args.data_dir()?.join("models");
+                mirror_model::library::load_or_install_base(&root).with_context(|| {
+                    format!(
+                        "cannot install the population base model in {}",
+                        root.display()
+                    )
+                })?;
+                Ok(Some(root.join(mirror_model::library::BASE_DIR)))
+            }
+        }
+    }
+}
+
+/// Hyperparameters shared by `train`, `eval --train` and `pretrain`.
 #[derive(Args, Debug, Clone)]
 pub struct TrainOpts {
     /// Epochs (the learning rate falls over all of them; early stopping on validation
@@ -58,60 +102,44 @@ pub struct TrainOpts {
     /// Adam's learning rate.
     #[arg(long, default_value_t = 1e-3)]
     pub lr: f64,
-    /// Hidden channels.
-    #[arg(long, default_value_t = 64)]
-    pub channels: usize,
-    /// Hidden convolution layers.
-    #[arg(long, default_value_t = 6)]
-    pub layers: usize,
+    /// Hidden channels of a fresh network [default: 64].
+    #[arg(long)]
+    pub channels: Option<usize>,
+    /// Hidden convolution layers of a fresh network [default: 6].
+    #[arg(long)]
+    pub layers: Option<usize>,
     /// Epochs without improvement before stopping.
     #[arg(long, default_value_t = 2)]
     pub patience: usize,
-    /// Start from this saved model and fine-tune it on the player's games, instead of a
-    /// fresh network: `population` (the population base shipped with mirror) or a
-    /// directory with meta.json and model.bpk (e.g. one written by `mirror pretrain`);
-    /// its shape replaces --channels and --layers.
-    #[arg(long, value_name = "population|DIR")]
-    pub base: Option<PathBuf>,
-    /// Train on only the player's last N training games (validation and test games stay
-    /// the split's): to measure how the model grows with the number of games.
-    #[arg(long, value_name = "N")]
-    pub max_train_games: Option<usize>,
 }
 
 impl TrainOpts {
-    /// The fit's options with these hyperparameters; `--base population` is installed
-    /// (if it is not yet) and named by its directory.
+    /// The fit's options with these hyperparameters, starting from `base` (a fine-tune
+    /// keeps the base's shape: --channels and --layers are refused with it).
     pub fn fit_options(
         &self,
-        store_args: &StoreArgs,
+        base: Option<PathBuf>,
+        max_train_games: Option<usize>,
         max_positions: usize,
         seed: u64,
     ) -> anyhow::Result<FitOptions> {
-        let base = match &self.base {
-            Some(b) if b.as_os_str() == mirror_model::library::POPULATION => {
-                let root = store_args.data_dir()?.join("models");
-                mirror_model::library::load_or_install_base(&root).with_context(|| {
-                    format!(
-                        "cannot install the population base model in {}",
-                        root.display()
-                    )
-                })?;
-                Some(root.join(mirror_model::library::BASE_DIR))
-            }
-            other => other.clone(),
-        };
+        if let (Some(dir), true) = (&base, self.channels.is_some() || self.layers.is_some()) {
+            anyhow::bail!(
+                "--channels and --layers shape a fresh network, but training starts from the model in {} (its own shape): add --from-scratch",
+                dir.display()
+            );
+        }
         Ok(FitOptions {
             epochs: self.epochs,
             batch: self.batch,
             lr: self.lr,
-            channels: self.channels,
-            layers: self.layers,
+            channels: self.channels.unwrap_or(64),
+            layers: self.layers.unwrap_or(6),
             patience: self.patience,
             max_positions,
             seed,
             base,
-            max_train_games: self.max_train_games,
+            max_train_games,
         })
     }
 }
@@ -163,9 +191,12 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         &player,
         &games,
         args.who.split,
-        &args
-            .opts
-            .fit_options(store_args, args.max_positions, args.seed)?,
+        &args.opts.fit_options(
+            args.start.base_dir(store_args)?,
+            args.start.max_train_games,
+            args.max_positions,
+            args.seed,
+        )?,
         &dir,
         false,
     )?;

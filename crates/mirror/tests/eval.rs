@@ -65,6 +65,7 @@ fn eval_is_reproducible_and_the_book_beats_random() {
             "3",
             "--patience",
             "3",
+            "--from-scratch",
             "--channels",
             "16",
             "--layers",

@@ -252,6 +252,7 @@ fn a_trained_model_answers_outside_the_book() {
         "1",
         "--max-positions",
         "1500",
+        "--from-scratch",
         "--channels",
         "16",
         "--layers",
@@ -658,6 +659,41 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
     );
     let err = env.fails(&["train", "--user", PLAYER, "--base", "/nonexistent/base"]);
     assert!(err.contains("/nonexistent/base/meta.json"), "{err}");
+    // A fine-tune keeps the base's shape: a shape alone is refused, with what to do.
+    let err = env.fails(&["train", "--user", PLAYER, "--channels", "16"]);
+    assert!(err.contains("add --from-scratch"), "{err}");
+    let err = env.fails(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--from-scratch",
+        "--base",
+        "population",
+    ]);
+    assert!(err.contains("cannot be used with"), "{err}");
+    // By default training starts from the shipped population base, installed on first use.
+    let out = env.ok(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--max-train-games",
+        "30",
+        "--max-positions",
+        "500",
+        "--epochs",
+        "1",
+        "--out",
+        tuned.to_str().expect("path"),
+    ]);
+    assert!(
+        out.contains("fine-tuning the model of population (28800 games"),
+        "{out}"
+    );
+    assert!(out.contains(".population"), "{out}");
+    assert!(
+        out.contains("the base alone on Biskupstunga's validation positions"),
+        "{out}"
+    );
 
     // Karpov has no model of his own: the population base answers outside his games.
     env.ok(&[
