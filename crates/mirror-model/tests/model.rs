@@ -48,12 +48,8 @@ fn random_top1(s: &Samples) -> f64 {
         / s.len() as f64
 }
 
-#[test]
-fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
-    let train_set = samples(0, 300);
-    let val_set = samples(400, 499);
-    assert!(train_set.len() > 3000 && val_set.len() > 1000);
-    let net_cfg = NetConfig::new().with_channels(16).with_layers(2);
+/// A small network and three quick epochs: what the training tests run.
+fn small_run() -> (NetConfig, TrainConfig) {
     let cfg = TrainConfig {
         epochs: 3,
         batch: 128,
@@ -61,6 +57,15 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
         seed: 7,
         patience: 3,
     };
+    (NetConfig::new().with_channels(16).with_layers(2), cfg)
+}
+
+#[test]
+fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
+    let train_set = samples(0, 300);
+    let val_set = samples(400, 499);
+    assert!(train_set.len() > 3000 && val_set.len() > 1000);
+    let (net_cfg, cfg) = small_run();
     let (net, reports) = train(
         &net_cfg,
         &cfg,
@@ -192,14 +197,7 @@ fn training_from_a_saved_model_starts_from_its_weights() {
     let train_set = samples(0, 300);
     let tune_set = samples(300, 400);
     let val_set = samples(400, 499);
-    let net_cfg = NetConfig::new().with_channels(16).with_layers(2);
-    let cfg = TrainConfig {
-        epochs: 3,
-        batch: 128,
-        lr: 2e-3,
-        seed: 7,
-        patience: 3,
-    };
+    let (net_cfg, cfg) = small_run();
     let (base, _) = train(
         &net_cfg,
         &cfg,

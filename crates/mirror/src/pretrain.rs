@@ -48,8 +48,8 @@ pub struct PretrainArgs {
     pub out: PathBuf,
 }
 
-/// A seeded uniform sample of `k` games of a stream (reservoir sampling), with how many
-/// games were read, left out as too short, and not readable.
+/// A seeded uniform sample of `k` games of the inputs (reservoir sampling), with how many
+/// games it was drawn from, and how many were left out as too short or not readable.
 fn sample_games(
     inputs: &[PathBuf],
     k: usize,
@@ -63,7 +63,8 @@ fn sample_games(
             .unwrap_or_else(|_| ProgressStyle::default_spinner()),
     );
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    let mut kept: Vec<GameRecord> = Vec::with_capacity(k);
+    // Reserve what a large sample needs, not whatever --games asks for.
+    let mut kept: Vec<GameRecord> = Vec::with_capacity(k.min(1 << 20));
     let (mut seen, mut short, mut bad) = (0u64, 0u64, 0u64);
     for source in &sources {
         let input =
@@ -101,7 +102,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
     let (mut games, [seen, short, bad]) =
         sample_games(&args.inputs, args.games, args.min_plies, args.seed)?;
     println!(
-        "{seen} games read ({short} shorter than {} half-moves and {bad} not standard or not readable left out); learning from {} of them, both sides",
+        "{seen} games to sample from ({short} shorter than {} half-moves and {bad} not standard or not readable left out); learning from {} of them, both sides",
         args.min_plies,
         games.len()
     );
