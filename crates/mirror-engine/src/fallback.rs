@@ -98,10 +98,9 @@ impl Fallback for ModelFallback {
     fn name(&self, guard: Option<Guard>) -> String {
         let meta = &self.predictor.meta;
         if meta.player == mirror_model::library::POPULATION {
-            // Trained on both sides of each game.
             return format!(
                 "population model ({} games of many players, validation top-1 {:.1}%{})",
-                meta.train_games / 2,
+                meta.train_games,
                 100.0 * meta.val_top1,
                 if guard.is_some() { ", guarded" } else { "" }
             );

@@ -50,6 +50,12 @@ pub struct FitOptions {
     /// Train on only the player's last this many training games (validation and test
     /// stay the split's): how the model does with fewer games.
     pub max_train_games: Option<usize>,
+    /// After the training, one more epoch on only the last this many training games at
+    /// `recent_lr`, kept if it raises validation top-1 (a player's habits drift: the
+    /// latest games say most about the next ones); 0: none.
+    pub recent_games: usize,
+    /// The learning rate of that epoch.
+    pub recent_lr: f64,
 }
 
 /// What a fit reports as it goes: a line for people, or training progress.
@@ -58,9 +64,22 @@ pub enum FitEvent<'a> {
     Line(String),
     /// Training progress: the epoch's report so far, batches done and in all.
     Progress(&'a EpochReport, usize, usize),
+    /// A new stage of training begins (what it is, and its epochs at most): progress
+    /// starts again from its first epoch.
+    Stage(String, usize),
 }
 
 /// Keys of the positions where the player was to move in these games.
+/// The games among `sides`, each counted once though it may be learnt from both sides (a
+/// population model's): what a model's metadata and report call games.
+fn games_in(sides: &[(GameRecord, Color)]) -> usize {
+    sides
+        .iter()
+        .map(|(g, _)| &g.id)
+        .collect::<HashSet<_>>()
+        .len()
+}
+
 fn tree(games: &[(GameRecord, Color)]) -> HashSet<PositionKey> {
     let mut out = HashSet::new();
     for (g, c) in games {
@@ -175,7 +194,15 @@ pub fn fit(
         });
     }
     let sp = split.split(games.len());
-    let (mut train_g, val_g, test_g) = (&games[sp.train], &games[sp.val], &games[sp.test]);
+    // Both sides of a game (a population's) stay in one part: a cut between them moves on.
+    let cut = |mut i: usize| {
+        while i > 0 && i < games.len() && games[i].0.id == games[i - 1].0.id {
+            i += 1;
+        }
+        i
+    };
+    let (a, b) = (cut(sp.train.end), cut(sp.val.end));
+    let (mut train_g, val_g, test_g) = (&games[..a], &games[a..b.max(a)], &games[b.max(a)..]);
     if let Some(n) = opts.max_train_games {
         train_g = &train_g[train_g.len().saturating_sub(n)..];
     }
@@ -211,12 +238,12 @@ pub fn fit(
     }
     events(FitEvent::Line(format!(
         "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
-        games.len(),
-        train_g.len(),
+        games_in(games),
+        games_in(train_g),
         train_s.len(),
-        val_g.len(),
+        games_in(val_g),
         val_s.len(),
-        test_g.len(),
+        games_in(test_g),
         test_out.len(),
         test_in.len()
     )));
@@ -253,7 +280,7 @@ pub fn fit(
         seed: opts.seed,
         patience: opts.patience,
     };
-    let (net, reports) = train(
+    let (mut net, mut reports) = train(
         &net_cfg,
         &cfg,
         start,
@@ -263,7 +290,53 @@ pub fn fit(
             events(FitEvent::Progress(r, done, total));
         },
     );
-    let (val_top1, val_top3) = evaluate(&net, &val_s);
+    let (mut val_top1, mut val_top3) = evaluate(&net, &val_s);
+    let mut recent_games = 0;
+    if opts.recent_games > 0 && opts.recent_games < train_g.len() {
+        let recent_g = &train_g[train_g.len() - opts.recent_games..];
+        let mut recent_s = Samples::default();
+        for (g, c) in recent_g {
+            recent_s.add_game(g, *c, |_| true);
+        }
+        let recent_cfg = TrainConfig {
+            epochs: 1,
+            lr: opts.recent_lr,
+            ..cfg
+        };
+        events(FitEvent::Stage(
+            format!(
+                "then the last {} training games once more ({} positions, from {}, learning rate {}):",
+                games_in(recent_g),
+                recent_s.len(),
+                date_text(recent_g.first()),
+                opts.recent_lr,
+            ),
+            recent_cfg.epochs,
+        ));
+        let (tuned, more) = train(
+            &net_cfg,
+            &recent_cfg,
+            Some(net.clone()),
+            &recent_s,
+            &val_s,
+            &mut |r, done, total| {
+                events(FitEvent::Progress(r, done, total));
+            },
+        );
+        let (top1, top3) = evaluate(&tuned, &val_s);
+        let kept = top1 > val_top1;
+        events(FitEvent::Line(format!(
+            "the last games once more: validation top-1 {:.1}% -> {:.1}%{}",
+            100.0 * val_top1,
+            100.0 * top1,
+            if kept { " (kept)" } else { " (not kept)" }
+        )));
+        if kept {
+            (net, val_top1, val_top3) = (tuned, top1, top3);
+            reports.extend(more);
+            recent_games = games_in(recent_g);
+        }
+    }
     let (test_top1, test_top3) = evaluate(&net, &test_out);
     let (in_top1, in_top3) = evaluate(&net, &test_in);
     let (r1, r3) = random_baseline(&test_out);
@@ -304,9 +377,9 @@ pub fn fit(
         channels: net_cfg.channels,
         layers: net_cfg.layers,
         player: player.to_string(),
-        train_games: train_g.len(),
-        val_games: val_g.len(),
-        test_games: test_g.len(),
+        train_games: games_in(train_g),
+        val_games: games_in(val_g),
+        test_games: games_in(test_g),
         train_dates: (date_text(train_g.first()), date_text(train_g.last())),
         train_positions: train_s.len(),
         epochs: reports.len(),
@@ -316,6 +389,7 @@ pub fn fit(
         test_top1,
         test_top3,
         base,
+        recent_games,
     };
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));

@@ -87,6 +87,14 @@ pub struct ModelMeta {
     /// it did not start from scratch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
+    /// The last training games it learnt from once more at the end (the epoch is counted
+    /// in `epochs`); 0: none.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub recent_games: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl ModelMeta {

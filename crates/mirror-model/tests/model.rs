@@ -37,6 +37,7 @@ fn meta() -> ModelMeta {
         test_top1: 0.0,
         test_top3: 0.0,
         base: None,
+        recent_games: 0,
     }
 }
 

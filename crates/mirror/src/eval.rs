@@ -159,12 +159,9 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             &player,
             &games,
             args.who.split,
-            &args.opts.fit_options(
-                args.start.base_dir(store_args)?,
-                args.start.max_train_games,
-                args.train_positions,
-                args.seed,
-            )?,
+            &args
+                .start
+                .fit_options(store_args, &args.opts, args.train_positions, args.seed)?,
             &dir,
             args.json,
         )?;

@@ -160,8 +160,8 @@ fn play_on<S: Book>(
         }
     };
     let mut engine = Engine::new(store, player.clone(), cfg.options);
-    let (model, own) = crate::train::load_fallback_model(store_args, &player)?;
-    engine.set_fallback(Box::new(ModelFallback::new(std::sync::Arc::new(model))));
+    let (model, own) = crate::train::FallbackModels::new(store_args).load(&player)?;
+    engine.set_fallback(Box::new(ModelFallback::new(model)));
     let (date, stamp) = today();
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
@@ -218,9 +218,10 @@ fn uci_on<S: Book>(
 ) -> anyhow::Result<ExitCode> {
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     // Each player's own model (after `setoption name Player` too), else the population base.
+    let models = crate::train::FallbackModels::new(store_args);
     let fallback_for = |player: &str| -> Result<Box<dyn Fallback>, String> {
-        match crate::train::load_fallback_model(store_args, player) {
-            Ok((p, _)) => Ok(Box::new(ModelFallback::new(std::sync::Arc::new(p)))),
+        match models.load(player) {
+            Ok((p, _)) => Ok(Box::new(ModelFallback::new(p))),
             Err(e) => Err(format!("{e:#}")),
         }
     };

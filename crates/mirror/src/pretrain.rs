@@ -116,9 +116,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         POPULATION,
         &sides,
         args.split,
-        &args
-            .opts
-            .fit_options(None, None, args.max_positions, args.seed)?,
+        &args.opts.fit_options(None, args.max_positions, args.seed)?,
         &args.out,
         false,
     )?;

@@ -48,10 +48,10 @@ async fn shutdown_signal() {
 }
 
 /// Each player's model fallback, loaded on the first request that needs it and shared by
-/// every request after it; a player without a model gets the population base model, and
+/// every request after it; every player without a model gets the one population base, and
 /// one whose model cannot be loaded a random legal move (after an error on stderr).
 pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
-    let store_args = store_args.clone();
+    let models = crate::train::FallbackModels::new(store_args);
     let cache: Mutex<HashMap<String, Option<Arc<Predictor>>>> = Mutex::new(HashMap::new());
     Arc::new(move |player: &str| -> Box<dyn Fallback> {
         let key = player.to_lowercase();
@@ -61,8 +61,8 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
                 .unwrap_or_else(std::sync::PoisonError::into_inner);
             cache
                 .entry(key)
-                .or_insert_with(|| match crate::train::load_fallback_model(&store_args, player) {
-                    Ok((model, _)) => Some(Arc::new(model)),
+                .or_insert_with(|| match models.load(player) {
+                    Ok((model, _)) => Some(model),
                     Err(e) => {
                         eprintln!(
                             "mirror: error: {e:#}; {player}'s moves outside their games will be random"

@@ -1,7 +1,11 @@
 //! `mirror train`: fit the CNN fallback on a player's stored games (see
 //! `mirror_model::fit`), with a progress bar, and print its report.
 
-use std::{path::PathBuf, process::ExitCode};
+use std::{
+    path::PathBuf,
+    process::ExitCode,
+    sync::{Arc, Mutex},
+};
 
 use anyhow::Context;
 use clap::Args;
@@ -62,9 +66,33 @@ pub struct StartArgs {
     /// the split's): to measure how the model grows with the number of games.
     #[arg(long, value_name = "N")]
     pub max_train_games: Option<usize>,
+    /// After the training, one more epoch on only the player's last N training games,
+    /// kept if validation top-1 rises (their latest habits weigh more); 0: none.
+    #[arg(long, value_name = "N", default_value_t = 5000)]
+    pub recent_games: usize,
+    /// The learning rate of that epoch.
+    #[arg(long, default_value_t = 1e-4)]
+    pub recent_lr: f64,
 }
 
 impl StartArgs {
+    /// The fit's options: `opts`' hyperparameters from where this says to start.
+    pub fn fit_options(
+        &self,
+        store_args: &StoreArgs,
+        opts: &TrainOpts,
+        max_positions: usize,
+        seed: u64,
+    ) -> anyhow::Result<FitOptions> {
+        let base = self.base_dir(store_args)?;
+        Ok(FitOptions {
+            max_train_games: self.max_train_games,
+            recent_games: self.recent_games,
+            recent_lr: self.recent_lr,
+            ..opts.fit_options(base, max_positions, seed)?
+        })
+    }
+
     /// The directory of the model to start from (`None`: from scratch); `population` is
     /// installed first if it is not yet.
     pub fn base_dir(&self, store_args: &StoreArgs) -> anyhow::Result<Option<PathBuf>> {
@@ -115,11 +143,11 @@ pub struct TrainOpts {
 
 impl TrainOpts {
     /// The fit's options with these hyperparameters, starting from `base` (a fine-tune
-    /// keeps the base's shape: --channels and --layers are refused with it).
+    /// keeps the base's shape: --channels and --layers are refused with it), on all the
+    /// training games.
     pub fn fit_options(
         &self,
         base: Option<PathBuf>,
-        max_train_games: Option<usize>,
         max_positions: usize,
         seed: u64,
     ) -> anyhow::Result<FitOptions> {
@@ -139,7 +167,9 @@ impl TrainOpts {
             max_positions,
             seed,
             base,
-            max_train_games,
+            max_train_games: None,
+            recent_games: 0,
+            recent_lr: 0.0,
         })
     }
 }
@@ -160,23 +190,47 @@ pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option
         .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
 }
 
-/// The model that plays for the player outside their book: their own (trained, or the
-/// shipped one), else the shipped population base; the flag says which.
-pub fn load_fallback_model(
-    store_args: &StoreArgs,
-    player: &str,
-) -> anyhow::Result<(Predictor, bool)> {
-    if let Some(own) = load_model(store_args, player)? {
-        return Ok((own, true));
+/// The models that play for players outside their book: each player's own (trained, or
+/// the shipped one), else the shipped population base, loaded once per process and shared
+/// by every player without a model (one copy, one ranking cache).
+pub struct FallbackModels {
+    store_args: StoreArgs,
+    base: Mutex<Option<Arc<Predictor>>>,
+}
+
+impl FallbackModels {
+    /// Nothing loaded yet.
+    pub fn new(store_args: &StoreArgs) -> FallbackModels {
+        FallbackModels {
+            store_args: store_args.clone(),
+            base: Mutex::new(None),
+        }
     }
-    let root = store_args.data_dir()?.join("models");
-    let base = mirror_model::library::load_or_install_base(&root).with_context(|| {
-        format!(
-            "cannot load the population base model from {}",
-            root.display()
-        )
-    })?;
-    Ok((base, false))
+
+    /// The model that plays for `player`; the flag says whether it is their own.
+    pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
+        if let Some(own) = load_model(&self.store_args, player)? {
+            return Ok((Arc::new(own), true));
+        }
+        let mut base = self
+            .base
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = base.as_ref() {
+            return Ok((Arc::clone(b), false));
+        }
+        let root = self.store_args.data_dir()?.join("models");
+        let loaded = Arc::new(
+            mirror_model::library::load_or_install_base(&root).with_context(|| {
+                format!(
+                    "cannot load the population base model from {}",
+                    root.display()
+                )
+            })?,
+        );
+        *base = Some(Arc::clone(&loaded));
+        Ok((loaded, false))
+    }
 }
 
 pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> {
@@ -191,12 +245,9 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         &player,
         &games,
         args.who.split,
-        &args.opts.fit_options(
-            args.start.base_dir(store_args)?,
-            args.start.max_train_games,
-            args.max_positions,
-            args.seed,
-        )?,
+        &args
+            .start
+            .fit_options(store_args, &args.opts, args.max_positions, args.seed)?,
         &dir,
         false,
     )?;
@@ -229,7 +280,7 @@ pub fn fit(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let epochs = opts.epochs.max(1) as u64;
+    let mut epochs = opts.epochs.max(1) as u64;
     // Without a terminal the bar is hidden: a line at every tenth of an epoch instead.
     let mut next_tenth = 1u64;
     let fitted = mirror_model::fit::fit(
@@ -240,6 +291,12 @@ pub fn fit(
         dir,
         &mut |event| match event {
             FitEvent::Line(line) => bar.suspend(|| say(&line)),
+            FitEvent::Stage(line, stage_epochs) => {
+                bar.suspend(|| say(&line));
+                epochs = stage_epochs.max(1) as u64;
+                next_tenth = 1;
+                bar.reset();
+            }
             FitEvent::Progress(r, done, total) => {
                 bar.set_length(total as u64 * epochs);
                 bar.set_position((r.epoch as u64 - 1) * total as u64 + done as u64);
@@ -280,4 +337,29 @@ pub fn fit(
     );
     bar.finish_and_clear();
     fitted.with_context(|| format!("cannot train {player}'s model"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Players without a model share one loaded base; a player with one gets their own.
+    #[test]
+    fn players_without_a_model_share_one_base() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store_args = StoreArgs {
+            store: None,
+            data_dir: Some(dir.path().to_path_buf()),
+            db: None,
+        };
+        let models = FallbackModels::new(&store_args);
+        let (a, own_a) = models.load("Karpov, Anatoly").expect("the base");
+        let (b, own_b) = models.load("someone-else").expect("the base");
+        assert!(!own_a && !own_b);
+        assert_eq!(a.meta.player, mirror_model::library::POPULATION);
+        assert!(Arc::ptr_eq(&a, &b), "one copy of the base");
+        let (own, is_own) = models.load("Biskupstunga").expect("the shipped model");
+        assert!(is_own);
+        assert_eq!(own.meta.player, "Biskupstunga");
+    }
 }

@@ -618,6 +618,13 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
             .expect("json");
     assert_eq!(meta["player"], "population");
     assert_eq!(meta["channels"], 8);
+    // Learnt from both sides, counted as games: the 80 games, not 160 sides.
+    let n = |k: &str| meta[k].as_u64().expect("a count");
+    assert_eq!(
+        n("train_games") + n("val_games") + n("test_games"),
+        80,
+        "{meta}"
+    );
 
     env.ingest(&first500(), &[]);
     let tuned = env.dir.path().join("tuned");
@@ -629,6 +636,8 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         base.to_str().expect("path"),
         "--max-train-games",
         "100",
+        "--recent-games",
+        "40",
         "--epochs",
         "1",
         "--out",
@@ -657,6 +666,30 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
             .starts_with("population ("),
         "{meta}"
     );
+    // Then the last 40 games once more, kept only if validation top-1 rises.
+    assert!(
+        out.contains("then the last 40 training games once more ("),
+        "{out}"
+    );
+    let (before, after) = out
+        .lines()
+        .find_map(|l| {
+            let rest = l.strip_prefix("the last games once more: validation top-1 ")?;
+            let (a, b) = rest.split_once("% -> ")?;
+            let b = b.split_once('%')?.0;
+            Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?))
+        })
+        .expect("the recent stage's validation line");
+    if after > before {
+        assert!(out.contains("(kept)"), "{out}");
+        assert_eq!(meta["recent_games"], 40, "{meta}");
+        assert_eq!(meta["epochs"], 2, "{meta}");
+        assert!((meta["val_top1"].as_f64().expect("val") * 100.0 - after).abs() < 0.06);
+    } else {
+        assert!(out.contains("(not kept)"), "{out}");
+        assert!(meta.get("recent_games").is_none(), "{meta}");
+        assert!((meta["val_top1"].as_f64().expect("val") * 100.0 - before).abs() < 0.06);
+    }
     let err = env.fails(&["train", "--user", PLAYER, "--base", "/nonexistent/base"]);
     assert!(err.contains("/nonexistent/base/meta.json"), "{err}");
     // A fine-tune keeps the base's shape: a shape alone is refused, with what to do.
@@ -686,7 +719,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         tuned.to_str().expect("path"),
     ]);
     assert!(
-        out.contains("fine-tuning the model of population (28800 games"),
+        out.contains("fine-tuning the model of population (14400 games"),
         "{out}"
     );
     assert!(out.contains(".population"), "{out}");
@@ -723,5 +756,8 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "{out}"
     );
     let reply = first_reply(&out);
-    assert!(reply.contains("[fallback population model ("), "{reply}");
+    assert!(
+        reply.contains("[fallback population model (14400 games of many players"),
+        "{reply}"
+    );
 }
