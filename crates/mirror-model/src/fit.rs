@@ -69,7 +69,6 @@ pub enum FitEvent<'a> {
     Stage(String, usize),
 }
 
-/// Keys of the positions where the player was to move in these games.
 /// The games among `sides`, each counted once though it may be learnt from both sides (a
 /// population model's): what a model's metadata and report call games.
 fn games_in(sides: &[(GameRecord, Color)]) -> usize {
@@ -80,6 +79,7 @@ fn games_in(sides: &[(GameRecord, Color)]) -> usize {
         .len()
 }
 
+/// Keys of the positions where the player was to move in these games.
 fn tree(games: &[(GameRecord, Color)]) -> HashSet<PositionKey> {
     let mut out = HashSet::new();
     for (g, c) in games {
@@ -292,6 +292,13 @@ pub fn fit(
     );
     let (mut val_top1, mut val_top3) = evaluate(&net, &val_s);
     let mut recent_games = 0;
+    if opts.recent_games > 0 && opts.recent_games >= train_g.len() {
+        events(FitEvent::Line(format!(
+            "no stage on the last {} training games: there are only {} (all of them were learnt)",
+            opts.recent_games,
+            games_in(train_g)
+        )));
+    }
     if opts.recent_games > 0 && opts.recent_games < train_g.len() {
         let recent_g = &train_g[train_g.len() - opts.recent_games..];
         let mut recent_s = Samples::default();

@@ -724,6 +724,10 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
     );
     assert!(out.contains(".population"), "{out}");
     assert!(
+        out.contains("no stage on the last 5000 training games: there are only 30"),
+        "{out}"
+    );
+    assert!(
         out.contains("the base alone on Biskupstunga's validation positions"),
         "{out}"
     );
