@@ -298,8 +298,7 @@ pub fn fit(
             opts.recent_games,
             games_in(train_g)
         )));
-    }
-    if opts.recent_games > 0 && opts.recent_games < train_g.len() {
+    } else if opts.recent_games > 0 {
         let recent_g = &train_g[train_g.len() - opts.recent_games..];
         let mut recent_s = Samples::default();
         for (g, c) in recent_g {
