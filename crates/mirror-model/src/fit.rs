@@ -69,6 +69,13 @@ pub enum FitEvent<'a> {
     Stage(String, usize),
 }
 
+/// `train`'s progress as [`FitEvent::Progress`] events.
+fn progress<'e>(
+    events: &'e mut dyn FnMut(FitEvent<'_>),
+) -> impl FnMut(&EpochReport, usize, usize) + 'e {
+    move |r, done, total| events(FitEvent::Progress(r, done, total))
+}
+
 /// The games among `sides`, each counted once though it may be learnt from both sides (a
 /// population model's): what a model's metadata and report call games.
 fn games_in(sides: &[(GameRecord, Color)]) -> usize {
@@ -77,6 +84,22 @@ fn games_in(sides: &[(GameRecord, Color)]) -> usize {
         .map(|(g, _)| &g.id)
         .collect::<HashSet<_>>()
         .len()
+}
+
+/// The entries of the last `n` games among `sides`, both sides of a game (a population's,
+/// next to each other) counting as one game.
+fn last_games(sides: &[(GameRecord, Color)], n: usize) -> &[(GameRecord, Color)] {
+    let (mut start, mut games) = (sides.len(), 0);
+    while start > 0 {
+        if start == sides.len() || sides[start - 1].0.id != sides[start].0.id {
+            if games == n {
+                break;
+            }
+            games += 1;
+        }
+        start -= 1;
+    }
+    &sides[start..]
 }
 
 /// Keys of the positions where the player was to move in these games.
@@ -204,7 +227,7 @@ pub fn fit(
     let (a, b) = (cut(sp.train.end), cut(sp.val.end));
     let (mut train_g, val_g, test_g) = (&games[..a], &games[a..b.max(a)], &games[b.max(a)..]);
     if let Some(n) = opts.max_train_games {
-        train_g = &train_g[train_g.len().saturating_sub(n)..];
+        train_g = last_games(train_g, n);
     }
     if val_g.is_empty() {
         return Err(ModelError::NoValidationGames(split.to_string()));
@@ -263,7 +286,7 @@ pub fn fit(
                 100.0 * top1,
                 100.0 * top3
             )));
-            (meta.net_config(), Some(net), Some(meta.summary()))
+            (meta.net_config(), Some((net, top1)), Some(meta.summary()))
         }
         None => (
             NetConfig::new()
@@ -280,26 +303,31 @@ pub fn fit(
         seed: opts.seed,
         patience: opts.patience,
     };
+    let base_top1 = start.as_ref().map(|(_, top1)| *top1);
     let (mut net, mut reports) = train(
         &net_cfg,
         &cfg,
         start,
         &train_s,
         &val_s,
-        &mut |r, done, total| {
-            events(FitEvent::Progress(r, done, total));
-        },
+        &mut progress(events),
     );
+    if let Some(b) = base_top1.filter(|b| reports.iter().all(|r| r.val_top1 <= *b)) {
+        events(FitEvent::Line(format!(
+            "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
+            100.0 * b
+        )));
+    }
     let (mut val_top1, mut val_top3) = evaluate(&net, &val_s);
     let mut recent_games = 0;
-    if opts.recent_games > 0 && opts.recent_games >= train_g.len() {
+    if opts.recent_games > 0 && opts.recent_games >= games_in(train_g) {
         events(FitEvent::Line(format!(
             "no stage on the last {} training games: there are only {} (all of them were learnt)",
             opts.recent_games,
             games_in(train_g)
         )));
     } else if opts.recent_games > 0 {
-        let recent_g = &train_g[train_g.len() - opts.recent_games..];
+        let recent_g = last_games(train_g, opts.recent_games);
         let mut recent_s = Samples::default();
         for (g, c) in recent_g {
             recent_s.add_game(g, *c, |_| true);
@@ -319,26 +347,25 @@ pub fn fit(
             ),
             recent_cfg.epochs,
         ));
+        // `train` gives the network back unchanged unless the epoch raises validation top-1.
         let (tuned, more) = train(
             &net_cfg,
             &recent_cfg,
-            Some(net.clone()),
+            Some((net.clone(), val_top1)),
             &recent_s,
             &val_s,
-            &mut |r, done, total| {
-                events(FitEvent::Progress(r, done, total));
-            },
+            &mut progress(events),
         );
-        let (top1, top3) = evaluate(&tuned, &val_s);
-        let kept = top1 > val_top1;
+        let epoch = more.last().expect("train runs at least one epoch");
+        let kept = epoch.val_top1 > val_top1;
         events(FitEvent::Line(format!(
             "the last games once more: validation top-1 {:.1}% -> {:.1}%{}",
             100.0 * val_top1,
-            100.0 * top1,
+            100.0 * epoch.val_top1,
             if kept { " (kept)" } else { " (not kept)" }
         )));
         if kept {
-            (net, val_top1, val_top3) = (tuned, top1, top3);
+            (net, val_top1, val_top3) = (tuned, epoch.val_top1, epoch.val_top3);
             reports.extend(more);
             recent_games = games_in(recent_g);
         }
@@ -400,4 +427,52 @@ pub fn fit(
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));
     Ok(Predictor::from_net(net, meta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_core::{GameId, GameResult, PlayerSide, TimeClass};
+
+    fn game(id: &str) -> GameRecord {
+        let side = |name: &str| PlayerSide {
+            name: name.to_string(),
+            rating: None,
+        };
+        GameRecord {
+            id: GameId(id.to_string()),
+            white: side("w"),
+            black: side("b"),
+            result: GameResult::Draw,
+            time_class: TimeClass::Blitz,
+            rated: true,
+            date: None,
+            moves: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn the_last_games_count_games_not_sides() {
+        // A population's games are learnt from both sides, next to each other.
+        let both: Vec<_> = ["a", "b", "c"]
+            .iter()
+            .flat_map(|id| [(game(id), Color::White), (game(id), Color::Black)])
+            .collect();
+        let ids =
+            |s: &[(GameRecord, Color)]| s.iter().map(|(g, _)| g.id.0.clone()).collect::<Vec<_>>();
+        assert_eq!(ids(last_games(&both, 2)), ["b", "b", "c", "c"]);
+        assert_eq!(games_in(last_games(&both, 2)), 2);
+        assert_eq!(last_games(&both, 0).len(), 0);
+        assert_eq!(
+            last_games(&both, 9).len(),
+            6,
+            "all of them when asked for more"
+        );
+        // A player's games: one side each.
+        let one: Vec<_> = ["a", "b", "c"]
+            .iter()
+            .map(|id| (game(id), Color::White))
+            .collect();
+        assert_eq!(ids(last_games(&one, 2)), ["b", "c"]);
+    }
 }

@@ -94,6 +94,13 @@ pub fn evaluate(net: &Net, samples: &Samples) -> (f64, f64) {
     (top1 as f64 / n, top3 as f64 / n)
 }
 
+/// A copy of `net` that training the original leaves alone. A clone is not: Burn's clones
+/// share batch norm's running statistics, which every training forward pass updates, so a
+/// kept "best" network would drift with the one still training.
+fn detached(net: &Net) -> Net {
+    net.valid().train()
+}
+
 /// The learning rate at `step` of `steps`: a half cosine from `lr` down to `lr / 10`.
 fn scheduled(lr: f64, step: usize, steps: usize) -> f64 {
     let t = step as f64 / steps.max(1) as f64;
@@ -107,25 +114,29 @@ pub fn training_device() -> Device {
 }
 
 /// Trains a network, from `start` (a network of `net_cfg`'s shape on [`training_device`],
-/// e.g. a pretrained base to fine-tune) or from a fresh seeded initialisation; `progress`
-/// hears about every epoch and may print. Returns the network of the best validation
-/// epoch and every epoch's report.
+/// e.g. a pretrained base to fine-tune, with its validation top-1) or from a fresh seeded
+/// initialisation; `progress` hears about every epoch and may print. Returns the network
+/// of the best validation epoch (`start` itself when no epoch beats it) and every epoch's
+/// report.
 pub fn train(
     net_cfg: &NetConfig,
     cfg: &TrainConfig,
-    start: Option<Net>,
+    start: Option<(Net, f64)>,
     train_set: &Samples,
     val_set: &Samples,
     progress: &mut dyn FnMut(&EpochReport, usize, usize),
 ) -> (Net, Vec<EpochReport>) {
     let device = training_device();
     device.seed(cfg.seed);
-    let mut net = start.unwrap_or_else(|| net_cfg.init(&device));
+    // A start is the network to beat: training that only makes it worse keeps it.
+    let (mut net, mut best) = match start {
+        Some((net, top1)) => (detached(&net), Some((top1, net))),
+        None => (net_cfg.init(&device), None),
+    };
     let mut optim = AdamConfig::new().init();
     let loss_fn = CrossEntropyLossConfig::new().init(&device);
     let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed);
     let mut order: Vec<usize> = (0..train_set.len()).collect();
-    let mut best: Option<(f64, Net)> = None;
     let mut reports = Vec::new();
     let mut since_best = 0;
     for epoch in 1..=cfg.epochs.max(1) {
@@ -169,7 +180,7 @@ pub fn train(
         progress(&report, total, total);
         reports.push(report);
         if best.as_ref().is_none_or(|(b, _)| val_top1 > *b) {
-            best = Some((val_top1, net.clone()));
+            best = Some((val_top1, detached(&net)));
             since_best = 0;
         } else {
             since_best += 1;

@@ -192,8 +192,10 @@ fn an_installed_model_of_an_older_encoding_gives_way_to_the_shipped_one() {
 
 /// Fine-tuning starts from the saved weights: with a learning rate too small to move them,
 /// a network loaded from a trained model keeps its accuracy, a fresh one stays near random.
+/// And it never ends below them: a start that training only makes worse comes back
+/// unchanged, with the epochs that did not beat it in the reports.
 #[test]
-fn training_from_a_saved_model_starts_from_its_weights() {
+fn fine_tuning_starts_from_the_saved_weights_and_never_ends_below_them() {
     use mirror_model::{inference::load_net, training::training_device};
     let train_set = samples(0, 300);
     let tune_set = samples(300, 400);
@@ -207,32 +209,32 @@ fn training_from_a_saved_model_starts_from_its_weights() {
         &val_set,
         &mut |_, _, _| {},
     );
-    let (base_top1, _) = evaluate(&base, &val_set);
+    let (base_top1, base_top3) = evaluate(&base, &val_set);
     let dir = tempfile::tempdir().expect("tempdir");
     save(&base, &meta(), dir.path()).expect("save");
-    let still = TrainConfig {
-        epochs: 1,
-        lr: 1e-9,
-        ..cfg
+    let tune = |start: Option<(mirror_model::Net, f64)>, epochs: usize, lr: f64| {
+        train(
+            &net_cfg,
+            &TrainConfig {
+                epochs,
+                lr,
+                ..cfg.clone()
+            },
+            start,
+            &tune_set,
+            &val_set,
+            &mut |_, _, _| {},
+        )
     };
-    let (start, m) = load_net(dir.path(), &training_device()).expect("load");
-    assert_eq!(m, meta());
-    let (tuned, _) = train(
-        &net_cfg,
-        &still,
-        Some(start),
-        &tune_set,
-        &val_set,
-        &mut |_, _, _| {},
-    );
-    let (fresh, _) = train(
-        &net_cfg,
-        &still,
-        None,
-        &tune_set,
-        &val_set,
-        &mut |_, _, _| {},
-    );
+    let load = || {
+        let (start, m) = load_net(dir.path(), &training_device()).expect("load");
+        assert_eq!(m, meta());
+        start
+    };
+    // Nothing to beat (any epoch is kept): the trained network itself comes back.
+    let (tuned, reports) = tune(Some((load(), f64::NEG_INFINITY)), 1, 1e-9);
+    assert_eq!(reports.len(), 1);
+    let (fresh, _) = tune(None, 1, 1e-9);
     let (tuned_top1, _) = evaluate(&tuned, &val_set);
     let (fresh_top1, _) = evaluate(&fresh, &val_set);
     assert!(
@@ -243,6 +245,15 @@ fn training_from_a_saved_model_starts_from_its_weights() {
         fresh_top1 < base_top1 - 0.05,
         "from scratch: {fresh_top1} vs the base's {base_top1}"
     );
+    // A learning rate that wrecks the network in its first steps: the start is kept, with
+    // exactly its figures (a clone sharing batch norm's statistics would have drifted).
+    let (kept, reports) = tune(Some((load(), base_top1)), 2, 10.0);
+    assert!(!reports.is_empty());
+    assert!(
+        reports.iter().all(|r| r.val_top1 < base_top1),
+        "every epoch is worse than the start ({base_top1}): {reports:?}"
+    );
+    assert_eq!(evaluate(&kept, &val_set), (base_top1, base_top3));
 }
 
 /// The shipped population base installs under the models root and loads.
