@@ -35,6 +35,11 @@ pub struct PretrainArgs {
     /// Percent of the sampled games (oldest first) for training, validation and test.
     #[arg(long, default_value = "90,5,5")]
     pub split: Fractions,
+    /// Leave out every game this player played (either colour; the name as the PGN
+    /// writes it, case-insensitive; repeat for each spelling and each player): a base
+    /// that has never seen a player, to measure fine-tuning on them fairly.
+    #[arg(long = "exclude", value_name = "NAME")]
+    pub exclude: Vec<String>,
     /// Seed of the sample, initialisation, shuffling and subsampling.
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -49,13 +54,15 @@ pub struct PretrainArgs {
 }
 
 /// A seeded uniform sample of `k` games of the inputs (reservoir sampling), with how many
-/// games it was drawn from, and how many were left out as too short or not readable.
+/// games it was drawn from, and how many were left out as too short, not readable, or
+/// played by one of the `exclude`d players.
 fn sample_games(
     inputs: &[PathBuf],
     k: usize,
     min_plies: usize,
+    exclude: &[String],
     seed: u64,
-) -> anyhow::Result<(Vec<GameRecord>, [u64; 3])> {
+) -> anyhow::Result<(Vec<GameRecord>, [u64; 4])> {
     let sources = mirror_ingest::expand(inputs)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -65,7 +72,12 @@ fn sample_games(
     let mut rng = ChaCha8Rng::seed_from_u64(seed);
     // Reserve what a large sample needs, not whatever --games asks for.
     let mut kept: Vec<GameRecord> = Vec::with_capacity(k.min(1 << 20));
-    let (mut seen, mut short, mut bad) = (0u64, 0u64, 0u64);
+    let (mut seen, mut short, mut bad, mut excluded) = (0u64, 0u64, 0u64, 0u64);
+    let excluded_player = |g: &GameRecord| {
+        [&g.white, &g.black]
+            .iter()
+            .any(|side| exclude.iter().any(|n| side.name.eq_ignore_ascii_case(n)))
+    };
     for source in &sources {
         let input =
             mirror_ingest::source::open(source).with_context(|| format!("cannot read {source}"))?;
@@ -73,6 +85,10 @@ fn sample_games(
             let (_, decoded) = item.with_context(|| format!("cannot read {source}"))?;
             bar.inc(1);
             let game = match decoded {
+                Decoded::Game(g) if excluded_player(&g) => {
+                    excluded += 1;
+                    continue;
+                }
                 Decoded::Game(g) if g.moves.len() >= min_plies => g,
                 Decoded::Game(_) => {
                     short += 1;
@@ -95,14 +111,31 @@ fn sample_games(
         }
     }
     bar.finish_and_clear();
-    Ok((kept, [seen, short, bad]))
+    Ok((kept, [seen, short, bad, excluded]))
 }
 
 pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
-    let (mut games, [seen, short, bad]) =
-        sample_games(&args.inputs, args.games, args.min_plies, args.seed)?;
+    let (mut games, [seen, short, bad, excluded]) = sample_games(
+        &args.inputs,
+        args.games,
+        args.min_plies,
+        &args.exclude,
+        args.seed,
+    )?;
+    let excluded = if args.exclude.is_empty() {
+        String::new()
+    } else {
+        format!(
+            ", {excluded} played by {} left out",
+            args.exclude
+                .iter()
+                .map(|n| format!("{n:?}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    };
     println!(
-        "{seen} games to sample from ({short} shorter than {} half-moves and {bad} not standard or not readable left out); learning from {} of them, both sides",
+        "{seen} games to sample from ({short} shorter than {} half-moves and {bad} not standard or not readable left out{excluded}); learning from {} of them, both sides",
         args.min_plies,
         games.len()
     );

@@ -217,3 +217,12 @@ pub fn reference_profile_edges(pgns: &[&Path], names: &str, extra: &[&str]) -> S
 pub fn profile_fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures/profile").join(name)
 }
+
+/// A model directory for `key` (a player key) in `env`'s data dir that is there but
+/// cannot be loaded: meta.json that is not JSON, weights that are not weights.
+pub fn write_broken_model(env: &Env, key: &str) {
+    let dir = env.dir.path().join("models").join(key);
+    std::fs::create_dir_all(&dir).expect("mkdir");
+    std::fs::write(dir.join("meta.json"), "{ not json").expect("write");
+    std::fs::write(dir.join("model.bpk"), b"not weights").expect("write");
+}
