@@ -147,9 +147,9 @@ pub fn save(net: &Net, meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     std::fs::write(&meta_path, text).map_err(|e| file_err(&meta_path, e))
 }
 
-/// The network and metadata saved in `dir`, the weights loaded onto `device` (the
-/// inference device, or the training device to fine-tune it).
-pub fn load_net(dir: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelError> {
+/// The metadata of the model saved in `dir`, without its weights; an error if this build
+/// cannot read the model (another encoding).
+pub fn read_meta(dir: &Path) -> Result<ModelMeta, ModelError> {
     let meta_path = dir.join(META);
     let text = std::fs::read_to_string(&meta_path).map_err(|e| file_err(&meta_path, e))?;
     let meta: ModelMeta = serde_json::from_str(&text).map_err(|e| file_err(&meta_path, e))?;
@@ -160,6 +160,13 @@ pub fn load_net(dir: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelEr
             expected: ENCODING_VERSION,
         });
     }
+    Ok(meta)
+}
+
+/// The network and metadata saved in `dir`, the weights loaded onto `device` (the
+/// inference device, or the training device to fine-tune it).
+pub fn load_net(dir: &Path, device: &Device) -> Result<(Net, ModelMeta), ModelError> {
+    let meta = read_meta(dir)?;
     let weights = dir.join(WEIGHTS);
     let net = meta
         .net_config()

@@ -4,9 +4,9 @@
 //! base model shipped in `models/population/` (`mirror pretrain`), installed in
 //! `MODELS/.population` ([`BASE_DIR`]).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use crate::{ModelError, Predictor};
+use crate::{ModelError, Predictor, inference::read_meta};
 
 /// The player's model in `dir` (their directory under the models root), installing the
 /// shipped one first if `player` has one and `dir` holds none, or holds one of an older
@@ -29,11 +29,16 @@ pub const BASE_DIR: &str = ".population";
 /// plays for a player without a model of their own, and where `mirror train --base`
 /// starts from.
 pub fn load_or_install_base(models_root: &Path) -> Result<Predictor, ModelError> {
+    Predictor::load(&install_base(models_root)?)
+}
+
+/// Installs the shipped population base under `models_root` if it is not there yet (or is
+/// of an older encoding), without loading its weights; returns its directory (for `mirror
+/// train`, which loads it onto the training device itself).
+pub fn install_base(models_root: &Path) -> Result<PathBuf, ModelError> {
     let dir = models_root.join(BASE_DIR);
-    install_and_load(&dir, Some(SHIPPED_BASE))?.ok_or(ModelError::File {
-        path: dir,
-        source: "the shipped base model was not installed".into(),
-    })
+    install(&dir, Some(SHIPPED_BASE))?;
+    Ok(dir)
 }
 
 /// The shipped population base: weights and meta.json.
@@ -48,7 +53,17 @@ fn install_and_load(
     dir: &Path,
     shipped: Option<(&[u8], &str)>,
 ) -> Result<Option<Predictor>, ModelError> {
-    if let (Err(ModelError::Encoding { found, .. }), Some(_)) = (Predictor::load(dir), shipped) {
+    if !install(dir, shipped)? {
+        return Ok(None);
+    }
+    Predictor::load(dir).map(Some)
+}
+
+/// Installs `shipped` in `dir` if `dir` holds no model, or holds one of an older encoding
+/// (moved aside to `DIR.encoding-N`); reads the metadata only, not the weights. Whether
+/// `dir` now holds a model.
+fn install(dir: &Path, shipped: Option<(&[u8], &str)>) -> Result<bool, ModelError> {
+    if let (Err(ModelError::Encoding { found, .. }), Some(_)) = (read_meta(dir), shipped) {
         let mut aside = dir.as_os_str().to_owned();
         aside.push(format!(".encoding-{found}"));
         std::fs::rename(dir, &aside).map_err(|source| ModelError::File {
@@ -58,14 +73,14 @@ fn install_and_load(
     }
     if !dir.join("meta.json").exists() {
         let Some((weights, meta)) = shipped else {
-            return Ok(None);
+            return Ok(false);
         };
         install_shipped(weights, meta, dir).map_err(|source| ModelError::File {
             path: dir.to_path_buf(),
             source: Box::new(source),
         })?;
     }
-    Predictor::load(dir).map(Some)
+    Ok(true)
 }
 
 /// The model shipped for `player` (weights, meta.json), if there is one.

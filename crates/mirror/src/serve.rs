@@ -1,7 +1,7 @@
 //! `mirror serve`.
 
 use std::{
-    collections::HashMap,
+    collections::HashSet,
     net::SocketAddr,
     process::ExitCode,
     sync::{Arc, Mutex},
@@ -10,7 +10,6 @@ use std::{
 use anyhow::Context;
 use clap::Args;
 use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal};
-use mirror_model::Predictor;
 use mirror_server::{AppState, serve};
 use mirror_store::embedded::OpenMode;
 
@@ -48,33 +47,32 @@ async fn shutdown_signal() {
 }
 
 /// Each player's model fallback, loaded on the first request that needs it and shared by
-/// every request after it; every player without a model gets the one population base, and
-/// one whose model cannot be loaded a random legal move (after an error on stderr).
+/// every request after it ([`crate::train::FallbackModels`]); every player without a model
+/// gets the one population base, and one whose model cannot be loaded a random legal move
+/// (after one error on stderr: the load is not tried again).
 pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     let models = crate::train::FallbackModels::new(store_args);
-    let cache: Mutex<HashMap<String, Option<Arc<Predictor>>>> = Mutex::new(HashMap::new());
+    let failed: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
     Arc::new(move |player: &str| -> Box<dyn Fallback> {
         let key = player.to_lowercase();
-        let model = {
-            let mut cache = cache
+        let failed_set = || {
+            failed
                 .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            cache
-                .entry(key)
-                .or_insert_with(|| match models.load(player) {
-                    Ok((model, _)) => Some(model),
-                    Err(e) => {
-                        eprintln!(
-                            "mirror: error: {e:#}; {player}'s moves outside their games will be random"
-                        );
-                        None
-                    }
-                })
-                .clone()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
-        match model {
-            Some(p) => Box::new(ModelFallback::new(p)),
-            None => Box::new(RandomLegal),
+        if failed_set().contains(&key) {
+            return Box::new(RandomLegal);
+        }
+        match models.load(player) {
+            Ok((model, _)) => Box::new(ModelFallback::new(model)),
+            Err(e) => {
+                if failed_set().insert(key) {
+                    eprintln!(
+                        "mirror: error: {e:#}; {player}'s moves outside their games will be random"
+                    );
+                }
+                Box::new(RandomLegal)
+            }
         }
     })
 }

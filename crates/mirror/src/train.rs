@@ -2,6 +2,7 @@
 //! `mirror_model::fit`), with a progress bar, and print its report.
 
 use std::{
+    collections::HashMap,
     path::PathBuf,
     process::ExitCode,
     sync::{Arc, Mutex},
@@ -105,13 +106,13 @@ impl StartArgs {
             }
             _ => {
                 let root = store_args.data_dir()?.join("models");
-                mirror_model::library::load_or_install_base(&root).with_context(|| {
+                let dir = mirror_model::library::install_base(&root).with_context(|| {
                     format!(
                         "cannot install the population base model in {}",
                         root.display()
                     )
                 })?;
-                Ok(Some(root.join(mirror_model::library::BASE_DIR)))
+                Ok(Some(dir))
             }
         }
     }
@@ -185,16 +186,23 @@ pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf
 /// The player's model (trained, or the shipped one installed on first use); `Ok(None)`
 /// when they have none.
 pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option<Predictor>> {
-    let dir = model_dir(store_args, player)?;
-    mirror_model::library::load_or_install(&dir, player)
+    load_model_in(&model_dir(store_args, player)?, player)
+}
+
+/// The player's model in `dir` (their [`model_dir`]), as [`load_model`].
+fn load_model_in(dir: &std::path::Path, player: &str) -> anyhow::Result<Option<Predictor>> {
+    mirror_model::library::load_or_install(dir, player)
         .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
 }
 
 /// The models that play for players outside their book: each player's own (trained, or
-/// the shipped one), else the shipped population base, loaded once per process and shared
-/// by every player without a model (one copy, one ranking cache).
+/// the shipped one), else the shipped population base; each loaded once per process (a
+/// player's own on first use, kept for the next time: `setoption name Player` switching
+/// back, a server's next request), the base shared by every player without a model (one
+/// copy, one ranking cache).
 pub struct FallbackModels {
     store_args: StoreArgs,
+    own: Mutex<HashMap<PathBuf, Arc<Predictor>>>,
     base: Mutex<Option<Arc<Predictor>>>,
 }
 
@@ -203,15 +211,27 @@ impl FallbackModels {
     pub fn new(store_args: &StoreArgs) -> FallbackModels {
         FallbackModels {
             store_args: store_args.clone(),
+            own: Mutex::new(HashMap::new()),
             base: Mutex::new(None),
         }
     }
 
     /// The model that plays for `player`; the flag says whether it is their own.
     pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
-        if let Some(own) = load_model(&self.store_args, player)? {
-            return Ok((Arc::new(own), true));
+        let dir = model_dir(&self.store_args, player)?;
+        let mut own = self
+            .own
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = own.get(&dir) {
+            return Ok((Arc::clone(p), true));
         }
+        if let Some(p) = load_model_in(&dir, player)? {
+            let p = Arc::new(p);
+            own.insert(dir, Arc::clone(&p));
+            return Ok((p, true));
+        }
+        drop(own);
         let mut base = self
             .base
             .lock()
@@ -361,5 +381,36 @@ mod tests {
         let (own, is_own) = models.load("Biskupstunga").expect("the shipped model");
         assert!(is_own);
         assert_eq!(own.meta.player, "Biskupstunga");
+        // A player's own model is loaded once: switching back (UCI `setoption name
+        // Player`, the server's next request) gets the same copy, whatever the case.
+        let (again, _) = models.load("biskupstunga").expect("the shipped model");
+        assert!(
+            Arc::ptr_eq(&own, &again),
+            "one copy of a player's own model"
+        );
+        // The base is installed without being loaded for training to load it itself,
+        // and a base of another encoding is moved aside and installed again.
+        let root = dir.path().join("models");
+        let base = mirror_model::library::install_base(&root).expect("installed");
+        assert_eq!(base, root.join(mirror_model::library::BASE_DIR));
+        let meta = base.join("meta.json");
+        let text = std::fs::read_to_string(&meta).expect("meta.json");
+        let old = text.replacen(
+            &format!(
+                "\"encoding_version\": {}",
+                mirror_model::encoding::ENCODING_VERSION
+            ),
+            "\"encoding_version\": 1",
+            1,
+        );
+        assert_ne!(old, text, "meta.json names its encoding");
+        std::fs::write(&meta, old).expect("write");
+        mirror_model::library::install_base(&root).expect("installed again");
+        assert!(
+            root.join(".population.encoding-1")
+                .join("meta.json")
+                .exists()
+        );
+        assert_eq!(std::fs::read_to_string(&meta).expect("meta.json"), text);
     }
 }

@@ -22,11 +22,26 @@ fn get_json(url: &str) -> serde_json::Value {
         })
 }
 
+/// Stops the server with SIGTERM, checks that it exits 0 (a graceful stop), and returns
+/// the rest of its stderr.
+fn stop(mut child: std::process::Child, mut stderr: impl Read) -> String {
+    let status = std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let exit = child.wait().expect("wait");
+    assert!(exit.success(), "graceful stop exits 0: {exit:?}");
+    let mut rest = String::new();
+    stderr.read_to_string(&mut rest).expect("rest");
+    rest
+}
+
 #[test]
 fn serve_answers_and_stops_on_sigterm() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
-    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
     let get = |query: &str| get_json(&format!("{url}/api/v1/move?{query}"));
     let body = get("user=Biskupstunga&moves=e2e4&seed=1");
     assert_eq!(body["source"]["kind"], "book", "{body}");
@@ -61,16 +76,47 @@ fn serve_answers_and_stops_on_sigterm() {
         c["uci"],
         get(&format!("user=Biskupstunga&fen={fen}&seed=5"))["uci"]
     );
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    let exit = child.wait().expect("wait");
-    assert!(exit.success(), "graceful stop exits 0: {exit:?}");
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).expect("rest");
+    let rest = stop(child, stderr);
     assert!(rest.contains("mirror stopped"), "{rest}");
+}
+
+/// A player's model that cannot be loaded: the server says so once on stderr (not at
+/// every request) and still answers, with random legal moves outside the player's games.
+#[test]
+fn a_broken_model_is_one_error_and_the_server_still_answers() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    write_broken_model(&env, "biskupstunga");
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
+    let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
+    for seed in [1, 2, 3] {
+        let body = get_json(&format!(
+            "{url}/api/v1/move?user=Biskupstunga&fen={fen}&seed={seed}&sample=false"
+        ));
+        assert_eq!(body["source"]["kind"], "fallback", "{body}");
+        assert!(
+            body["source"]["policy"]
+                .as_str()
+                .is_some_and(|p| p.starts_with("random legal move")),
+            "{body}"
+        );
+    }
+    // The book still answers from the player's games.
+    let body = get_json(&format!(
+        "{url}/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1"
+    ));
+    assert_eq!(body["source"]["kind"], "book", "{body}");
+    let rest = stop(child, stderr);
+    assert_eq!(
+        rest.matches("cannot load Biskupstunga's model from")
+            .count(),
+        1,
+        "one error for three requests: {rest}"
+    );
+    assert!(
+        rest.contains("Biskupstunga's moves outside their games will be random"),
+        "{rest}"
+    );
 }
 
 #[test]
@@ -92,7 +138,7 @@ fn serve_needs_an_existing_store_and_a_valid_address() {
 fn ingest_goes_through_the_server_that_holds_the_store() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
-    let (mut child, url, _, mut stderr) = spawn_serve(env.cmd());
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
     let get = |path: &str| get_json(&format!("{url}{path}"));
     let games = |v: &serde_json::Value| {
         ["white", "draws", "black"]
@@ -184,14 +230,7 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     ]);
     assert!(err.contains("standard input"), "{err}");
 
-    let status = std::process::Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .expect("kill");
-    assert!(status.success());
-    assert!(child.wait().expect("wait").success());
-    let mut rest = String::new();
-    stderr.read_to_string(&mut rest).expect("rest");
+    stop(child, stderr);
     assert!(
         !file.exists(),
         "the server file is removed when the server stops"
