@@ -286,7 +286,11 @@ pub fn fit(
                 100.0 * top1,
                 100.0 * top3
             )));
-            (meta.net_config(), Some((net, top1)), Some(meta.summary()))
+            (
+                meta.net_config(),
+                Some((net, (top1, top3))),
+                Some(meta.summary()),
+            )
         }
         None => (
             NetConfig::new()
@@ -303,22 +307,38 @@ pub fn fit(
         seed: opts.seed,
         patience: opts.patience,
     };
-    let base_top1 = start.as_ref().map(|(_, top1)| *top1);
+    let base_figures = start.as_ref().map(|(_, figures)| *figures);
     let (mut net, mut reports) = train(
         &net_cfg,
         &cfg,
-        start,
+        start.map(|(net, (top1, _))| (net, top1)),
         &train_s,
         &val_s,
         &mut progress(events),
     );
-    if let Some(b) = base_top1.filter(|b| reports.iter().all(|r| r.val_top1 <= *b)) {
-        events(FitEvent::Line(format!(
-            "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
-            100.0 * b
-        )));
-    }
-    let (mut val_top1, mut val_top3) = evaluate(&net, &val_s);
+    // The network `train` gave back, by its figures on these validation positions: the
+    // first epoch of the highest top-1, unless it does not beat the base.
+    let best_epoch = reports
+        .iter()
+        .fold(None, |best: Option<&EpochReport>, r| {
+            if best.is_none_or(|b| r.val_top1 > b.val_top1) {
+                Some(r)
+            } else {
+                best
+            }
+        })
+        .map(|r| (r.val_top1, r.val_top3))
+        .expect("train runs at least one epoch");
+    let (mut val_top1, mut val_top3) = match base_figures {
+        Some(base) if best_epoch.0 <= base.0 => {
+            events(FitEvent::Line(format!(
+                "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
+                100.0 * base.0
+            )));
+            base
+        }
+        _ => best_epoch,
+    };
     let mut recent_games = 0;
     if opts.recent_games > 0 && opts.recent_games >= games_in(train_g) {
         events(FitEvent::Line(format!(
