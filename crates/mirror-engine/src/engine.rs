@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use mirror_core::{PositionKey, time::Month};
+use mirror_core::{PositionKey, TimeClass, time::Month};
 use mirror_store::{Filter, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -27,6 +27,14 @@ pub enum EngineError {
     /// The game is over in this position.
     #[error("no legal moves in this position ({0})")]
     NoLegalMoves(String),
+}
+
+/// `filter` narrowed to the games of `time_class`; `None` when it leaves those out.
+fn of_time_class(filter: &Filter, time_class: TimeClass) -> Option<Filter> {
+    (filter.time_classes.is_empty() || filter.time_classes.contains(&time_class)).then(|| Filter {
+        time_classes: vec![time_class],
+        ..filter.clone()
+    })
 }
 
 /// The engine for one player.
@@ -72,7 +80,7 @@ impl<S: Book> Engine<S> {
             player: player.into(),
             opts,
             rng,
-            fallback: Box::new(RandomLegal),
+            fallback: Box::new(RandomLegal::default()),
             newest: None,
             last: None,
         }
@@ -118,6 +126,12 @@ impl<S: Book> Engine<S> {
         self.rng = ChaCha8Rng::seed_from_u64(seed);
     }
 
+    /// Says the time class of the game being played (for
+    /// [`EngineOptions::context_weight`]).
+    pub fn set_game_time_class(&mut self, time_class: Option<TimeClass>) {
+        self.opts.game_time_class = time_class;
+    }
+
     /// Changes the policy.
     pub fn set_policy(&mut self, policy: Policy) {
         self.opts.policy = policy;
@@ -144,7 +158,8 @@ impl<S: Book> Engine<S> {
         }))
     }
 
-    /// Games per book move (at least `min_games`) with recent games weighted.
+    /// Games per book move (at least `min_games`) with recent games, and games of the time
+    /// class being played, weighted.
     fn weighted_games(
         &mut self,
         pos: &Chess,
@@ -157,20 +172,40 @@ impl<S: Book> Engine<S> {
             .filter(|c| c.stats.games() >= min)
             .map(|c| (c.mv, f64::from(c.stats.games())))
             .collect();
-        if let Some(since) = self.recent_since()? {
-            let filter = Filter {
-                color: Some(pos.turn()),
-                since: Some(self.opts.filter.since.map_or(since, |s| s.max(since))),
-                ..self.opts.filter.clone()
-            };
+        let own = Filter {
+            color: Some(pos.turn()),
+            ..self.opts.filter.clone()
+        };
+        let recent = self.recent_since()?.map(|since| Filter {
+            since: Some(own.since.map_or(since, |s| s.max(since))),
+            ..own.clone()
+        });
+        let like = if self.opts.context_weight > 0.0 {
+            self.opts
+                .game_time_class
+                .and_then(|tc| of_time_class(&own, tc))
+        } else {
+            None
+        };
+        let (r, c) = (self.opts.recent_weight, self.opts.context_weight);
+        // (1 + r [recent]) (1 + c [like]) = 1 + r [recent] + c [like] + r c [recent and like].
+        let recent_and_like = match (&recent, &like) {
+            (Some(recent), Some(like)) => Some(Filter {
+                time_classes: like.time_classes.clone(),
+                ..recent.clone()
+            }),
+            _ => None,
+        };
+        for (filter, weight) in [(recent, r), (like, c), (recent_and_like, r * c)] {
+            let Some(filter) = filter else { continue };
             let rows = self
                 .store
                 .rows(&self.player, PositionKey::from_position(pos), &filter)?;
-            for r in rows {
-                if let Ok(m) = r.mv.to_move(pos)
+            for row in rows {
+                if let Ok(m) = row.mv.to_move(pos)
                     && let Some(e) = out.iter_mut().find(|(b, _)| *b == m)
                 {
-                    e.1 += self.opts.recent_weight * f64::from(r.stats.games());
+                    e.1 += weight * f64::from(row.stats.games());
                 }
             }
         }
@@ -796,6 +831,106 @@ mod tests {
             let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
             assert!((p - weight(r.mv) / total).abs() < 1e-12, "{}", r.mv);
         }
+    }
+
+    /// Games of the time class being played count `context_weight` extra, multiplied with
+    /// recency's weight; while the time class is unknown, or the weight is 0, the book is
+    /// weighted by recency alone.
+    #[test]
+    fn games_of_the_time_class_played_weigh_more() {
+        use mirror_core::TimeClass;
+        let dir = tempfile::tempdir().expect("tempdir");
+        let s = store(&dir);
+        let start = Chess::default();
+        let key = PositionKey::from_position(&start);
+        let newest = s
+            .recent_games(PLAYER, key, &Filter::default(), 1)
+            .expect("recent")[0]
+            .game
+            .date
+            .and_then(|d| d.month())
+            .expect("dated");
+        let white = Filter {
+            color: Some(Color::White),
+            ..Filter::default()
+        };
+        let since_newest = Filter {
+            since: Some(newest),
+            ..white.clone()
+        };
+        // Rapid games (10 minutes): 91 of the 500.
+        let rapid = |f: &Filter| Filter {
+            time_classes: vec![TimeClass::Rapid],
+            ..f.clone()
+        };
+        let games = |f: &Filter| -> Vec<(MoveCode, u32)> {
+            s.moves(PLAYER, key, f)
+                .expect("moves")
+                .iter()
+                .map(|r| (r.mv, r.stats.games()))
+                .collect()
+        };
+        let (all, recent, like, both) = (
+            games(&white),
+            games(&since_newest),
+            games(&rapid(&white)),
+            games(&rapid(&since_newest)),
+        );
+        let blitz = |f: &Filter| Filter {
+            time_classes: vec![TimeClass::Blitz],
+            ..f.clone()
+        };
+        let (all_b, recent_b) = (games(&blitz(&white)), games(&blitz(&since_newest)));
+        let sum = |rows: &[(MoveCode, u32)]| rows.iter().map(|r| r.1).sum::<u32>();
+        assert!(sum(&like) > 0 && sum(&like) < sum(&all), "{like:?}");
+        assert!(sum(&recent) > 0, "{recent:?}");
+        let of = |rows: &[(MoveCode, u32)], mv: MoveCode| {
+            f64::from(rows.iter().find(|r| r.0 == mv).map_or(0, |r| r.1))
+        };
+        let opts = EngineOptions {
+            policy: Policy::Habit { prior: 0.0 },
+            recent_months: 1,
+            recent_weight: 2.0,
+            context_weight: 3.0,
+            ..EngineOptions::default()
+        };
+        let mut e = Engine::new(s, PLAYER, opts);
+        let check = |e: &mut Engine<EmbeddedStore>, weight: &dyn Fn(MoveCode) -> f64| {
+            let dist = e.distribution(&start).expect("distribution");
+            let total: f64 = all.iter().map(|r| weight(r.0)).sum();
+            for (mv, _) in &all {
+                let m = mv.to_move(&start).expect("legal");
+                let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
+                assert!((p - weight(*mv) / total).abs() < 1e-12, "{mv}");
+            }
+        };
+        let by_recency = |mv| of(&all, mv) + 2.0 * of(&recent, mv);
+        // The time class is not known yet: recency alone.
+        check(&mut e, &by_recency);
+        e.set_game_time_class(Some(TimeClass::Rapid));
+        check(&mut e, &|mv| {
+            by_recency(mv) + 3.0 * of(&like, mv) + 2.0 * 3.0 * of(&both, mv)
+        });
+        // A filter on other time classes leaves no rapid game to weigh.
+        let mut blitz_only = e.options().clone();
+        blitz_only.filter.time_classes = vec![TimeClass::Blitz];
+        e.set_options(blitz_only);
+        let dist = e.distribution(&start).expect("distribution");
+        let total: f64 = all_b
+            .iter()
+            .map(|r| of(&all_b, r.0) + 2.0 * of(&recent_b, r.0))
+            .sum();
+        for (mv, n) in &all_b {
+            let m = mv.to_move(&start).expect("legal");
+            let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
+            let w = f64::from(*n) + 2.0 * of(&recent_b, *mv);
+            assert!((p - w / total).abs() < 1e-12, "{mv}");
+        }
+        let mut off = e.options().clone();
+        off.filter.time_classes.clear();
+        off.context_weight = 0.0;
+        e.set_options(off);
+        check(&mut e, &by_recency);
     }
 
     #[test]

@@ -40,13 +40,30 @@ pub trait Fallback: Send {
     }
 }
 
-/// The simple fallback until a model is trained: a uniformly random legal move.
-#[derive(Debug, Default, Clone, Copy)]
-pub struct RandomLegal;
+/// The simple fallback where no model plays: a uniformly random legal move, with why
+/// (shown in its name).
+#[derive(Debug, Clone, Copy)]
+pub struct RandomLegal {
+    why: &'static str,
+}
+
+impl RandomLegal {
+    /// A random mover, `why` saying why no model plays (e.g. "no model trained").
+    pub fn because(why: &'static str) -> RandomLegal {
+        RandomLegal { why }
+    }
+}
+
+impl Default for RandomLegal {
+    /// Until a model is set: "no model trained".
+    fn default() -> Self {
+        RandomLegal::because("no model trained")
+    }
+}
 
 impl Fallback for RandomLegal {
     fn name(&self, _guard: Option<Guard>) -> String {
-        "random legal move (no model trained)".into()
+        format!("random legal move ({})", self.why)
     }
 
     fn choose(

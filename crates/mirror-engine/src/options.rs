@@ -29,6 +29,13 @@ pub struct EngineOptions {
     pub recent_months: u32,
     /// The extra weight of a recent game.
     pub recent_weight: f64,
+    /// The time class of the game being played, when known.
+    pub game_time_class: Option<TimeClass>,
+    /// For [`Policy::Habit`] and [`Policy::Likely`]: the player's games of
+    /// `game_time_class` count this many times extra, on top of recency (a recent game of
+    /// that class counts `(1 + recent_weight) x (1 + context_weight)`); 0 = off, and
+    /// nothing changes while `game_time_class` is unknown.
+    pub context_weight: f64,
     /// The blunder guard on the model's moves; `None` plays the model's first choice.
     pub guard: Option<Guard>,
     /// Where the fallback answers, sample its distribution (the model's softmax over the
@@ -48,6 +55,10 @@ impl Default for EngineOptions {
             // context"): the repertoire drifts, and its last year says most.
             recent_months: 12,
             recent_weight: 20.0,
+            game_time_class: None,
+            // Chosen on the validation games (README, "Book in context"): a player who
+            // mixes time classes plays each its own way.
+            context_weight: 10.0,
             guard: Some(Guard::default()),
             sample: false,
         }
@@ -64,6 +75,9 @@ impl EngineOptions {
         EngineOptions {
             policy: Policy::Habit { prior: 1.0 },
             sample: true,
+            // Weighting by the game's time class sharpens the distribution away from
+            // the player's variety (README, "Book in context").
+            context_weight: 0.0,
             ..EngineOptions::default()
         }
     }
@@ -72,7 +86,7 @@ impl EngineOptions {
 /// The knobs [`EngineOptions::set`] knows, as written in a config file. UCI's CamelCase
 /// (`MinGames`) and HTTP's camelCase (`minGames`) name the same knobs: case, `_` and `-`
 /// do not matter.
-pub const OPTION_NAMES: [&str; 16] = [
+pub const OPTION_NAMES: [&str; 18] = [
     "policy",
     "tiers",
     "min_games",
@@ -89,6 +103,8 @@ pub const OPTION_NAMES: [&str; 16] = [
     "until",
     "opponent_rating",
     "sources",
+    "game_time_class",
+    "context_weight",
 ];
 
 /// A knob that could not be set.
@@ -178,7 +194,8 @@ fn month(name: &'static str, value: &str) -> Result<Option<Month>, OptionError> 
 impl EngineOptions {
     /// Sets the knob `name` (any spelling [`canonical_name`] accepts) from text, checked as
     /// the command line checks it. Lists (`time_class`) are comma-separated; an empty
-    /// `time_class`, `since` or `until` removes the restriction; `rated` takes `true`
+    /// `time_class`, `since` or `until` removes the restriction, an empty
+    /// `game_time_class` forgets it; `rated` takes `true`
     /// (rated games only), `false` (casual only) or `any`. On error nothing changes.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         let name = canonical_name(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
@@ -279,6 +296,20 @@ impl EngineOptions {
             }
             "sources" => {
                 self.filter.sources = parsed_list::<GameSource>(name, value)?;
+            }
+            "game_time_class" => {
+                self.game_time_class = if value.trim().is_empty() {
+                    None
+                } else {
+                    Some(parsed(name, value)?)
+                };
+            }
+            "context_weight" => {
+                let w: f64 = parsed(name, value)?;
+                if !(w.is_finite() && w >= 0.0) {
+                    return Err(invalid(name, value, "must be a non-negative number"));
+                }
+                self.context_weight = w;
             }
             _ => unreachable!("canonical_name only returns OPTION_NAMES"),
         }

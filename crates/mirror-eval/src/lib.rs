@@ -25,8 +25,8 @@ pub mod stockfish;
 
 use std::{path::PathBuf, sync::Arc};
 
-use mirror_core::GameRecord;
 use mirror_core::notation::{fen, uci};
+use mirror_core::{GameRecord, TimeClass};
 use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, Policy, RandomLegal, Source};
 use mirror_model::{Predictor, inference::rank_with};
 use mirror_store::{GraphStore, StoreError};
@@ -163,6 +163,8 @@ pub struct TestPosition {
     pub played: Move,
     /// The opponent's move into the position (`None` on White's first move).
     pub last: Option<Move>,
+    /// Its game's time class, as the engine playing that game would know it.
+    pub time_class: Option<TimeClass>,
 }
 
 /// The probability `dist` gives the UCI move `played` (0 when it is not there).
@@ -177,6 +179,7 @@ fn probability_of(dist: &[(Move, f64)], played: &str) -> f64 {
 pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<TestPosition> {
     let mut out = Vec::new();
     'games: for (gi, (g, color)) in games.iter().enumerate() {
+        let time_class = Some(g.time_class).filter(|tc| *tc != TimeClass::Unknown);
         let mut last = None;
         for (i, ply) in g.replay().map_while(Result::ok).enumerate() {
             let before = last.replace(ply.mv);
@@ -192,6 +195,7 @@ pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<
                 pos: ply.pos,
                 played: ply.mv,
                 last: before,
+                time_class,
             });
         }
     }
@@ -255,7 +259,7 @@ pub fn evaluate<S: GraphStore>(
     );
     let fallback: Box<dyn Fallback> = match &model {
         Some(p) => Box::new(ModelFallback::new(p.clone())),
-        None => Box::new(RandomLegal),
+        None => Box::new(RandomLegal::because("evaluated without a model")),
     };
     engine.set_fallback(fallback);
     let fallback_name = engine.fallback_name();
@@ -288,6 +292,7 @@ pub fn evaluate<S: GraphStore>(
             }
             let legal = t.pos.legal_moves();
             let k = legal.len().max(1) as f64;
+            engine.set_game_time_class(t.time_class);
             let view = engine.book(&t.pos)?;
             let in_book = !view.candidates.is_empty();
             let segs = [0, if in_book { 1 } else { 2 }, phase(t.ply)];
@@ -365,14 +370,15 @@ pub fn evaluate<S: GraphStore>(
                     ));
                 }
             }
-            // The engine sampling (play's and serve's default: habit:1, the guarded model
-            // sampled), with the other knobs as given: its expected match is the
-            // probability it gives the move played.
+            // The engine sampling (play's and serve's defaults: habit:1 without the time
+            // class's weight, the guarded model sampled), with the other knobs as given:
+            // its expected match is the probability it gives the move played.
             let own = engine.options().clone();
             let sampling = EngineOptions::sampling();
             engine.set_options(EngineOptions {
                 policy: sampling.policy,
                 sample: sampling.sample,
+                context_weight: sampling.context_weight,
                 ..own.clone()
             });
             let sampled = engine.choice_distribution(&t.pos, t.last);

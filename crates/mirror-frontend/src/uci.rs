@@ -169,6 +169,11 @@ fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
                 )
             ),
             "sources" => format!("string default {}", text(joined(&o.filter.sources))),
+            "game_time_class" => format!(
+                "string default {}",
+                text(o.game_time_class.map_or(String::new(), |t| t.to_string()))
+            ),
+            "context_weight" => format!("string default {}", o.context_weight),
             other => unreachable!("option {other} has no UCI form"),
         };
         lines.push(format!("option name {} type {kind}", uci_name(name)));

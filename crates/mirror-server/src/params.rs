@@ -117,6 +117,10 @@ query! {
         guard_margin = "guardMargin",
         /// Sample the guarded model out of the book (default true) or play its first choice.
         sample = "sample",
+        /// The time class of the game being played.
+        game_time_class = "gameTimeClass",
+        /// The extra weight of the player's games of that time class.
+        context_weight = "contextWeight",
     }
 }
 
@@ -268,6 +272,8 @@ impl MoveQuery {
             ("guardTop", &self.guard_top),
             ("guardMargin", &self.guard_margin),
             ("sample", &self.sample),
+            ("gameTimeClass", &self.game_time_class),
+            ("contextWeight", &self.context_weight),
         ] {
             if let Some(v) = value {
                 options

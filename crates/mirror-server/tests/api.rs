@@ -62,6 +62,76 @@ async fn get(s: &Server, path: &str) -> (u16, Value) {
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// The game being played weighs the book (`gameTimeClass`, `contextWeight`): the player's
+/// games of that time class count extra in the candidates' probabilities, as the explorer
+/// counts them; with the weight at 0 the time class changes nothing.
+#[tokio::test]
+async fn the_game_being_played_weighs_the_book() {
+    let s = start(499).await;
+    let probabilities = |v: &Value| -> Vec<(String, f64)> {
+        v["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .map(|c| {
+                (
+                    c["uci"].as_str().expect("uci").to_string(),
+                    c["probability"].as_f64().expect("probability"),
+                )
+            })
+            .collect()
+    };
+    let games = |v: &Value| -> Vec<(String, f64)> {
+        v["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| {
+                let n = ["white", "draws", "black"]
+                    .iter()
+                    .map(|k| m[k].as_u64().expect("count"))
+                    .sum::<u64>();
+                (m["uci"].as_str().expect("uci").to_string(), n as f64)
+            })
+            .collect()
+    };
+    let ask = "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1&policy=habit:0&recentMonths=0";
+    let (_, all) = get(&s, "/api/v1/explore?user=Biskupstunga&play=e2e4").await;
+    let (_, rapid) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&speeds=rapid",
+    )
+    .await;
+    let (all, rapid) = (games(&all), games(&rapid));
+    assert!(
+        !rapid.is_empty() && rapid.iter().map(|r| r.1).sum::<f64>() < all.iter().map(|r| r.1).sum(),
+        "{rapid:?} {all:?}"
+    );
+    let expected = |w: f64| -> Vec<(String, f64)> {
+        let weight = |m: &str| {
+            let of = |rows: &[(String, f64)]| rows.iter().find(|r| r.0 == m).map_or(0.0, |r| r.1);
+            of(&all) + w * of(&rapid)
+        };
+        let total: f64 = all.iter().map(|(m, _)| weight(m)).sum();
+        all.iter()
+            .map(|(m, _)| (m.clone(), weight(m) / total))
+            .collect()
+    };
+    for (extra, w) in [
+        ("&gameTimeClass=rapid&contextWeight=4", 4.0),
+        ("&gameTimeClass=rapid&contextWeight=0", 0.0),
+        ("&contextWeight=4", 0.0),
+    ] {
+        let (status, v) = get(&s, &format!("{ask}{extra}")).await;
+        assert_eq!(status, 200, "{extra}: {v}");
+        let got = probabilities(&v);
+        for (m, p) in expected(w) {
+            let q = got.iter().find(|g| g.0 == m).map_or(0.0, |g| g.1);
+            assert!((p - q).abs() < 1e-9, "{extra}: {m} {q} instead of {p}: {v}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn move_from_the_book_get_and_post_agree() {
     let s = start(499).await;
@@ -400,6 +470,18 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "/api/v1/move?user=Biskupstunga&recentWeight=lots".into(),
             400,
             "recentWeight: invalid recent_weight",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&gameTimeClass=hyper".into(),
+            400,
+            "gameTimeClass: invalid game_time_class \\\"hyper\\\"",
+        ),
+        (
+            "GET",
+            "/api/v1/move?user=Biskupstunga&contextWeight=-1".into(),
+            400,
+            "contextWeight: invalid context_weight",
         ),
         (
             "GET",

@@ -19,8 +19,8 @@ pub struct EngineArgs {
     #[arg(long, short = 'u')]
     pub user: Option<String>,
     /// A TOML file with `player` and any engine option: policy, tiers, min_games, seed,
-    /// recent_months, recent_weight, guard, guard_top, guard_margin, sample, time_class,
-    /// rated, since, until.
+    /// recent_months, recent_weight, context_weight, game_time_class, guard, guard_top,
+    /// guard_margin, sample, time_class, rated, since, until, opponent_rating, sources.
     #[arg(long, value_name = "FILE")]
     pub config: Option<PathBuf>,
     /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
@@ -66,6 +66,15 @@ pub struct EngineKnobs {
     /// The extra weight of a recent game (default 20).
     #[arg(long)]
     pub recent_weight: Option<f64>,
+    /// With habit/likely: the player's games of --game-time-class count this many times
+    /// extra, times recency's weight (default: 10 for uci and eval, 0 for play: it
+    /// sharpens the choice away from the player's variety).
+    #[arg(long)]
+    pub context_weight: Option<f64>,
+    /// The time class of the game being played: bullet, blitz, rapid, classical or daily
+    /// (eval answers each test position with its own game's).
+    #[arg(long, value_name = "CLASS")]
+    pub game_time_class: Option<TimeClass>,
     #[command(flatten)]
     pub filters: FilterArgs,
 }
@@ -92,6 +101,15 @@ impl EngineKnobs {
             "recent_weight",
             text(self.recent_weight.as_ref().map(|v| v as _)),
         )?;
+        set(
+            "context_weight",
+            text(self.context_weight.as_ref().map(|v| v as _)),
+        )?;
+        set(
+            "game_time_class",
+            text(self.game_time_class.as_ref().map(|v| v as _)),
+        )?;
+
         set("guard", self.no_guard.then(|| "false".to_string()))?;
         set("sample", text(self.sample.as_ref().map(|v| v as _)))?;
         set("guard_top", text(self.guard_top.as_ref().map(|v| v as _)))?;

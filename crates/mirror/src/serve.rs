@@ -60,8 +60,9 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
         };
+        let unloadable = || Box::new(RandomLegal::because("the player's model cannot be loaded"));
         if failed_set().contains(&key) {
-            return Box::new(RandomLegal);
+            return unloadable();
         }
         match models.load(player) {
             Ok((model, _)) => Box::new(ModelFallback::new(model)),
@@ -71,7 +72,7 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
                         "mirror: error: {e:#}; {player}'s moves outside their games will be random"
                     );
                 }
-                Box::new(RandomLegal)
+                unloadable()
             }
         }
     })

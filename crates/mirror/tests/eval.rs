@@ -178,6 +178,19 @@ fn eval_refuses_a_model_of_another_split_and_bad_options() {
     assert!(err.contains("invalid split \"80,10\""), "{err}");
     let err = env.fails(&["eval", "--user", "nobody", "--no-model"]);
     assert!(err.contains("unknown player"), "{err}");
+    // Each test position is answered in its own game's context, not one given for all.
+    let err = env.fails(&[
+        "eval",
+        "--user",
+        PLAYER,
+        "--no-model",
+        "--game-time-class",
+        "blitz",
+    ]);
+    assert!(
+        err.contains("--game-time-class is for play and uci"),
+        "{err}"
+    );
     // Without a model or Stockfish the table still comes, and says what it lacks.
     let out = env.ok(&[
         "eval",
@@ -188,7 +201,10 @@ fn eval_refuses_a_model_of_another_split_and_bad_options() {
         "--max-positions",
         "300",
     ]);
-    assert!(out.contains("fallback: random legal move"), "{out}");
+    assert!(
+        out.contains("fallback: random legal move (evaluated without a model)"),
+        "{out}"
+    );
     assert!(out.contains("no Stockfish"), "{out}");
     assert!(
         out.contains("in book (") && out.contains("plies 31+ ("),

@@ -477,7 +477,9 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
     let input = "uci\nsetoption name Guard value false\nsetoption name TimeClass value hyper\n\
                  setoption name GuardTop value 3\nsetoption name Policy value tiers\n\
                  setoption name MinGames value 20\nsetoption name Tiers value wd>0\n\
-                 setoption name TimeClass value blitz,rapid\nposition startpos moves e2e4\ngo\nsetoption name Colour value white\nuci\nquit\n";
+                 setoption name TimeClass value blitz,rapid\nsetoption name GameTimeClass value daily\n\
+                 setoption name GameTimeClass value hyper\nsetoption name ContextWeight value 2.5\n\
+                 position startpos moves e2e4\ngo\nsetoption name Colour value white\nuci\nquit\n";
     let out = uci_session(
         &env,
         &["--user", PLAYER, "--seed", "1", "--no-guard"],
@@ -493,6 +495,8 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
         "option name TimeClass type string default <empty>",
         "option name Rated type combo default any var any var true var false",
         "option name Since type string default <empty>",
+        "option name GameTimeClass type string default <empty>",
+        "option name ContextWeight type string default 10",
     ] {
         assert!(out.contains(line), "{line}: {out}");
     }
@@ -522,6 +526,18 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
     );
     assert!(
         out.contains("option name MinGames type spin default 20"),
+        "{out}"
+    );
+    assert!(
+        out.contains("option name GameTimeClass type string default daily"),
+        "{out}"
+    );
+    assert!(
+        out.contains("option name ContextWeight type string default 2.5"),
+        "{out}"
+    );
+    assert!(
+        out.contains("info string error: invalid game_time_class \"hyper\""),
         "{out}"
     );
     // The same knobs as config keys; a bad value names the file and the key.
