@@ -3,15 +3,35 @@
 //! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, and every engine
 //! option of [`mirror_engine::OPTION_NAMES`] in CamelCase: Policy, Tiers, MinGames, Seed,
 //! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, Sample, TimeClass, Rated, Since,
-//! Until), `position startpos|fen ... [moves ...]`, `go` with any time control (the mirror answers
-//! at once; with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`.
-//! Errors are reported as `info string error: ...` and the engine keeps going.
+//! Until, OpponentRating, Sources, GameTimeClass, ContextWeight), `position startpos|fen ...
+//! [moves ...]`, `go` with any time control (the mirror answers at once; with `infinite` or
+//! `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`. Unless GameTimeClass is set,
+//! the clock of a game's first `go` says the time class being played. Errors are reported
+//! as `info string error: ...` and the engine keeps going.
 
 use std::io::{self, BufRead, Write};
 
-use mirror_core::notation;
+use mirror_core::{TimeClass, notation, time::Convention};
 use mirror_engine::{Book, Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Color, Move, Position};
+
+/// The time class a `go` command's clock shows, with the seconds and increment it read:
+/// the side to move's remaining time (at its first move, the game's base time) plus 40
+/// increments, by Chess.com's convention; `None` without that side's clock.
+fn class_from_clock(args: &[&str], turn: Color) -> Option<(TimeClass, u64, u64)> {
+    let ms = |key: &str| -> Option<u64> {
+        let at = args.iter().position(|a| *a == key)?;
+        let v: i64 = args.get(at + 1)?.parse().ok()?;
+        Some(v.max(0).unsigned_abs())
+    };
+    let (time, inc) = match turn {
+        Color::White => ("wtime", "winc"),
+        Color::Black => ("btime", "binc"),
+    };
+    let (base, inc) = (ms(time)? / 1000, ms(inc).unwrap_or(0) / 1000);
+    let class = TimeClass::from_time_control(&format!("{base}+{inc}"), Convention::ChessCom);
+    Some((class, base, inc))
+}
 
 /// The position of a `position` command and the move into it, if the command gave one.
 fn parse_position(args: &[&str]) -> Result<(Chess, Option<Move>), String> {
@@ -54,11 +74,12 @@ fn parse_position(args: &[&str]) -> Result<(Chess, Option<Move>), String> {
 /// (a model that cannot be loaded) says why.
 pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Fallback>, String>;
 
+/// Sets an option; the engine option's canonical name (`None` for Player).
 fn set_option<S: Book>(
     engine: &mut Engine<S>,
     fallback_for: FallbackFor<'_>,
     args: &[&str],
-) -> Result<(), String> {
+) -> Result<Option<&'static str>, String> {
     // setoption name <id...> [value <x...>]
     let name_at = args
         .iter()
@@ -80,7 +101,7 @@ fn set_option<S: Book>(
         let fallback = fallback_for(value.trim())?;
         engine.set_player(value.trim());
         engine.set_fallback(fallback);
-        return Ok(());
+        return Ok(None);
     }
     // Every other option is an engine option, checked as on the command line.
     let value = if value.trim() == "<empty>" {
@@ -92,11 +113,12 @@ fn set_option<S: Book>(
     opts.set(&name, value).map_err(|e| e.to_string())?;
     let seed = opts.seed;
     engine.set_options(opts);
-    if canonical_name(&name) == Some("seed") {
+    let name = canonical_name(&name);
+    if name == Some("seed") {
         // Setting the seed, even to the same value, restarts its random sequence.
         engine.set_seed(seed);
     }
-    Ok(())
+    Ok(name)
 }
 
 /// The UCI name of an engine option: `min_games` → `MinGames`.
@@ -195,6 +217,10 @@ pub fn run<S: Book, R: BufRead, W: Write>(
     // The move into `pos`, when the position command named it (the model reads it).
     let mut last: Option<Move> = None;
     let mut pending: Option<String> = None;
+    // The time class being played: GameTimeClass when set, else read from the clock of the
+    // game's first `go` (`clock_read`).
+    let mut class_by_option = engine.options().game_time_class.is_some();
+    let mut clock_read = false;
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -220,12 +246,15 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 pos = Some(Chess::default());
                 last = None;
                 pending = None;
+                clock_read = false;
             }
-            "setoption" => {
-                if let Err(e) = set_option(engine, fallback_for, args) {
-                    writeln!(out, "info string error: {e}")?;
+            "setoption" => match set_option(engine, fallback_for, args) {
+                Ok(Some("game_time_class")) => {
+                    class_by_option = engine.options().game_time_class.is_some();
                 }
-            }
+                Ok(_) => {}
+                Err(e) => writeln!(out, "info string error: {e}")?,
+            },
             "position" => match parse_position(args) {
                 Ok((p, m)) => {
                     pos = Some(p);
@@ -240,6 +269,21 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 }
             },
             "go" => {
+                // A game's first move (a GUI need not send ucinewgame between games).
+                if let Some(p) = &pos
+                    && !class_by_option
+                    && (!clock_read || p.fullmoves().get() == 1)
+                    && let Some((class, base, inc)) = class_from_clock(args, p.turn())
+                {
+                    if engine.options().game_time_class != Some(class) {
+                        writeln!(
+                            out,
+                            "info string playing {class} (the clock: {base} s + {inc} s a move)"
+                        )?;
+                    }
+                    engine.set_game_time_class(Some(class));
+                    clock_read = true;
+                }
                 let best = match &pos {
                     None => {
                         writeln!(

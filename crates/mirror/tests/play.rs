@@ -308,6 +308,51 @@ fn uci_session(env: &Env, args: &[&str], input: &str) -> String {
     assert_ok(with_stdin(cmd, input), args)
 }
 
+/// Unless GameTimeClass is set, the clock of a game's first `go` says what is being
+/// played (the side to move's time plus 40 increments, Chess.com's classes), once a game;
+/// a GameTimeClass set by the GUI wins over the clock.
+#[test]
+fn uci_reads_the_time_class_from_the_clock() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let input = "uci\nucinewgame\nposition startpos\ngo wtime 60000 btime 60000 winc 0 binc 0\n\
+                 position startpos moves e2e4 e7e5\ngo wtime 51000 btime 52000\nuci\n\
+                 ucinewgame\nposition startpos moves e2e4\ngo wtime 599000 btime 600000 winc 0 binc 0\n\
+                 ucinewgame\nposition startpos moves d2d4\ngo wtime 180000 btime 180000 winc 2000 binc 2000\n\
+                 setoption name GameTimeClass value daily\nucinewgame\nposition startpos\n\
+                 go wtime 60000 btime 60000\nuci\nquit\n";
+    let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
+    let lines: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string playing"))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            "info string playing bullet (the clock: 60 s + 0 s a move)",
+            // Black's clock at Black's first move: 600 s is rapid on Chess.com.
+            "info string playing rapid (the clock: 600 s + 0 s a move)",
+            // 180 + 40 x 2 = 260 s: blitz.
+            "info string playing blitz (the clock: 180 s + 2 s a move)",
+        ],
+        "{out}"
+    );
+    let listed: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("option name GameTimeClass"))
+        .collect();
+    assert_eq!(
+        listed,
+        [
+            "option name GameTimeClass type string default <empty>",
+            "option name GameTimeClass type string default bullet",
+            "option name GameTimeClass type string default daily",
+        ],
+        "{out}"
+    );
+    assert_eq!(out.matches("bestmove ").count(), 5, "{out}");
+}
+
 /// `hint` names the move the mirror would play with the same options and seed (with the
 /// top-1 policy likely, not the seed's tiers: after 1. e4 the tiers' first choice is c5,
 /// the mirror plays d5 on these games).
