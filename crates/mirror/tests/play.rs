@@ -322,12 +322,10 @@ fn uci_reads_the_time_class_from_the_clock() {
                  setoption name GameTimeClass value daily\nucinewgame\nposition startpos\n\
                  go wtime 60000 btime 60000\nuci\nquit\n";
     let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
-    let lines: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with("info string playing"))
-        .collect();
+    let starting =
+        |prefix: &str| -> Vec<&str> { out.lines().filter(|l| l.starts_with(prefix)).collect() };
     assert_eq!(
-        lines,
+        starting("info string playing"),
         [
             "info string playing bullet (the clock: 60 s + 0 s a move)",
             // Black's clock at Black's first move: 600 s is rapid on Chess.com.
@@ -337,12 +335,8 @@ fn uci_reads_the_time_class_from_the_clock() {
         ],
         "{out}"
     );
-    let listed: Vec<&str> = out
-        .lines()
-        .filter(|l| l.starts_with("option name GameTimeClass"))
-        .collect();
     assert_eq!(
-        listed,
+        starting("option name GameTimeClass"),
         [
             "option name GameTimeClass type string default <empty>",
             "option name GameTimeClass type string default bullet",
