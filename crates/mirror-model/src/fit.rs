@@ -308,7 +308,7 @@ pub fn fit(
         patience: opts.patience,
     };
     let base_figures = start.as_ref().map(|(_, figures)| *figures);
-    let (mut net, mut reports) = train(
+    let (mut net, mut reports, kept) = train(
         &net_cfg,
         &cfg,
         start.map(|(net, (top1, _))| (net, top1)),
@@ -316,28 +316,17 @@ pub fn fit(
         &val_s,
         &mut progress(events),
     );
-    // The network `train` gave back, by its figures on these validation positions: the
-    // first epoch of the highest top-1, unless it does not beat the base.
-    let best_epoch = reports
-        .iter()
-        .fold(None, |best: Option<&EpochReport>, r| {
-            if best.is_none_or(|b| r.val_top1 > b.val_top1) {
-                Some(r)
-            } else {
-                best
-            }
-        })
-        .map(|r| (r.val_top1, r.val_top3))
-        .expect("train runs at least one epoch");
-    let (mut val_top1, mut val_top3) = match base_figures {
-        Some(base) if best_epoch.0 <= base.0 => {
+    // The network `train` gave back, by its figures on these validation positions.
+    let (mut val_top1, mut val_top3) = match kept.map(|at| &reports[at]) {
+        Some(r) => (r.val_top1, r.val_top3),
+        None => {
+            let base = base_figures.expect("without a start, train keeps an epoch");
             events(FitEvent::Line(format!(
                 "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
                 100.0 * base.0
             )));
             base
         }
-        _ => best_epoch,
     };
     let mut recent_games = 0;
     if opts.recent_games > 0 && opts.recent_games >= games_in(train_g) {
@@ -368,7 +357,7 @@ pub fn fit(
             recent_cfg.epochs,
         ));
         // `train` gives the network back unchanged unless the epoch raises validation top-1.
-        let (tuned, more) = train(
+        let (tuned, more, tuned_kept) = train(
             &net_cfg,
             &recent_cfg,
             Some((net.clone(), val_top1)),
@@ -377,7 +366,7 @@ pub fn fit(
             &mut progress(events),
         );
         let epoch = more.last().expect("train runs at least one epoch");
-        let kept = epoch.val_top1 > val_top1;
+        let kept = tuned_kept.is_some();
         events(FitEvent::Line(format!(
             "the last games once more: validation top-1 {:.1}% -> {:.1}%{}",
             100.0 * val_top1,

@@ -116,8 +116,9 @@ pub fn training_device() -> Device {
 /// Trains a network, from `start` (a network of `net_cfg`'s shape on [`training_device`],
 /// e.g. a pretrained base to fine-tune, with its validation top-1) or from a fresh seeded
 /// initialisation; `progress` hears about every epoch and may print. Returns the network
-/// of the best validation epoch (`start` itself when no epoch beats it) and every epoch's
-/// report.
+/// of the best validation epoch (`start` itself when no epoch beats it), every epoch's
+/// report, and which of them the network is from (`None`: the start, unchanged; never
+/// `None` without a start).
 pub fn train(
     net_cfg: &NetConfig,
     cfg: &TrainConfig,
@@ -125,12 +126,12 @@ pub fn train(
     train_set: &Samples,
     val_set: &Samples,
     progress: &mut dyn FnMut(&EpochReport, usize, usize),
-) -> (Net, Vec<EpochReport>) {
+) -> (Net, Vec<EpochReport>, Option<usize>) {
     let device = training_device();
     device.seed(cfg.seed);
     // A start is the network to beat: training that only makes it worse keeps it.
     let (mut net, mut best) = match start {
-        Some((net, top1)) => (detached(&net), Some((top1, net))),
+        Some((net, top1)) => (detached(&net), Some((top1, net, None))),
         None => (net_cfg.init(&device), None),
     };
     let mut optim = AdamConfig::new().init();
@@ -179,8 +180,8 @@ pub fn train(
         };
         progress(&report, total, total);
         reports.push(report);
-        if best.as_ref().is_none_or(|(b, _)| val_top1 > *b) {
-            best = Some((val_top1, detached(&net)));
+        if best.as_ref().is_none_or(|(b, _, _)| val_top1 > *b) {
+            best = Some((val_top1, detached(&net), Some(reports.len() - 1)));
             since_best = 0;
         } else {
             since_best += 1;
@@ -189,6 +190,8 @@ pub fn train(
             }
         }
     }
-    let net = best.map_or(net, |(_, n)| n);
-    (net, reports)
+    match best {
+        Some((_, kept, at)) => (kept, reports, at),
+        None => (net, reports, None),
+    }
 }

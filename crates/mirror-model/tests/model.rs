@@ -67,7 +67,7 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
     let val_set = samples(400, 499);
     assert!(train_set.len() > 3000 && val_set.len() > 1000);
     let (net_cfg, cfg) = small_run();
-    let (net, reports) = train(
+    let (net, reports, kept) = train(
         &net_cfg,
         &cfg,
         None,
@@ -76,6 +76,7 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
         &mut |_, _, _| {},
     );
     assert_eq!(reports.len(), 3);
+    assert!(kept.is_some(), "without a start an epoch is kept");
     assert!(
         reports[2].train_loss < reports[0].train_loss,
         "loss falls: {reports:?}"
@@ -201,7 +202,7 @@ fn fine_tuning_starts_from_the_saved_weights_and_never_ends_below_them() {
     let tune_set = samples(300, 400);
     let val_set = samples(400, 499);
     let (net_cfg, cfg) = small_run();
-    let (base, _) = train(
+    let (base, _, _) = train(
         &net_cfg,
         &cfg,
         None,
@@ -232,9 +233,10 @@ fn fine_tuning_starts_from_the_saved_weights_and_never_ends_below_them() {
         start
     };
     // Nothing to beat (any epoch is kept): the trained network itself comes back.
-    let (tuned, reports) = tune(Some((load(), f64::NEG_INFINITY)), 1, 1e-9);
+    let (tuned, reports, at) = tune(Some((load(), f64::NEG_INFINITY)), 1, 1e-9);
     assert_eq!(reports.len(), 1);
-    let (fresh, _) = tune(None, 1, 1e-9);
+    assert_eq!(at, Some(0));
+    let (fresh, _, _) = tune(None, 1, 1e-9);
     let (tuned_top1, _) = evaluate(&tuned, &val_set);
     let (fresh_top1, _) = evaluate(&fresh, &val_set);
     assert!(
@@ -247,8 +249,9 @@ fn fine_tuning_starts_from_the_saved_weights_and_never_ends_below_them() {
     );
     // A learning rate that wrecks the network in its first steps: the start is kept, with
     // exactly its figures (a clone sharing batch norm's statistics would have drifted).
-    let (kept, reports) = tune(Some((load(), base_top1)), 2, 10.0);
+    let (kept, reports, at) = tune(Some((load(), base_top1)), 2, 10.0);
     assert!(!reports.is_empty());
+    assert_eq!(at, None, "the start is kept: {reports:?}");
     assert!(
         reports.iter().all(|r| r.val_top1 < base_top1),
         "every epoch is worse than the start ({base_top1}): {reports:?}"

@@ -204,7 +204,7 @@ fn bench_model(
         ..TrainConfig::default()
     };
     let empty = Samples::default();
-    let (_, reports) = train(&net_cfg, &cfg, None, &small, &empty, &mut |_, _, _| {});
+    let (_, reports, _) = train(&net_cfg, &cfg, None, &small, &empty, &mut |_, _, _| {});
     if let Some(r) = reports.first() {
         println!(
             "training: {:.0} positions/s (batch {}, {} positions, Adam)",
