@@ -895,10 +895,13 @@ mod tests {
             ..EngineOptions::default()
         };
         let mut e = Engine::new(s, PLAYER, opts);
-        let check = |e: &mut Engine<EmbeddedStore>, weight: &dyn Fn(MoveCode) -> f64| {
+        // The distribution over the book moves `rows` is their weights, normalised.
+        let check = |e: &mut Engine<EmbeddedStore>,
+                     rows: &[(MoveCode, u32)],
+                     weight: &dyn Fn(MoveCode) -> f64| {
             let dist = e.distribution(&start).expect("distribution");
-            let total: f64 = all.iter().map(|r| weight(r.0)).sum();
-            for (mv, _) in &all {
+            let total: f64 = rows.iter().map(|r| weight(r.0)).sum();
+            for (mv, _) in rows {
                 let m = mv.to_move(&start).expect("legal");
                 let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
                 assert!((p - weight(*mv) / total).abs() < 1e-12, "{mv}");
@@ -906,31 +909,23 @@ mod tests {
         };
         let by_recency = |mv| of(&all, mv) + 2.0 * of(&recent, mv);
         // The time class is not known yet: recency alone.
-        check(&mut e, &by_recency);
+        check(&mut e, &all, &by_recency);
         e.set_game_time_class(Some(TimeClass::Rapid));
-        check(&mut e, &|mv| {
+        check(&mut e, &all, &|mv| {
             by_recency(mv) + 3.0 * of(&like, mv) + 2.0 * 3.0 * of(&both, mv)
         });
         // A filter on other time classes leaves no rapid game to weigh.
         let mut blitz_only = e.options().clone();
         blitz_only.filter.time_classes = vec![TimeClass::Blitz];
         e.set_options(blitz_only);
-        let dist = e.distribution(&start).expect("distribution");
-        let total: f64 = all_b
-            .iter()
-            .map(|r| of(&all_b, r.0) + 2.0 * of(&recent_b, r.0))
-            .sum();
-        for (mv, n) in &all_b {
-            let m = mv.to_move(&start).expect("legal");
-            let p = dist.iter().find(|(d, _)| *d == m).map_or(0.0, |(_, p)| *p);
-            let w = f64::from(*n) + 2.0 * of(&recent_b, *mv);
-            assert!((p - w / total).abs() < 1e-12, "{mv}");
-        }
+        check(&mut e, &all_b, &|mv| {
+            of(&all_b, mv) + 2.0 * of(&recent_b, mv)
+        });
         let mut off = e.options().clone();
         off.filter.time_classes.clear();
         off.context_weight = 0.0;
         e.set_options(off);
-        check(&mut e, &by_recency);
+        check(&mut e, &all, &by_recency);
     }
 
     #[test]
