@@ -69,7 +69,7 @@ impl EngineOptions {
     /// The sampling defaults of `mirror play` and `mirror serve`: the book's moves sampled
     /// by games played plus the model's prior (`habit:1`), and out of the book a move
     /// sampled from the guarded model, so the mirror varies as the player does. The
-    /// top-1 defaults ([`EngineOptions::default`], `likely:1`, the model's first choice)
+    /// top-1 defaults ([`EngineOptions::default`], `likely:30`, the model's first choice)
     /// match the player's move more often but always play the same move.
     pub fn sampling() -> EngineOptions {
         EngineOptions {

@@ -35,7 +35,7 @@ pub struct EngineArgs {
 pub struct EngineKnobs {
     /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
     /// (sampled by games played, the model's probabilities as W pseudo-games) or
-    /// likely[:W] (always the likeliest of those). Default: habit:1 for play, likely:1 for
+    /// likely[:W] (always the likeliest of those). Default: habit:1 for play, likely:30 for
     /// uci and eval.
     #[arg(long)]
     pub policy: Option<Policy>,

@@ -525,7 +525,7 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
         input,
     );
     for line in [
-        "option name Policy type string default likely:1",
+        "option name Policy type string default likely:30",
         "option name MinGames type spin default 1 min 1 max 1000000",
         "option name RecentMonths type spin default 12 min 0 max 1200",
         "option name Guard type check default false",
