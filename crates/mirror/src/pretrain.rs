@@ -53,6 +53,10 @@ pub struct PretrainArgs {
     pub out: PathBuf,
 }
 
+/// Epochs of a population base by default: the shipped base's one pass over 800,000
+/// positions (README, "A population base").
+const PRETRAIN_EPOCHS: usize = 1;
+
 /// A seeded uniform sample of `k` games of the inputs (reservoir sampling), with how many
 /// games it was drawn from, and how many were left out as too short, not readable, or
 /// played by one of the `exclude`d players.
@@ -149,7 +153,9 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         POPULATION,
         &sides,
         args.split,
-        &args.opts.fit_options(None, args.max_positions, args.seed)?,
+        &args
+            .opts
+            .fit_options(None, args.max_positions, args.seed, PRETRAIN_EPOCHS)?,
         &args.out,
         false,
     )?;

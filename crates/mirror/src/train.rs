@@ -53,6 +53,10 @@ pub struct TrainArgs {
     pub out: Option<PathBuf>,
 }
 
+/// Epochs of a player's training by default (`train`, `eval --train`): all of the shared
+/// 27k-game player's positions three times fit in the hour (README, "The CNN fallback").
+pub const TRAIN_EPOCHS: usize = 3;
+
 /// Where a player's training starts, shared by `train` and `eval --train`.
 #[derive(Args, Debug, Clone)]
 pub struct StartArgs {
@@ -91,7 +95,7 @@ impl StartArgs {
             max_train_games: self.max_train_games,
             recent_games: self.recent_games,
             recent_lr: self.recent_lr,
-            ..opts.fit_options(base, max_positions, seed)?
+            ..opts.fit_options(base, max_positions, seed, TRAIN_EPOCHS)?
         })
     }
 
@@ -123,9 +127,9 @@ impl StartArgs {
 #[derive(Args, Debug, Clone)]
 pub struct TrainOpts {
     /// Epochs (the learning rate falls over all of them; early stopping on validation
-    /// top-1 may stop sooner).
-    #[arg(long, default_value_t = 3)]
-    pub epochs: usize,
+    /// top-1 may stop sooner) [default: 3 for train and eval --train, 1 for pretrain].
+    #[arg(long)]
+    pub epochs: Option<usize>,
     /// Mini-batch size.
     #[arg(long, default_value_t = 256)]
     pub batch: usize,
@@ -144,14 +148,15 @@ pub struct TrainOpts {
 }
 
 impl TrainOpts {
-    /// The fit's options with these hyperparameters, starting from `base` (a fine-tune
-    /// keeps the base's shape: --channels and --layers are refused with it), on all the
-    /// training games.
+    /// The fit's options with these hyperparameters (`default_epochs` unless --epochs is
+    /// given), starting from `base` (a fine-tune keeps the base's shape: --channels and
+    /// --layers are refused with it), on all the training games.
     pub fn fit_options(
         &self,
         base: Option<PathBuf>,
         max_positions: usize,
         seed: u64,
+        default_epochs: usize,
     ) -> anyhow::Result<FitOptions> {
         if let (Some(dir), true) = (&base, self.channels.is_some() || self.layers.is_some()) {
             anyhow::bail!(
@@ -160,7 +165,7 @@ impl TrainOpts {
             );
         }
         Ok(FitOptions {
-            epochs: self.epochs,
+            epochs: self.epochs.unwrap_or(default_epochs),
             batch: self.batch,
             lr: self.lr,
             channels: self.channels.unwrap_or(64),

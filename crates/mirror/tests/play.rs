@@ -651,8 +651,6 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "80",
         "--max-positions",
         "3000",
-        "--epochs",
-        "1",
         "--channels",
         "8",
         "--layers",
@@ -681,6 +679,8 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
             .expect("json");
     assert_eq!(meta["player"], "population");
     assert_eq!(meta["channels"], 8);
+    // A base learns one epoch unless told otherwise (a player's training, three).
+    assert_eq!(meta["epochs"], 1, "{meta}");
     // Learnt from both sides, counted as games: the 80 games, not 160 sides.
     let n = |k: &str| meta[k].as_u64().expect("a count");
     assert_eq!(
