@@ -35,7 +35,10 @@ pub fn book_store(
     Ok(store)
 }
 
-/// Fails unless the model in `dir` was trained on `player`'s games with this split, or is
+/// Fails unless the model in `dir` is fair for this split: trained on `player`'s games
+/// with this very split (its validation games may be the ones evaluated: it chose its epoch
+/// on them, as options are chosen), or on games that all precede the evaluated ones (e.g. a
+/// model of split 80,10,10 measured on the test games of 90,0,10: the same newest games), or
 /// a population model (`mirror pretrain`: other players' games).
 pub fn check_model(
     p: &Predictor,
@@ -49,15 +52,29 @@ pub fn check_model(
     if m.player == mirror_model::library::POPULATION {
         return Ok(());
     }
-    let same = m.player.eq_ignore_ascii_case(player)
+    let player_ok = m.player.eq_ignore_ascii_case(player);
+    let same = player_ok
         && (m.train_games, m.val_games, m.test_games)
             == (info.train_games, info.val_games, info.test_games)
         && m.train_dates == info.train_dates;
-    if same {
+    // Games are in date order. The model saw all but the last `test_games` of them; the
+    // evaluated games start `from_end` games before the end. Its last training date (ISO
+    // text, whose order is the dates') must not come after them either, in case older
+    // games were added since.
+    let (from_end, first_evaluated) = match info.evaluated.as_str() {
+        "validation" => (info.val_games + info.test_games, &info.val_dates.0),
+        _ => (info.test_games, &info.test_dates.0),
+    };
+    let before = player_ok
+        && m.test_games >= from_end
+        && m.train_dates.1 != "?"
+        && first_evaluated != "?"
+        && m.train_dates.1 <= *first_evaluated;
+    if same || before {
         return Ok(());
     }
     Err(EvalError::ModelSplit(format!(
-        "the model in {} was trained on {}'s games {}/{}/{} (training {} .. {}), but this split is {}/{}/{} (training {} .. {}): pass --train to train one on this split, or --no-model",
+        "the model in {} was trained on {}'s games {}/{}/{} (training {} .. {}), but this split is {}/{}/{} (training {} .. {}), and the model saw some of the {} games evaluated: pass --train to train one on this split, or --no-model",
         dir.display(),
         m.player,
         m.train_games,
@@ -69,6 +86,7 @@ pub fn check_model(
         info.val_games,
         info.test_games,
         info.train_dates.0,
-        info.train_dates.1
+        info.train_dates.1,
+        info.evaluated
     )))
 }

@@ -19,6 +19,8 @@ pub struct SplitInfo {
     pub test_games: usize,
     /// First and last date of the training games.
     pub train_dates: (String, String),
+    /// First and last date of the validation games (`?` when there are none).
+    pub val_dates: (String, String),
     /// First and last date of the test games.
     pub test_dates: (String, String),
     /// The games evaluated: `test` or `validation`.

@@ -142,6 +142,10 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         val_games: sp.val.len(),
         test_games: sp.test.len(),
         train_dates: (date_text(train_g.first()), date_text(train_g.last())),
+        val_dates: (
+            date_text(games[sp.val.clone()].first()),
+            date_text(games[sp.val.clone()].last()),
+        ),
         test_dates: (
             date_text(games[sp.test.clone()].first()),
             date_text(games[sp.test.clone()].last()),

@@ -93,8 +93,38 @@ fn eval_is_reproducible_and_the_book_beats_random() {
         (399, 50, 50)
     );
     assert!(
-        split["train_dates"][1].as_str() <= split["test_dates"][0].as_str(),
+        split["train_dates"][1].as_str() <= split["val_dates"][0].as_str()
+            && split["val_dates"][1].as_str() <= split["test_dates"][0].as_str(),
         "{split}"
+    );
+
+    // A model is fair for another split when it saw none of the games evaluated: this one
+    // (80,10,10) for the test games of 90,0,10 (the same last 50), whose book learns the
+    // validation games too; not for the validation games of 70,20,10, which it learnt.
+    let quick = [
+        "eval",
+        "--user",
+        PLAYER,
+        "--max-positions",
+        "300",
+        "--no-stockfish",
+        "--json",
+    ];
+    let wider: Value =
+        serde_json::from_str(&env.ok(&[&quick[..], &["--split", "90,0,10"]].concat()))
+            .expect("json");
+    assert_eq!(
+        (
+            wider["split"]["train_games"].as_u64(),
+            wider["split"]["test_games"].as_u64()
+        ),
+        (Some(449), Some(50))
+    );
+    assert_eq!(wider["split"]["test_dates"], split["test_dates"]);
+    let err = env.fails(&[&quick[..], &["--split", "70,20,10", "--on", "validation"]].concat());
+    assert!(
+        err.contains("the model saw some of the validation games evaluated"),
+        "{err}"
     );
 
     assert_eq!(first["positions"], 700);
