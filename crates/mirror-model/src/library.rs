@@ -59,8 +59,14 @@ fn install_and_load(
     Predictor::load(dir).map(Some)
 }
 
-/// Installs `shipped` in `dir` if `dir` holds no model, or holds one of an older encoding
-/// (moved aside to `DIR.encoding-N`); reads the metadata only, not the weights. Whether
+/// The file beside an installed shipped model that holds the meta.json it was installed
+/// with: while meta.json still says the same, the model is the shipped one, untouched (a
+/// model trained there since has other metadata), so a newer build may replace it.
+pub const SHIPPED_MARK: &str = "shipped-meta.json";
+
+/// Installs `shipped` in `dir` if `dir` holds no model, holds one of an older encoding
+/// (moved aside to `DIR.encoding-N`), or holds an older shipped model that nobody replaced
+/// (an upgrade brings the newer one); reads the metadata only, not the weights. Whether
 /// `dir` now holds a model.
 fn install(dir: &Path, shipped: Option<(&[u8], &str)>) -> Result<bool, ModelError> {
     if let (Err(ModelError::Encoding { found, .. }), Some(_)) = (read_meta(dir), shipped) {
@@ -71,7 +77,12 @@ fn install(dir: &Path, shipped: Option<(&[u8], &str)>) -> Result<bool, ModelErro
             source: Box::new(source),
         })?;
     }
-    if !dir.join("meta.json").exists() {
+    let stale_shipped = shipped.is_some_and(|(_, meta)| {
+        let installed = std::fs::read_to_string(dir.join("meta.json")).ok();
+        let mark = std::fs::read_to_string(dir.join(SHIPPED_MARK)).ok();
+        installed.is_some() && installed == mark && installed.as_deref() != Some(meta)
+    });
+    if stale_shipped || !dir.join("meta.json").exists() {
         let Some((weights, meta)) = shipped else {
             return Ok(false);
         };
@@ -96,10 +107,19 @@ pub fn shipped(player: &str) -> Option<(&'static [u8], &'static str)> {
         .map(|(_, w, m)| (*w, *m))
 }
 
-/// Writes a shipped model into `dir`.
+/// Writes a shipped model into `dir`, each file through a temporary one renamed over it
+/// (a process still reading the old weights keeps its file).
 fn install_shipped(weights: &[u8], meta: &str, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
-    std::fs::write(dir.join("model.bpk"), weights)?;
-    // meta.json last: its presence marks a complete model.
-    std::fs::write(dir.join("meta.json"), meta)
+    let put = |name: &str, bytes: &[u8]| {
+        let tmp = dir.join(format!("{name}.tmp"));
+        std::fs::write(&tmp, bytes)?;
+        std::fs::rename(&tmp, dir.join(name))
+    };
+    // The weights first: meta.json's presence marks a complete model, and until it is
+    // rewritten an interrupted reinstall still finds the old one marked as shipped. The
+    // mark last: cut off before it, the new model stays, as if trained there.
+    put("model.bpk", weights)?;
+    put("meta.json", meta.as_bytes())?;
+    put(SHIPPED_MARK, meta.as_bytes())
 }

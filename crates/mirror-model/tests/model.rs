@@ -191,6 +191,45 @@ fn an_installed_model_of_an_older_encoding_gives_way_to_the_shipped_one() {
     assert!(err.to_string().contains("encoding version"), "{err}");
 }
 
+#[test]
+fn an_installed_shipped_model_gives_way_to_a_newer_one_but_a_trained_one_stays() {
+    use mirror_model::library::{SHIPPED_MARK, load_or_install, shipped};
+    let root = tempfile::tempdir().expect("tempdir");
+    let dir = root.path().join("biskupstunga");
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect("read");
+    let (_, current) = shipped("Biskupstunga").expect("a shipped model");
+    load_or_install(&dir, "Biskupstunga")
+        .expect("installed")
+        .expect("a model");
+    assert_eq!(
+        (read("meta.json"), read(SHIPPED_MARK)),
+        (current.into(), current.into())
+    );
+    // What an upgrade finds: the model an older build shipped, installed and untouched.
+    let older = current.replace("\"seed\": 0", "\"seed\": 7");
+    assert_ne!(older, current, "the shipped meta.json names its seed");
+    for name in ["meta.json", SHIPPED_MARK] {
+        std::fs::write(dir.join(name), &older).expect("write");
+    }
+    let p = load_or_install(&dir, "Biskupstunga")
+        .expect("installed")
+        .expect("a model");
+    assert_eq!(p.meta.seed, 0, "the newer shipped model replaced it");
+    assert_eq!(read("meta.json"), current);
+    // A model trained there since is the player's own: a newer build leaves it alone.
+    let net = NetConfig::new()
+        .with_channels(16)
+        .with_layers(2)
+        .init(&burn::tensor::Device::flex());
+    let mut own = meta();
+    own.seed = 7;
+    save(&net, &own, &dir).expect("save");
+    let p = load_or_install(&dir, "Biskupstunga")
+        .expect("loaded")
+        .expect("a model");
+    assert_eq!(p.meta, own);
+}
+
 /// Fine-tuning starts from the saved weights: with a learning rate too small to move them,
 /// a network loaded from a trained model keeps its accuracy, a fresh one stays near random.
 /// And it never ends below them: a start that training only makes worse comes back
