@@ -88,6 +88,12 @@ pub fn date_text(g: Option<&(crate::GameRecord, shakmaty::Color)>) -> String {
         .map_or_else(|| "?".into(), |d| d.to_string())
 }
 
+/// The dates of the first and last of `games` (in date order), as [`date_text`] writes
+/// them: how a split's report and a model's metadata name a part's span.
+pub fn date_range(games: &[(crate::GameRecord, shakmaty::Color)]) -> (String, String) {
+    (date_text(games.first()), date_text(games.last()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -11,7 +11,7 @@ use std::{
 use mirror_core::{
     GameRecord, PositionKey,
     notation::uci,
-    split::{Fractions, date_text},
+    split::{Fractions, date_range, date_text},
 };
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
@@ -422,7 +422,7 @@ pub fn fit(
         train_games: games_in(train_g),
         val_games: games_in(val_g),
         test_games: games_in(test_g),
-        train_dates: (date_text(train_g.first()), date_text(train_g.last())),
+        train_dates: date_range(train_g),
         train_positions: train_s.len(),
         epochs: reports.len(),
         seed: opts.seed,

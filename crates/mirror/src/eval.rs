@@ -6,7 +6,7 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::split::date_text;
+use mirror_core::split::date_range;
 use mirror_engine::EngineOptions;
 use mirror_eval::{EvalConfig, Phase, evaluate, report::SplitInfo};
 use mirror_model::Predictor;
@@ -141,15 +141,9 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         train_games: sp.train.len(),
         val_games: sp.val.len(),
         test_games: sp.test.len(),
-        train_dates: (date_text(train_g.first()), date_text(train_g.last())),
-        val_dates: (
-            date_text(games[sp.val.clone()].first()),
-            date_text(games[sp.val.clone()].last()),
-        ),
-        test_dates: (
-            date_text(games[sp.test.clone()].first()),
-            date_text(games[sp.test.clone()].last()),
-        ),
+        train_dates: date_range(train_g),
+        val_dates: date_range(&games[sp.val.clone()]),
+        test_dates: date_range(&games[sp.test.clone()]),
         evaluated: match args.on {
             EvalOn::Test => "test",
             EvalOn::Validation => "validation",
