@@ -809,7 +809,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         tuned.to_str().expect("path"),
     ]);
     assert!(
-        out.contains("fine-tuning the model of population (14400 games"),
+        out.contains("fine-tuning the model of population (36000 games"),
         "{out}"
     );
     assert!(out.contains(".population"), "{out}");
@@ -851,7 +851,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
     );
     let reply = first_reply(&out);
     assert!(
-        reply.contains("[fallback population model (14400 games of many players"),
+        reply.contains("[fallback population model (36000 games of many players"),
         "{reply}"
     );
 }
