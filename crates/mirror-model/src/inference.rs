@@ -98,12 +98,17 @@ fn is_zero(n: &usize) -> bool {
 }
 
 impl ModelMeta {
-    /// "population (12,800 games, 800,000 positions)": what a model learnt from.
+    /// "population (12800 games, 800000 positions)": what a model learnt from, and the
+    /// model it started from if any ("...; from population (...)").
     pub fn summary(&self) -> String {
-        format!(
-            "{} ({} games, {} positions)",
+        let own = format!(
+            "{} ({} games, {} positions",
             self.player, self.train_games, self.train_positions
-        )
+        );
+        match &self.base {
+            Some(base) => format!("{own}; from {base})"),
+            None => format!("{own})"),
+        }
     }
 }
 

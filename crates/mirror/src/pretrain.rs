@@ -46,6 +46,11 @@ pub struct PretrainArgs {
     /// Training positions at most.
     #[arg(long, default_value_t = 800_000)]
     pub max_positions: usize,
+    /// Continue from this model (e.g. models/population) instead of a fresh network: a
+    /// pass over another sample (another --seed) makes a base of more positions in steps
+    /// that each fit an hour.
+    #[arg(long, value_name = "DIR")]
+    pub base: Option<PathBuf>,
     #[command(flatten)]
     pub opts: TrainOpts,
     /// Where to save the model.
@@ -119,6 +124,15 @@ fn sample_games(
 }
 
 pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
+    if let (Some(dir), true) = (
+        &args.base,
+        args.opts.channels.is_some() || args.opts.layers.is_some(),
+    ) {
+        anyhow::bail!(
+            "--channels and --layers shape a fresh network, but --base continues the model in {} (its own shape): leave out one or the other",
+            dir.display()
+        );
+    }
     let (mut games, [seen, short, bad, excluded]) = sample_games(
         &args.inputs,
         args.games,
@@ -155,7 +169,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         args.split,
         &args
             .opts
-            .fit_options(None, args.max_positions, args.seed, PRETRAIN_EPOCHS)?,
+            .fit_options(args.base, args.max_positions, args.seed, PRETRAIN_EPOCHS)?,
         &args.out,
         false,
     )?;

@@ -689,6 +689,53 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "{meta}"
     );
 
+    // A base grows in steps: another pass, over another sample, continues it (its shape,
+    // and what it started from, named in meta.json and in what it says).
+    let first = meta;
+    let grown = env.dir.path().join("grown");
+    let out = env.ok(&[
+        "pretrain",
+        masters.to_str().expect("path"),
+        "--games",
+        "80",
+        "--max-positions",
+        "3000",
+        "--seed",
+        "1",
+        "--base",
+        base.to_str().expect("path"),
+        "--out",
+        grown.to_str().expect("path"),
+    ]);
+    let first_summary = format!(
+        "population ({} games, {} positions)",
+        first["train_games"], first["train_positions"]
+    );
+    assert!(
+        out.contains(&format!("fine-tuning the model of {first_summary} from")),
+        "{out}"
+    );
+    let meta: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(grown.join("meta.json")).expect("meta"))
+            .expect("json");
+    assert_eq!(meta["player"], "population");
+    assert_eq!(meta["base"], first_summary.as_str(), "{meta}");
+    assert_eq!(
+        (meta["channels"].as_u64(), meta["layers"].as_u64()),
+        (Some(8), Some(1))
+    );
+    let err = env.fails(&[
+        "pretrain",
+        masters.to_str().expect("path"),
+        "--base",
+        base.to_str().expect("path"),
+        "--layers",
+        "2",
+        "--out",
+        env.dir.path().join("refused").to_str().expect("path"),
+    ]);
+    assert!(err.contains("leave out one or the other"), "{err}");
+
     env.ingest(&first500(), &[]);
     let tuned = env.dir.path().join("tuned");
     let out = env.ok(&[
@@ -696,7 +743,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "--user",
         PLAYER,
         "--base",
-        base.to_str().expect("path"),
+        grown.to_str().expect("path"),
         "--max-train-games",
         "100",
         "--recent-games",
@@ -722,11 +769,11 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         (meta["channels"].as_u64(), meta["layers"].as_u64()),
         (Some(8), Some(1))
     );
+    // The chain stays readable: the grown base, and what it grew from.
+    let tuned_base = meta["base"].as_str().expect("base");
+    assert!(tuned_base.starts_with("population ("), "{meta}");
     assert!(
-        meta["base"]
-            .as_str()
-            .expect("base")
-            .starts_with("population ("),
+        tuned_base.ends_with(&format!("; from {first_summary})")),
         "{meta}"
     );
     // Then the last 40 games once more, kept only if validation top-1 rises.
