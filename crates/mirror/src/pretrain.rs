@@ -62,16 +62,45 @@ pub struct PretrainArgs {
 /// positions (README, "A population base").
 const PRETRAIN_EPOCHS: usize = 1;
 
+/// The family name a player's name starts or ends with, lowercased: "Karpov, Anatoly",
+/// "Karpov,An" and "Anatoly Karpov" all give "karpov"; a one-word name (an online
+/// account) is its own.
+fn family_name(name: &str) -> String {
+    let name = name.trim();
+    let family = match name.split_once(',') {
+        Some((family, _)) => family,
+        None => name
+            .rsplit_once(char::is_whitespace)
+            .map_or(name, |(_, last)| last),
+    };
+    family.trim().to_lowercase()
+}
+
+/// What [`sample_games`] drew from and left out.
+struct Drawn {
+    /// Games the sample was drawn from.
+    seen: u64,
+    /// Games left out as shorter than the minimum.
+    short: u64,
+    /// Games left out as not standard or not readable.
+    bad: u64,
+    /// Games left out as played by an excluded player.
+    excluded: u64,
+    /// Names of players in the games drawn from that share an excluded name's family
+    /// name (another spelling of the same player, perhaps), with their games, most first.
+    lookalikes: Vec<(String, u64)>,
+}
+
 /// A seeded uniform sample of `k` games of the inputs (reservoir sampling), with how many
-/// games it was drawn from, and how many were left out as too short, not readable, or
-/// played by one of the `exclude`d players.
+/// games it was drawn from, how many were left out as too short, not readable, or
+/// played by one of the `exclude`d players, and which names left in look like theirs.
 fn sample_games(
     inputs: &[PathBuf],
     k: usize,
     min_plies: usize,
     exclude: &[String],
     seed: u64,
-) -> anyhow::Result<(Vec<GameRecord>, [u64; 4])> {
+) -> anyhow::Result<(Vec<GameRecord>, Drawn)> {
     let sources = mirror_ingest::expand(inputs)?;
     let bar = ProgressBar::new_spinner();
     bar.set_style(
@@ -87,6 +116,8 @@ fn sample_games(
             .iter()
             .any(|side| exclude.iter().any(|n| side.name.eq_ignore_ascii_case(n)))
     };
+    let families: Vec<String> = exclude.iter().map(|n| family_name(n)).collect();
+    let mut lookalikes: std::collections::HashMap<String, u64> = Default::default();
     for source in &sources {
         let input =
             mirror_ingest::source::open(source).with_context(|| format!("cannot read {source}"))?;
@@ -109,6 +140,11 @@ fn sample_games(
                 }
             };
             seen += 1;
+            for side in [&game.white, &game.black] {
+                if families.contains(&family_name(&side.name)) {
+                    *lookalikes.entry(side.name.clone()).or_default() += 1;
+                }
+            }
             if kept.len() < k {
                 kept.push(game);
             } else {
@@ -120,7 +156,18 @@ fn sample_games(
         }
     }
     bar.finish_and_clear();
-    Ok((kept, [seen, short, bad, excluded]))
+    let mut lookalikes: Vec<(String, u64)> = lookalikes.into_iter().collect();
+    lookalikes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    Ok((
+        kept,
+        Drawn {
+            seen,
+            short,
+            bad,
+            excluded,
+            lookalikes,
+        },
+    ))
 }
 
 pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
@@ -133,7 +180,16 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
-    let (mut games, [seen, short, bad, excluded]) = sample_games(
+    let (
+        mut games,
+        Drawn {
+            seen,
+            short,
+            bad,
+            excluded,
+            lookalikes,
+        },
+    ) = sample_games(
         &args.inputs,
         args.games,
         args.min_plies,
@@ -157,6 +213,25 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         args.min_plies,
         games.len()
     );
+    if !lookalikes.is_empty() {
+        // The PGN spells a player many ways; name the ones --exclude did not catch.
+        const SHOWN: usize = 8;
+        let shown: Vec<String> = lookalikes
+            .iter()
+            .take(SHOWN)
+            .map(|(name, n)| format!("{name:?} ({n} games)"))
+            .collect();
+        let more = lookalikes.len().saturating_sub(SHOWN);
+        println!(
+            "still in, with the family name of an excluded player: {}{} (--exclude each that is the same player)",
+            shown.join(", "),
+            if more > 0 {
+                format!(" and {more} more names")
+            } else {
+                String::new()
+            }
+        );
+    }
     // Oldest first, so the split is by date as for a player.
     games.sort_by_key(|g| g.date);
     let sides: Vec<(GameRecord, Color)> = games
@@ -174,4 +249,28 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         false,
     )?;
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::family_name;
+
+    #[test]
+    fn a_family_name_in_every_spelling_of_the_masters_files() {
+        for name in [
+            "Karpov, Anatoly",
+            "Karpov,An",
+            "Karpov,Ana",
+            " karpov , A.",
+            "Anatoly Karpov",
+        ] {
+            assert_eq!(family_name(name), "karpov", "{name:?}");
+        }
+        assert_eq!(family_name("jishanshaikh4"), "jishanshaikh4");
+        assert_eq!(family_name("Kasparov, Gary"), "kasparov");
+        assert_ne!(
+            family_name("Kasparov, Gary"),
+            family_name("Karpov, Anatoly")
+        );
+    }
 }

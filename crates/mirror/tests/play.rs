@@ -673,6 +673,14 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         ),
         "{out}"
     );
+    // The spellings --exclude did not catch are named, with their games (every one of
+    // the 641 left is Karpov's: counted with python-chess, games of 20 half-moves or more).
+    assert!(
+        out.contains(
+            "still in, with the family name of an excluded player: \"Karpov,Ana\" (390 games), \"Karpov,An\" (250 games), \"Karpov, Anantoly2\" (1 games) (--exclude each that is the same player)"
+        ),
+        "{out}"
+    );
     assert!(out.contains("model saved in"), "{out}");
     let meta: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(base.join("meta.json")).expect("meta"))
