@@ -140,9 +140,11 @@ fn sample_games(
                 }
             };
             seen += 1;
-            for side in [&game.white, &game.black] {
-                if families.contains(&family_name(&side.name)) {
-                    *lookalikes.entry(side.name.clone()).or_default() += 1;
+            if !families.is_empty() {
+                for side in [&game.white, &game.black] {
+                    if families.contains(&family_name(&side.name)) {
+                        *lookalikes.entry(side.name.clone()).or_default() += 1;
+                    }
                 }
             }
             if kept.len() < k {
