@@ -182,16 +182,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
             dir.display()
         );
     }
-    let (
-        mut games,
-        Drawn {
-            seen,
-            short,
-            bad,
-            excluded,
-            lookalikes,
-        },
-    ) = sample_games(
+    let (mut games, drawn) = sample_games(
         &args.inputs,
         args.games,
         args.min_plies,
@@ -202,7 +193,8 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         String::new()
     } else {
         format!(
-            ", {excluded} played by {} left out",
+            ", {} played by {} left out",
+            drawn.excluded,
             args.exclude
                 .iter()
                 .map(|n| format!("{n:?}"))
@@ -211,10 +203,14 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         )
     };
     println!(
-        "{seen} games to sample from ({short} shorter than {} half-moves and {bad} not standard or not readable left out{excluded}); learning from {} of them, both sides",
+        "{} games to sample from ({} shorter than {} half-moves and {} not standard or not readable left out{excluded}); learning from {} of them, both sides",
+        drawn.seen,
+        drawn.short,
         args.min_plies,
+        drawn.bad,
         games.len()
     );
+    let lookalikes = &drawn.lookalikes;
     if !lookalikes.is_empty() {
         // The PGN spells a player many ways; name the ones --exclude did not catch.
         const SHOWN: usize = 8;
