@@ -58,8 +58,8 @@ pub struct PretrainArgs {
     pub out: PathBuf,
 }
 
-/// Epochs of a population base by default: the shipped base's one pass over 800,000
-/// positions (README, "A population base").
+/// Epochs of a population base by default: each pass of the shipped base is one epoch
+/// over its sample's 2,400,000 positions (README, "A population base").
 const PRETRAIN_EPOCHS: usize = 1;
 
 /// The family name a player's name starts or ends with, lowercased: "Karpov, Anatoly",
