@@ -173,15 +173,10 @@ fn sample_games(
 }
 
 pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
-    if let (Some(dir), true) = (
-        &args.base,
-        args.opts.channels.is_some() || args.opts.layers.is_some(),
-    ) {
-        anyhow::bail!(
-            "--channels and --layers shape a fresh network, but --base continues the model in {} (its own shape): leave out one or the other",
-            dir.display()
-        );
-    }
+    args.opts.refuse_shape_with_base(
+        args.base.as_deref(),
+        "leave out one or the other (--base, or --channels and --layers)",
+    )?;
     let (mut games, drawn) = sample_games(
         &args.inputs,
         args.games,

@@ -91,6 +91,7 @@ impl StartArgs {
         seed: u64,
     ) -> anyhow::Result<FitOptions> {
         let base = self.base_dir(store_args)?;
+        opts.refuse_shape_with_base(base.as_deref(), "add --from-scratch")?;
         Ok(FitOptions {
             max_train_games: self.max_train_games,
             recent_games: self.recent_games,
@@ -148,9 +149,26 @@ pub struct TrainOpts {
 }
 
 impl TrainOpts {
+    /// Refuses --channels and --layers when training starts from `base` (a fine-tune keeps
+    /// the base's shape); `remedy` says what the command should do instead (pretrain calls
+    /// it before sampling games, train and eval --train through [`StartArgs::fit_options`]).
+    pub fn refuse_shape_with_base(
+        &self,
+        base: Option<&std::path::Path>,
+        remedy: &str,
+    ) -> anyhow::Result<()> {
+        if let (Some(dir), true) = (base, self.channels.is_some() || self.layers.is_some()) {
+            anyhow::bail!(
+                "--channels and --layers shape a fresh network, but training starts from the model in {} (its own shape): {remedy}",
+                dir.display()
+            );
+        }
+        Ok(())
+    }
+
     /// The fit's options with these hyperparameters (`default_epochs` unless --epochs is
-    /// given), starting from `base` (a fine-tune keeps the base's shape: --channels and
-    /// --layers are refused with it), on all the training games.
+    /// given), starting from `base` (its shape: the caller has refused --channels and
+    /// --layers with it, [`TrainOpts::refuse_shape_with_base`]), on all the training games.
     pub fn fit_options(
         &self,
         base: Option<PathBuf>,
@@ -158,12 +176,6 @@ impl TrainOpts {
         seed: u64,
         default_epochs: usize,
     ) -> anyhow::Result<FitOptions> {
-        if let (Some(dir), true) = (&base, self.channels.is_some() || self.layers.is_some()) {
-            anyhow::bail!(
-                "--channels and --layers shape a fresh network, but training starts from the model in {} (its own shape): add --from-scratch",
-                dir.display()
-            );
-        }
         Ok(FitOptions {
             epochs: self.epochs.unwrap_or(default_epochs),
             batch: self.batch,
