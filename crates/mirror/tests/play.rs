@@ -863,8 +863,10 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "--out",
         tuned.to_str().expect("path"),
     ]);
+    // The shipped base's summary: the games of its last pass, then the passes before.
     assert!(
-        out.contains("fine-tuning the model of population (36000 games"),
+        out.contains("fine-tuning the model of population (")
+            && out.contains("games, 2400000 positions; from population ("),
         "{out}"
     );
     assert!(out.contains(".population"), "{out}");
@@ -906,7 +908,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
     );
     let reply = first_reply(&out);
     assert!(
-        reply.contains("[fallback population model (36000 games of many players"),
+        reply.contains("[fallback population model (") && reply.contains("games of many players"),
         "{reply}"
     );
 }
