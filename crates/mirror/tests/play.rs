@@ -863,10 +863,23 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "--out",
         tuned.to_str().expect("path"),
     ]);
-    // The shipped base's summary: the games of its last pass, then the passes before.
+    // The shipped base's summary, exactly: the games of its last pass (as its meta.json
+    // counts them), then the passes before.
+    let shipped: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("models/population/meta.json"))
+            .expect("the shipped base's meta.json"),
+    )
+    .expect("json");
+    let shipped_games = shipped["train_games"].as_u64().expect("train_games");
+    let shipped_summary = format!(
+        "population ({shipped_games} games, {} positions; from {})",
+        shipped["train_positions"]
+            .as_u64()
+            .expect("train_positions"),
+        shipped["base"].as_str().expect("the passes before")
+    );
     assert!(
-        out.contains("fine-tuning the model of population (")
-            && out.contains("games, 2400000 positions; from population ("),
+        out.contains(&format!("fine-tuning the model of {shipped_summary}")),
         "{out}"
     );
     assert!(out.contains(".population"), "{out}");
@@ -908,7 +921,9 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
     );
     let reply = first_reply(&out);
     assert!(
-        reply.contains("[fallback population model (") && reply.contains("games of many players"),
+        reply.contains(&format!(
+            "[fallback population model ({shipped_games} games of many players"
+        )),
         "{reply}"
     );
 }
