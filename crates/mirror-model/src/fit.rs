@@ -50,10 +50,11 @@ pub struct FitOptions {
     /// Train on only the player's last this many training games (validation and test
     /// stay the split's): how the model does with fewer games.
     pub max_train_games: Option<usize>,
-    /// After the training, one more epoch on only the last this many training games at
-    /// `recent_lr`, kept if it raises validation top-1 (a player's habits drift: the
-    /// latest games say most about the next ones); 0: none.
-    pub recent_games: usize,
+    /// After the training, stages of one more epoch each on only the last this many
+    /// training games, in order, at `recent_lr`, each kept if it raises validation top-1
+    /// (a player's habits drift: the latest games say most about the next ones); empty or
+    /// 0: none.
+    pub recent_games: Vec<usize>,
     /// The learning rate of that epoch.
     pub recent_lr: f64,
 }
@@ -328,15 +329,17 @@ pub fn fit(
             base
         }
     };
-    let mut recent_games = 0;
-    if opts.recent_games > 0 && opts.recent_games >= games_in(train_g) {
-        events(FitEvent::Line(format!(
-            "no stage on the last {} training games: there are only {} (all of them were learnt)",
-            opts.recent_games,
-            games_in(train_g)
-        )));
-    } else if opts.recent_games > 0 {
-        let recent_g = last_games(train_g, opts.recent_games);
+    // The stages on the last games, each kept only if it raises validation top-1.
+    let mut recent_games = Vec::new();
+    for &n in opts.recent_games.iter().filter(|&&n| n > 0) {
+        if n >= games_in(train_g) {
+            events(FitEvent::Line(format!(
+                "no stage on the last {n} training games: there are only {} (all of them were learnt)",
+                games_in(train_g)
+            )));
+            continue;
+        }
+        let recent_g = last_games(train_g, n);
         let mut recent_s = Samples::default();
         for (g, c) in recent_g {
             recent_s.add_game(g, *c, |_| true);
@@ -368,7 +371,8 @@ pub fn fit(
         let epoch = more.last().expect("train runs at least one epoch");
         let kept = tuned_kept.is_some();
         events(FitEvent::Line(format!(
-            "the last games once more: validation top-1 {:.1}% -> {:.1}%{}",
+            "the last {} games once more: validation top-1 {:.1}% -> {:.1}%{}",
+            games_in(recent_g),
             100.0 * val_top1,
             100.0 * epoch.val_top1,
             if kept { " (kept)" } else { " (not kept)" }
@@ -376,7 +380,7 @@ pub fn fit(
         if kept {
             (net, val_top1, val_top3) = (tuned, epoch.val_top1, epoch.val_top3);
             reports.extend(more);
-            recent_games = games_in(recent_g);
+            recent_games.push(games_in(recent_g));
         }
     }
     let (test_top1, test_top3) = evaluate(&net, &test_out);

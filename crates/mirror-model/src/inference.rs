@@ -87,14 +87,30 @@ pub struct ModelMeta {
     /// it did not start from scratch.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base: Option<String>,
-    /// The last training games it learnt from once more at the end (the epoch is counted
-    /// in `epochs`); 0: none.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub recent_games: usize,
+    /// The stages at the end, in order: the last this many training games learnt from once
+    /// more (each epoch is counted in `epochs`); empty: none. A model saved before there
+    /// could be several stages wrote one number (0: none).
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "stages"
+    )]
+    pub recent_games: Vec<usize>,
 }
 
-fn is_zero(n: &usize) -> bool {
-    *n == 0
+/// `recent_games` as written now (a list) or before (one number, 0 for none).
+fn stages<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<usize>, D::Error> {
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Stages {
+        One(usize),
+        List(Vec<usize>),
+    }
+    Ok(match Stages::deserialize(d)? {
+        Stages::One(0) => Vec::new(),
+        Stages::One(n) => vec![n],
+        Stages::List(list) => list,
+    })
 }
 
 impl ModelMeta {

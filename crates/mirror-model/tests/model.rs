@@ -37,7 +37,7 @@ fn meta() -> ModelMeta {
         test_top1: 0.0,
         test_top3: 0.0,
         base: None,
-        recent_games: 0,
+        recent_games: Vec::new(),
     }
 }
 
@@ -103,6 +103,37 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
         loaded.logits(&positions),
         direct.logits(&positions),
         "bit-identical outputs"
+    );
+}
+
+/// The stages on the last games are a list; a meta.json written when there was one stage
+/// at most (one number, 0 for none) still reads.
+#[test]
+fn the_stages_on_the_last_games_read_from_a_list_or_the_older_number() {
+    let mut m = meta();
+    m.recent_games = vec![5000, 2000];
+    let json = serde_json::to_string(&m).expect("json");
+    assert!(json.contains("\"recent_games\":[5000,2000]"), "{json}");
+    assert_eq!(serde_json::from_str::<ModelMeta>(&json).expect("reads"), m);
+    let older = |stages: &str| {
+        let json = serde_json::to_string(&meta()).expect("json");
+        assert!(!json.contains("recent_games"), "none: left out");
+        let json = json.replacen('{', &format!("{{\"recent_games\":{stages},"), 1);
+        serde_json::from_str::<ModelMeta>(&json)
+            .expect("reads")
+            .recent_games
+    };
+    assert_eq!(older("5000"), [5000]);
+    assert_eq!(older("0"), Vec::<usize>::new());
+    assert_eq!(older("[]"), Vec::<usize>::new());
+    assert!(
+        serde_json::from_str::<ModelMeta>(&serde_json::to_string(&meta()).expect("json").replacen(
+            '{',
+            "{\"recent_games\":\"many\",",
+            1
+        ))
+        .is_err(),
+        "neither a number nor a list"
     );
 }
 

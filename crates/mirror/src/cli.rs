@@ -23,6 +23,8 @@ pub struct Cli {
     pub command: Command,
 }
 
+// Parsed once per run: boxing the larger variants would buy nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Subcommand, Debug)]
 pub enum Command {
     /// Ingest a player's games from PGN files, directories or stdin (`-`).

@@ -72,10 +72,16 @@ pub struct StartArgs {
     /// the split's): to measure how the model grows with the number of games.
     #[arg(long, value_name = "N")]
     pub max_train_games: Option<usize>,
-    /// After the training, one more epoch on only the player's last N training games,
-    /// kept if validation top-1 rises (their latest habits weigh more); 0: none.
-    #[arg(long, value_name = "N", default_value_t = 5000)]
-    pub recent_games: usize,
+    /// After the training, stages of one more epoch each on only the player's last N
+    /// training games, in the order given, each kept if validation top-1 rises (their
+    /// latest habits weigh more); 0: none.
+    #[arg(
+        long,
+        value_name = "N,N",
+        value_delimiter = ',',
+        default_value = "5000,2000"
+    )]
+    pub recent_games: Vec<usize>,
     /// The learning rate of that epoch.
     #[arg(long, default_value_t = 1e-4)]
     pub recent_lr: f64,
@@ -94,7 +100,7 @@ impl StartArgs {
         opts.refuse_shape_with_base(base.as_deref(), "add --from-scratch")?;
         Ok(FitOptions {
             max_train_games: self.max_train_games,
-            recent_games: self.recent_games,
+            recent_games: self.recent_games.clone(),
             recent_lr: self.recent_lr,
             ..opts.fit_options(base, max_positions, seed, TRAIN_EPOCHS)?
         })
@@ -187,7 +193,7 @@ impl TrainOpts {
             seed,
             base,
             max_train_games: None,
-            recent_games: 0,
+            recent_games: Vec::new(),
             recent_lr: 0.0,
         })
     }

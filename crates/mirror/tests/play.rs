@@ -755,7 +755,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "--max-train-games",
         "100",
         "--recent-games",
-        "40",
+        "40,20",
         "--epochs",
         "1",
         "--out",
@@ -784,20 +784,29 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         tuned_base.ends_with(&format!("; from {first_summary})")),
         "{meta}"
     );
-    // Then the last 40 games once more, kept only if validation top-1 rises.
+    // Then the last 40 games once more, then the last 20: each stage starts from what
+    // the one before left and is kept only if validation top-1 rises.
     assert!(
         out.contains("then the last 40 training games once more ("),
         "{out}"
     );
-    let (before, after) = out
-        .lines()
-        .find_map(|l| {
-            let rest = l.strip_prefix("the last games once more: validation top-1 ")?;
-            let (a, b) = rest.split_once("% -> ")?;
-            let b = b.split_once('%')?.0;
-            Some((a.parse::<f64>().ok()?, b.parse::<f64>().ok()?))
-        })
-        .expect("the recent stage's validation line");
+    assert!(
+        out.contains("then the last 20 training games once more ("),
+        "{out}"
+    );
+    let stage = |n: usize| -> (f64, f64, bool) {
+        out.lines()
+            .find_map(|l| {
+                let rest =
+                    l.strip_prefix(&format!("the last {n} games once more: validation top-1 "))?;
+                let (a, b) = rest.split_once("% -> ")?;
+                let (b, kept) = b.split_once('%')?;
+                Some((a.parse().ok()?, b.parse().ok()?, kept == " (kept)"))
+            })
+            .unwrap_or_else(|| panic!("no validation line of the stage on {n} games: {out}"))
+    };
+    let (before, after40, kept40) = stage(40);
+    let (from20, after20, kept20) = stage(20);
     // Fine-tuning never ends below the base: an epoch that does not beat it is not kept.
     let top1_after = |prefix: &str| -> f64 {
         out.lines()
@@ -825,16 +834,24 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         );
         assert!((before - base_alone).abs() < 0.06, "{out}");
     }
-    if after > before {
-        assert!(out.contains("(kept)"), "{out}");
-        assert_eq!(meta["recent_games"], 40, "{meta}");
-        assert_eq!(meta["epochs"], 2, "{meta}");
-        assert!((meta["val_top1"].as_f64().expect("val") * 100.0 - after).abs() < 0.06);
-    } else {
-        assert!(out.contains("(not kept)"), "{out}");
+    // A stage is kept exactly when it rises; the next starts from the network kept.
+    assert_eq!(kept40, after40 > before, "{out}");
+    assert_eq!(kept20, after20 > from20, "{out}");
+    let expected_from20 = if kept40 { after40 } else { before };
+    assert!((from20 - expected_from20).abs() < 0.06, "{out}");
+    let last = if kept20 { after20 } else { from20 };
+    let kept: Vec<u64> = [(40, kept40), (20, kept20)]
+        .iter()
+        .filter(|(_, k)| *k)
+        .map(|(n, _)| *n)
+        .collect();
+    if kept.is_empty() {
         assert!(meta.get("recent_games").is_none(), "{meta}");
-        assert!((meta["val_top1"].as_f64().expect("val") * 100.0 - before).abs() < 0.06);
+    } else {
+        assert_eq!(meta["recent_games"], serde_json::json!(kept), "{meta}");
     }
+    assert_eq!(meta["epochs"], 1 + kept.len(), "{meta}");
+    assert!((meta["val_top1"].as_f64().expect("val") * 100.0 - last).abs() < 0.06);
     let err = env.fails(&["train", "--user", PLAYER, "--base", "/nonexistent/base"]);
     assert!(err.contains("/nonexistent/base/meta.json"), "{err}");
     // A fine-tune keeps the base's shape: a shape alone is refused, with what to do.
