@@ -55,7 +55,7 @@ pub struct FitOptions {
     /// (a player's habits drift: the latest games say most about the next ones); empty or
     /// 0: none.
     pub recent_games: Vec<usize>,
-    /// The learning rate of that epoch.
+    /// The learning rate of those epochs.
     pub recent_lr: f64,
 }
 

@@ -82,7 +82,7 @@ pub struct StartArgs {
         default_value = "5000,2000"
     )]
     pub recent_games: Vec<usize>,
-    /// The learning rate of that epoch.
+    /// The learning rate of those epochs.
     #[arg(long, default_value_t = 1e-4)]
     pub recent_lr: f64,
 }
