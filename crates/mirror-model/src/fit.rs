@@ -22,8 +22,11 @@ use crate::{
     data::Samples,
     encoding::ENCODING_VERSION,
     inference::{load_net, save},
-    training::{EpochReport, TrainConfig, evaluate, train, training_device},
+    training::{EpochReport, TrainConfig, batches_per_epoch, evaluate, train, training_device},
 };
+
+/// A stage on the last games: those games and their samples.
+type Stage<'g> = (&'g [(GameRecord, Color)], Samples);
 
 /// Hyperparameters and limits of a fit.
 #[derive(Clone, Debug)]
@@ -63,11 +66,16 @@ pub struct FitOptions {
 pub enum FitEvent<'a> {
     /// A line of the report (the split, the test figures, where the model was saved).
     Line(String),
-    /// Training progress: the epoch's report so far, batches done and in all.
+    /// The training ahead, before it starts: the batches of each of its parts in order
+    /// (the epochs, then each stage on the last games that will run), each at most (early
+    /// stopping may end the epochs sooner). For an ETA of the whole training.
+    Plan(Vec<usize>),
+    /// Training progress in the current part: the epoch's report so far, the epoch's
+    /// batches done and in all.
     Progress(&'a EpochReport, usize, usize),
-    /// A new stage of training begins (what it is, and its epochs at most): progress
+    /// The next part of the plan begins, a stage on the last games (what it is): progress
     /// starts again from its first epoch.
-    Stage(String, usize),
+    Stage(String),
 }
 
 /// `train`'s progress as [`FitEvent::Progress`] events.
@@ -308,6 +316,36 @@ pub fn fit(
         seed: opts.seed,
         patience: opts.patience,
     };
+    // The stages on the last games, prepared now so that the plan counts their batches.
+    let train_games = games_in(train_g);
+    let stages: Vec<(usize, Option<Stage<'_>>)> = opts
+        .recent_games
+        .iter()
+        .filter(|&&n| n > 0)
+        .map(|&n| {
+            let stage = (n < train_games).then(|| {
+                let recent_g = last_games(train_g, n);
+                let mut recent_s = Samples::default();
+                for (g, c) in recent_g {
+                    recent_s.add_game(g, *c, |_| true);
+                }
+                (recent_g, recent_s)
+            });
+            (n, stage)
+        })
+        .collect();
+    let recent_cfg = TrainConfig {
+        epochs: 1,
+        lr: opts.recent_lr,
+        ..cfg
+    };
+    let mut plan = vec![cfg.epochs.max(1) * batches_per_epoch(train_s.len(), cfg.batch)];
+    plan.extend(stages.iter().filter_map(|(_, stage)| {
+        stage.as_ref().map(|(_, recent_s)| {
+            recent_cfg.epochs * batches_per_epoch(recent_s.len(), recent_cfg.batch)
+        })
+    }));
+    events(FitEvent::Plan(plan));
     let base_figures = start.as_ref().map(|(_, figures)| *figures);
     let (mut net, mut reports, kept) = train(
         &net_cfg,
@@ -331,40 +369,26 @@ pub fn fit(
     };
     // The stages on the last games, each kept only if it raises validation top-1.
     let mut recent_games = Vec::new();
-    for &n in opts.recent_games.iter().filter(|&&n| n > 0) {
-        if n >= games_in(train_g) {
+    for (n, stage) in &stages {
+        let Some((recent_g, recent_s)) = stage else {
             events(FitEvent::Line(format!(
-                "no stage on the last {n} training games: there are only {} (all of them were learnt)",
-                games_in(train_g)
+                "no stage on the last {n} training games: there are only {train_games} (all of them were learnt)",
             )));
             continue;
-        }
-        let recent_g = last_games(train_g, n);
-        let mut recent_s = Samples::default();
-        for (g, c) in recent_g {
-            recent_s.add_game(g, *c, |_| true);
-        }
-        let recent_cfg = TrainConfig {
-            epochs: 1,
-            lr: opts.recent_lr,
-            ..cfg
         };
-        events(FitEvent::Stage(
-            format!(
-                "then the last {} training games once more ({} positions, from {}, learning rate {}):",
-                games_in(recent_g),
-                recent_s.len(),
-                date_text(recent_g.first()),
-                opts.recent_lr,
-            ),
-            recent_cfg.epochs,
-        ));
+        events(FitEvent::Stage(format!(
+            "then the last {} training games once more ({} positions, from {}, learning rate {}):",
+            games_in(recent_g),
+            recent_s.len(),
+            date_text(recent_g.first()),
+            opts.recent_lr,
+        )));
         // `train` gives the network back unchanged unless the epoch raises validation top-1.
         let (tuned, more, tuned_kept) = train(
             &net_cfg,
             &recent_cfg,
             Some((net.clone(), val_top1)),
-            &recent_s,
+            recent_s,
             &val_s,
             &mut progress(events),
         );

@@ -107,6 +107,12 @@ fn scheduled(lr: f64, step: usize, steps: usize) -> f64 {
     lr * (0.1 + 0.9 * 0.5 * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos()))
 }
 
+/// Batches in one epoch over `positions` (the last one may be short): what [`train`]
+/// reports as an epoch's batches.
+pub fn batches_per_epoch(positions: usize, batch: usize) -> usize {
+    positions.div_ceil(batch.max(1))
+}
+
 /// The device training runs on (autodiff over the CPU backend); a network to fine-tune
 /// ([`train`]'s `start`) is loaded onto it.
 pub fn training_device() -> Device {
@@ -144,7 +150,7 @@ pub fn train(
         order.shuffle(&mut rng);
         let started = std::time::Instant::now();
         let (mut loss_sum, mut batches) = (0.0f64, 0usize);
-        let total = order.len().div_ceil(cfg.batch.max(1));
+        let total = batches_per_epoch(order.len(), cfg.batch);
         let steps = total * cfg.epochs.max(1);
         for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
             let (x, label) = train_set.batch(chunk, &device);

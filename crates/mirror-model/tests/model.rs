@@ -4,6 +4,7 @@ use mirror_model::{
     ModelMeta, NetConfig, Predictor,
     data::Samples,
     encoding::ENCODING_VERSION,
+    fit::{FitEvent, FitOptions, fit},
     inference::{rank_with, save},
     training::{TrainConfig, evaluate, train},
 };
@@ -345,4 +346,80 @@ fn the_population_base_is_shipped_and_installed() {
     // A second call loads the installed copy.
     let again = mirror_model::library::load_or_install_base(root.path()).expect("loaded");
     assert_eq!(again.meta, p.meta);
+}
+
+#[test]
+fn the_plan_counts_every_batch_the_training_and_its_stages_run() {
+    // What the whole training's ETA rests on: the plan announced before the training,
+    // one part for the epochs and one for each stage that runs, holds exactly the
+    // batches that the progress of each part then reports.
+    let games = sample_games(499);
+    let opts = FitOptions {
+        epochs: 2,
+        batch: 128,
+        lr: 2e-3,
+        channels: 8,
+        layers: 1,
+        patience: 5,
+        max_positions: 3000,
+        seed: 3,
+        base: None,
+        max_train_games: None,
+        recent_games: vec![100, 0, 40, 5000],
+        recent_lr: 1e-3,
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let (mut plan, mut stages, mut lines) = (None, Vec::new(), Vec::new());
+    // Per part: its last epoch and the batches of one epoch (each epoch's progress ends
+    // with all of them done).
+    let mut parts: Vec<(usize, usize)> = Vec::new();
+    fit(
+        "Biskupstunga",
+        &games,
+        "80,10,10".parse().expect("split"),
+        &opts,
+        dir.path(),
+        &mut |event| match event {
+            FitEvent::Plan(p) => {
+                assert!(plan.is_none() && parts.is_empty(), "the plan comes first");
+                plan = Some(p);
+                parts.push((0, 0));
+            }
+            FitEvent::Stage(line) => {
+                stages.push(line);
+                parts.push((0, 0));
+            }
+            FitEvent::Progress(r, done, total) => {
+                let part = parts.last_mut().expect("progress after the plan");
+                assert!(done <= total && done > 0, "{done}/{total}");
+                *part = (part.0.max(r.epoch), total);
+            }
+            FitEvent::Line(line) => lines.push(line),
+        },
+    )
+    .expect("fit");
+    let plan = plan.expect("a plan");
+    // Two stages run (the last 100 and 40 games); 0 is none; 5,000 is more than there are.
+    assert_eq!(stages.len(), 2, "{stages:?}");
+    assert!(stages[0].starts_with("then the last 100 training games once more ("));
+    assert!(stages[1].starts_with("then the last 40 training games once more ("));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.starts_with("no stage on the last 5000 training games: there are only ")),
+        "{lines:?}"
+    );
+    let ran: Vec<usize> = parts
+        .iter()
+        .map(|&(epochs, total)| epochs * total)
+        .collect();
+    assert_eq!(
+        plan, ran,
+        "planned batches per part = the batches each part ran"
+    );
+    assert_eq!(
+        plan[0],
+        2 * 3000usize.div_ceil(128),
+        "two epochs of 3,000 positions"
+    );
 }

@@ -315,8 +315,8 @@ pub fn fit(
             println!("{line}");
         }
     };
-    // One bar over every epoch's batches, so its ETA is the whole training's (at most
-    // `epochs`; early stopping may end it sooner).
+    // One bar over the whole training (its epochs, then its stages on the last games), so
+    // its ETA is the whole training's: at most, as early stopping may end the epochs sooner.
     let bar = ProgressBar::new(0);
     bar.set_style(
         ProgressStyle::with_template(
@@ -324,7 +324,8 @@ pub fn fit(
         )
         .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let mut epochs = opts.epochs.max(1) as u64;
+    // The batches of each part of the plan, the part under way, and what the ETA covers.
+    let (mut plan, mut part, mut scope) = (Vec::<u64>::new(), 0usize, String::new());
     // Without a terminal the bar is hidden: a line at every tenth of an epoch instead.
     let mut next_tenth = 1u64;
     let fitted = mirror_model::fit::fit(
@@ -335,25 +336,29 @@ pub fn fit(
         dir,
         &mut |event| match event {
             FitEvent::Line(line) => bar.suspend(|| say(&line)),
-            FitEvent::Stage(line, stage_epochs) => {
+            FitEvent::Plan(parts) => {
+                plan = parts.iter().map(|&b| b as u64).collect();
+                bar.set_length(plan.iter().sum());
+                scope = plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
+            }
+            FitEvent::Stage(line) => {
                 bar.suspend(|| say(&line));
-                epochs = stage_epochs.max(1) as u64;
+                part += 1;
                 next_tenth = 1;
-                bar.reset();
             }
             FitEvent::Progress(r, done, total) => {
-                bar.set_length(total as u64 * epochs);
-                bar.set_position((r.epoch as u64 - 1) * total as u64 + done as u64);
+                let total = total.max(1) as u64;
+                let in_part = (r.epoch as u64 - 1) * total + done as u64;
+                bar.set_position(plan.iter().take(part).sum::<u64>() + in_part);
                 if r.val_top1.is_nan() {
                     bar.set_message(format!(
                         "{} loss {:.3} ({:.0} pos/s)",
                         r.epoch, r.train_loss, r.positions_per_sec
                     ));
-                    let len = bar.length().unwrap_or(1).max(1);
-                    if bar.is_hidden() && bar.position() * 10 * epochs >= next_tenth * len {
-                        next_tenth = bar.position() * 10 * epochs / len + 1;
+                    if bar.is_hidden() && in_part * 10 >= next_tenth * total {
+                        next_tenth = in_part * 10 / total + 1;
                         say(&format!(
-                            "epoch {}: batch {done}/{total}, loss {:.3}, {:.0} positions/s, {} elapsed, ETA {} (all {epochs} epochs)",
+                            "epoch {}: batch {done}/{total}, loss {:.3}, {:.0} positions/s, {} elapsed, ETA {} ({scope})",
                             r.epoch,
                             r.train_loss,
                             r.positions_per_sec,
@@ -381,6 +386,20 @@ pub fn fit(
     );
     bar.finish_and_clear();
     fitted.with_context(|| format!("cannot train {player}'s model"))
+}
+
+/// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".
+fn plan_scope(epochs: usize, stages: usize) -> String {
+    let epochs = if epochs == 1 {
+        "its epoch".to_string()
+    } else {
+        format!("all {epochs} epochs")
+    };
+    match stages {
+        0 => epochs,
+        1 => format!("{epochs}, then 1 stage on the last games"),
+        n => format!("{epochs}, then {n} stages on the last games"),
+    }
 }
 
 #[cfg(test)]

@@ -794,6 +794,11 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         out.contains("then the last 20 training games once more ("),
         "{out}"
     );
+    // The ETA counts the whole training: its epoch and both stages.
+    assert!(
+        out.contains("ETA ") && out.contains(" (its epoch, then 2 stages on the last games)"),
+        "{out}"
+    );
     let stage = |n: usize| -> (f64, f64, bool) {
         out.lines()
             .find_map(|l| {
