@@ -41,7 +41,7 @@ pub struct TrainArgs {
     pub seed: u64,
     /// Training positions at most (a seeded random subset when there are more; the
     /// default takes all of the shared 27k-game player's, about 780,000, whose training
-    /// with the default epochs takes 46 minutes on 2 cores).
+    /// with the default epochs and stages takes 50-70 minutes on 2 cores).
     #[arg(long, default_value_t = 800_000)]
     pub max_positions: usize,
     #[command(flatten)]
