@@ -132,9 +132,22 @@ impl<S: Book> Engine<S> {
         self.opts.game_time_class = time_class;
     }
 
-    /// Changes the policy.
+    /// Changes the policy (its weight as given: [`EngineOptions::model_weight`] off).
     pub fn set_policy(&mut self, policy: Policy) {
         self.opts.policy = policy;
+        self.opts.model_weight = false;
+    }
+
+    /// The policy in force: the options', with the model's own weight in the book for
+    /// `likely` when [`EngineOptions::model_weight`] is on and the model has one.
+    pub fn policy(&self) -> Policy {
+        match (self.opts.policy, self.opts.model_weight) {
+            (Policy::Likely { .. }, true) => match self.fallback.book_prior() {
+                Some(prior) => Policy::Likely { prior },
+                None => self.opts.policy,
+            },
+            (policy, _) => policy,
+        }
     }
 
     /// The store.
@@ -269,6 +282,19 @@ impl<S: Book> Engine<S> {
         ))
     }
 
+    /// The player's moves in `pos` reached by `last`, each with its games weighted as
+    /// `habit` and `likely` weigh them (recency, the time class being played), before the
+    /// model's prior; empty out of the book.
+    pub fn weighted_book_after(
+        &mut self,
+        pos: &Chess,
+        last: Option<Move>,
+    ) -> Result<Vec<(Move, f64)>, EngineError> {
+        self.last = last;
+        let view = self.book(pos)?;
+        self.weighted_games(pos, &view)
+    }
+
     /// The engine's moves in `pos` with their probabilities, likeliest first: the tier's
     /// or the blend's distribution in the book (for [`Policy::Likely`] the first is always
     /// played); empty when the fallback answers.
@@ -284,7 +310,7 @@ impl<S: Book> Engine<S> {
     ) -> Result<Vec<(Move, f64)>, EngineError> {
         self.last = last;
         let view = self.book(pos)?;
-        Ok(match self.opts.policy {
+        Ok(match self.policy() {
             Policy::Habit { prior } | Policy::Likely { prior } => {
                 self.blend(pos, &view, prior, false)?
             }
@@ -379,7 +405,7 @@ impl<S: Book> Engine<S> {
         }
         let dist = self.distribution_after(pos, last)?;
         if !dist.is_empty() {
-            return Ok(match self.opts.policy {
+            return Ok(match self.policy() {
                 Policy::Habit { .. } | Policy::Tiers => dist,
                 Policy::Likely { .. } | Policy::Lower => vec![(dist[0].0, 1.0)],
             });
@@ -427,7 +453,7 @@ impl<S: Book> Engine<S> {
             return Ok(self.endgame_choice(pos, ending, plies, &keeping));
         }
         let view = self.book(pos)?;
-        let policy = self.opts.policy;
+        let policy = self.policy();
         let why = match policy {
             Policy::Tiers => match &view.selection {
                 Some(sel) => return Ok(self.pick_tier(&view, sel)),
@@ -532,7 +558,7 @@ impl<S: Book> Engine<S> {
 
     /// A move of the blend: sampled (`habit`) or the likeliest (`likely`).
     fn pick_blended(&mut self, view: &BookView, dist: &[(Move, f64)]) -> Choice {
-        let (mv, rule) = match self.opts.policy {
+        let (mv, rule) = match self.policy() {
             Policy::Likely { prior } => (dist[0].0, BookRule::Likely { prior }),
             Policy::Habit { prior } => {
                 let u: f64 = self.rng.random();
@@ -570,7 +596,7 @@ impl<S: Book> Engine<S> {
                     policy: format!(
                         "{} (as {}'s prior)",
                         self.fallback.name(self.opts.guard),
-                        self.opts.policy
+                        self.policy()
                     ),
                     detail: format!("p={probability:.2} in a position the player knows"),
                     why: FallbackWhy::PriorChose,
@@ -764,6 +790,93 @@ mod tests {
         let spread = e.distribution(&start).expect("distribution");
         assert_eq!(spread.len(), start.legal_moves().len());
         assert!((spread.iter().map(|(_, p)| p).sum::<f64>() - 1.0).abs() < 1e-9);
+    }
+
+    /// A model that puts all its probability on one move, with a chosen book weight.
+    struct Insists {
+        mv: Move,
+        book_prior: Option<f64>,
+    }
+
+    impl Fallback for Insists {
+        fn name(&self, _guard: Option<crate::Guard>) -> String {
+            "insists".into()
+        }
+        fn choose(
+            &mut self,
+            _pos: &Chess,
+            _last: Option<&Move>,
+            _guard: Option<crate::Guard>,
+            _sample: bool,
+            _rng: &mut dyn rand::RngCore,
+        ) -> (Move, String) {
+            (self.mv, String::new())
+        }
+        fn distribution(
+            &mut self,
+            _pos: &Chess,
+            _last: Option<&Move>,
+            _guard: Option<crate::Guard>,
+        ) -> Vec<(Move, f64)> {
+            vec![(self.mv, 1.0)]
+        }
+        fn prior(&mut self, pos: &Chess, _last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
+            Some(
+                pos.legal_moves()
+                    .into_iter()
+                    .map(|m| (m, f64::from(u8::from(m == self.mv))))
+                    .collect(),
+            )
+        }
+        fn book_prior(&self) -> Option<f64> {
+            self.book_prior
+        }
+    }
+
+    #[test]
+    fn likely_takes_the_models_own_weight_unless_one_is_given() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let start = Chess::default();
+        let mut e = Engine::new(store(&dir), PLAYER, EngineOptions::default());
+        let most = e
+            .book(&start)
+            .expect("book")
+            .candidates
+            .iter()
+            .max_by_key(|c| c.stats.games())
+            .map(|c| c.mv)
+            .expect("opening moves");
+        // A move the player never opened with.
+        let unplayed = notation::parse_move(&start, "h2h4").expect("legal");
+        let insists = |book_prior| {
+            Box::new(Insists {
+                mv: unplayed,
+                book_prior,
+            })
+        };
+        // Without a chosen weight, likely:30: the player's hundreds of games decide.
+        e.set_fallback(insists(None));
+        assert_eq!(e.policy(), Policy::Likely { prior: 30.0 });
+        assert_eq!(e.choose(&start).expect("choice").mv, most);
+        // The model's weight, chosen on validation, plays in the top-1 defaults.
+        e.set_fallback(insists(Some(1e6)));
+        assert_eq!(e.policy(), Policy::Likely { prior: 1e6 });
+        let c = e.choose(&start).expect("choice");
+        assert_eq!(c.mv, unplayed);
+        assert!(c.describe().contains("likely:1000000"), "{}", c.describe());
+        // A policy given by name (flag, config, setoption) keeps its own weight ...
+        let mut given = EngineOptions::default();
+        given.set("policy", "likely:30").expect("valid");
+        assert!(!given.model_weight);
+        e.set_options(given);
+        assert_eq!(e.policy(), Policy::Likely { prior: 30.0 });
+        assert_eq!(e.choose(&start).expect("choice").mv, most);
+        // ... as does one set directly, and the sampling defaults (habit) never take it.
+        e.set_options(EngineOptions::default());
+        e.set_policy(Policy::Likely { prior: 1.0 });
+        assert_eq!(e.policy(), Policy::Likely { prior: 1.0 });
+        e.set_options(EngineOptions::sampling());
+        assert_eq!(e.policy(), Policy::Habit { prior: 1.0 });
     }
 
     #[test]

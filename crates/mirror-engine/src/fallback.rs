@@ -38,6 +38,11 @@ pub trait Fallback: Send {
     fn prior(&mut self, _pos: &Chess, _last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
         None
     }
+    /// The weight of [`Fallback::prior`] in the player's book (pseudo-games of `likely`)
+    /// that was chosen for this model on the player's validation games, if any.
+    fn book_prior(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// The simple fallback where no model plays: a uniformly random legal move, with why
@@ -186,6 +191,10 @@ impl Fallback for ModelFallback {
     fn prior(&mut self, pos: &Chess, last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
         let ranked = self.predictor.rank(pos, last);
         (!ranked.is_empty()).then(|| mirror_model::inference::softmax(&ranked))
+    }
+
+    fn book_prior(&self) -> Option<f64> {
+        self.predictor.meta.book_prior
     }
 
     /// The model's softmax over the moves the guard lets through (of its `top` first; the

@@ -41,6 +41,11 @@ pub struct EngineOptions {
     /// Where the fallback answers, sample its distribution (the model's softmax over the
     /// moves the guard lets through) instead of playing its first choice.
     pub sample: bool,
+    /// With [`Policy::Likely`]: the model's own weight in the book
+    /// ([`crate::Fallback::book_prior`], chosen on the player's validation games by
+    /// `mirror train`) replaces the policy's, when the model has one. On in the top-1
+    /// defaults; setting `policy` turns it off (a weight given by hand wins).
+    pub model_weight: bool,
 }
 
 impl Default for EngineOptions {
@@ -61,6 +66,7 @@ impl Default for EngineOptions {
             context_weight: 10.0,
             guard: Some(Guard::default()),
             sample: false,
+            model_weight: true,
         }
     }
 }
@@ -75,6 +81,7 @@ impl EngineOptions {
         EngineOptions {
             policy: Policy::Habit { prior: 1.0 },
             sample: true,
+            model_weight: false,
             // Weighting by the game's time class sharpens the distribution away from
             // the player's variety (README, "Book in context").
             context_weight: 0.0,
@@ -204,6 +211,7 @@ impl EngineOptions {
                 self.policy = value
                     .parse()
                     .map_err(|e: ParsePolicyError| OptionError::Rejected(Box::new(e)))?;
+                self.model_weight = false;
             }
             "tiers" => {
                 self.tiers = value

@@ -22,6 +22,7 @@ pub mod book;
 pub mod report;
 pub mod stats;
 pub mod stockfish;
+pub mod tune;
 
 use std::{path::PathBuf, sync::Arc};
 
@@ -263,6 +264,12 @@ pub fn evaluate<S: GraphStore>(
     };
     engine.set_fallback(fallback);
     let fallback_name = engine.fallback_name();
+    let policy = engine.policy();
+    let policy_text = if policy == cfg.engine.policy {
+        policy.to_string()
+    } else {
+        format!("{policy} (the model's weight, chosen on validation)")
+    };
     let mut sf1 = match &cfg.stockfish {
         Some(p) => Some(Stockfish::start(p)?),
         None => None,
@@ -331,7 +338,7 @@ pub fn evaluate<S: GraphStore>(
             // policy, the first move of a deterministic one; and the move among its three
             // likeliest. The engine's own policy is put back afterwards.
             if in_book {
-                let own = engine.options().policy;
+                let own = engine.options().clone();
                 for (policy, at) in POLICIES {
                     engine.set_policy(policy);
                     let dist = engine.distribution_after(&t.pos, t.last)?;
@@ -349,7 +356,7 @@ pub fn evaluate<S: GraphStore>(
                     };
                     row[at] = Some((top1, hit(&ms, 3)));
                 }
-                engine.set_policy(own);
+                engine.set_options(own);
             }
             // Model.
             let model_list: Vec<String> = match logits.get(i) {
@@ -488,7 +495,7 @@ pub fn evaluate<S: GraphStore>(
         positions: total,
         seed: cfg.seed,
         fallback: fallback_name,
-        policy: cfg.engine.policy.to_string(),
+        policy: policy_text,
         tiers: cfg.engine.tiers.to_string(),
         min_games: cfg.engine.min_games,
         stockfish: stockfish_name,

@@ -156,7 +156,7 @@ fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
         let month =
             |m: Option<mirror_core::time::Month>| text(m.map_or(String::new(), |m| m.to_string()));
         let kind = match name {
-            "policy" => format!("string default {}", o.policy),
+            "policy" => format!("string default {}", engine.policy()),
             "tiers" => format!("string default {}", o.tiers),
             "min_games" => format!("spin default {} min 1 max 1000000", o.min_games),
             "seed" => format!(

@@ -460,6 +460,7 @@ pub fn fit(
         test_top3,
         base,
         recent_games,
+        book_prior: None,
     };
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));

@@ -96,6 +96,11 @@ pub struct ModelMeta {
         deserialize_with = "stages"
     )]
     pub recent_games: Vec<usize>,
+    /// The model's weight in the player's book, in pseudo-games of the `likely` policy,
+    /// chosen by `mirror train` on the validation games (the weight whose choices match
+    /// the player's in-book moves best); `None`: not chosen (the policy's own weight plays).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub book_prior: Option<f64>,
 }
 
 /// `recent_games` as written now (a list) or before (one number, 0 for none).
@@ -163,6 +168,11 @@ pub fn save(net: &Net, meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     net.clone()
         .save_file(&weights)
         .map_err(|e| file_err(&weights, format!("{e:?}")))?;
+    write_meta(meta, dir)
+}
+
+/// Rewrites the metadata of the model saved in `dir` (its weights untouched).
+pub fn write_meta(meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     let meta_path = dir.join(META);
     let text = serde_json::to_string_pretty(meta).map_err(|e| file_err(&meta_path, e))?;
     std::fs::write(&meta_path, text).map_err(|e| file_err(&meta_path, e))

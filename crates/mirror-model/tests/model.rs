@@ -39,6 +39,7 @@ fn meta() -> ModelMeta {
         test_top3: 0.0,
         base: None,
         recent_games: Vec::new(),
+        book_prior: None,
     }
 }
 

@@ -35,8 +35,9 @@ pub struct EngineArgs {
 pub struct EngineKnobs {
     /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
     /// (sampled by games played, the model's probabilities as W pseudo-games) or
-    /// likely[:W] (always the likeliest of those). Default: habit:1 for play, likely:30 for
-    /// uci and eval.
+    /// likely[:W] (always the likeliest of those). Default: habit:1 for play; for uci and
+    /// eval likely with the model's own weight (chosen on the player's validation games by
+    /// `mirror train`), likely:30 for a model without one.
     #[arg(long)]
     pub policy: Option<Policy>,
     /// The sampler's tiers, in order (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").

@@ -110,6 +110,8 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
                 user.clone(),
                 mirror_engine::EngineOptions {
                     policy,
+                    // The policy given, with its own weight.
+                    model_weight: false,
                     ..mirror_engine::EngineOptions::default()
                 },
             );

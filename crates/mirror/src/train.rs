@@ -51,6 +51,11 @@ pub struct TrainArgs {
     /// Where to save the model (default: DATA_DIR/models/PLAYER).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Do not train: keep the model in --out (or DATA_DIR/models/PLAYER), trained on this
+    /// split, and only choose its weight in the book on the split's validation games (as
+    /// every training does at its end).
+    #[arg(long)]
+    pub book_weight_only: bool,
 }
 
 /// Epochs of a player's training by default (`train`, `eval --train`): all of the shared
@@ -285,6 +290,28 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         Some(d) => d.clone(),
         None => model_dir(store_args, &player)?,
     };
+    if args.book_weight_only {
+        let mut model = Predictor::load(&dir)
+            .with_context(|| format!("cannot load the model in {}", dir.display()))?;
+        let split = args.who.split;
+        let sp = split.split(games.len());
+        let info = mirror_eval::report::SplitInfo {
+            fractions: split.to_string(),
+            train_games: sp.train.len(),
+            val_games: sp.val.len(),
+            test_games: sp.test.len(),
+            train_dates: mirror_core::split::date_range(&games[sp.train.clone()]),
+            val_dates: mirror_core::split::date_range(&games[sp.val.clone()]),
+            test_dates: mirror_core::split::date_range(&games[sp.test.clone()]),
+            evaluated: "validation".to_string(),
+        };
+        // The weight is chosen on games the model did not learn.
+        mirror_eval::book::check_model(&model, &dir, &player, &info)?;
+        choose_book_prior(&player, &games, split, &mut model, &dir, &|l| {
+            println!("{l}")
+        })?;
+        return Ok(ExitCode::SUCCESS);
+    }
     fit(
         &player,
         &games,
@@ -385,7 +412,61 @@ pub fn fit(
         },
     );
     bar.finish_and_clear();
-    fitted.with_context(|| format!("cannot train {player}'s model"))
+    let mut model = fitted.with_context(|| format!("cannot train {player}'s model"))?;
+    choose_book_prior(player, games, split, &mut model, dir, &say)?;
+    Ok(model)
+}
+
+/// Chooses the model's weight in the player's book on the split's validation games
+/// ([`mirror_eval::tune`]), with the book of the training games, prints how each weight
+/// did and records the choice in the model's meta.json (`book_prior`); without validation
+/// games or none of them in the book, says so and records nothing.
+fn choose_book_prior(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    split: Fractions,
+    model: &mut Predictor,
+    dir: &std::path::Path,
+    say: &dyn Fn(&str),
+) -> anyhow::Result<()> {
+    let sp = split.split(games.len());
+    let (train_g, val_g) = (&games[sp.train.clone()], &games[sp.val.clone()]);
+    if val_g.is_empty() || train_g.is_empty() {
+        say(&format!(
+            "the model's weight in the book is not chosen: the split {split} leaves no validation games (likely plays with its own weight)"
+        ));
+        return Ok(());
+    }
+    let tmp = tempfile::tempdir().context("cannot create a temporary directory for the book")?;
+    let book = mirror_eval::book::book_store(player, train_g, tmp.path())?;
+    let tuning = mirror_eval::tune::tune_book_prior(
+        &book,
+        player,
+        val_g,
+        model,
+        &mirror_engine::EngineOptions::default(),
+    )?;
+    let Some(tuning) = tuning else {
+        say(
+            "the model's weight in the book is not chosen: no validation position is in the book of the training games",
+        );
+        return Ok(());
+    };
+    say(&format!(
+        "the model's weight in the book (likely:W, W pseudo-games), in-book top-1 on the {} validation positions in the book of the training games:",
+        tuning.positions
+    ));
+    say(tuning.table().trim_end());
+    model.meta.book_prior = Some(tuning.best);
+    mirror_model::inference::write_meta(&model.meta, dir)
+        .with_context(|| format!("cannot record the weight in {}", dir.display()))?;
+    say(&format!(
+        "the model's weight in the book: {} pseudo-games ({:.1}% in book on validation), recorded in {}",
+        tuning.best,
+        100.0 * tuning.best_top1(),
+        dir.join("meta.json").display()
+    ));
+    Ok(())
 }
 
 /// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".

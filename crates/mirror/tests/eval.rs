@@ -242,3 +242,116 @@ fn eval_refuses_a_model_of_another_split_and_bad_options() {
     );
     assert!(!out.contains("stockfish depth 1"), "{out}");
 }
+
+/// The in-book top-1 a line of the weight table printed by `mirror train` gives for
+/// `likely:W`.
+fn table_share(out: &str, w: &str) -> f64 {
+    let label = format!("likely:{w} ");
+    let line = out
+        .lines()
+        .find(|l| l.trim_start().starts_with(&label))
+        .unwrap_or_else(|| panic!("no line for likely:{w} in\n{out}"));
+    line.split_whitespace()
+        .nth(1)
+        .and_then(|p| p.trim_end_matches('%').parse().ok())
+        .unwrap_or_else(|| panic!("no share in {line:?}"))
+}
+
+#[test]
+fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let trained = env.ok(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--from-scratch",
+        "--channels",
+        "16",
+        "--layers",
+        "2",
+        "--epochs",
+        "2",
+        "--batch",
+        "128",
+        "--max-positions",
+        "6000",
+        "--recent-games",
+        "0",
+    ]);
+    assert!(
+        trained.contains("the model's weight in the book (likely:W"),
+        "{trained}"
+    );
+    // The weight is recorded beside the model, one of the weights tried.
+    let meta: Value = serde_json::from_str(
+        &std::fs::read_to_string(env.dir.path().join("models/biskupstunga/meta.json"))
+            .expect("meta.json"),
+    )
+    .expect("json");
+    let w = meta["book_prior"].as_f64().expect("book_prior recorded");
+    let w_text = w.to_string();
+    assert!(
+        trained.contains(&format!("likely:{w_text:<9}")) && trained.contains("(chosen)"),
+        "{trained}"
+    );
+    let chosen = table_share(&trained, &w_text);
+    for other in ["1", "30", "100000"] {
+        assert!(
+            table_share(&trained, other) <= chosen,
+            "likely:{other} beat the chosen weight:\n{trained}"
+        );
+    }
+
+    // eval plays with the model's weight unless a policy is given, and on the validation
+    // games its in-book top-1 is the one the choice was made on.
+    let quick = [
+        "eval",
+        "--user",
+        PLAYER,
+        "--on",
+        "validation",
+        "--no-stockfish",
+        "--json",
+    ];
+    let tuned: Value = serde_json::from_str(&env.ok(&quick)).expect("json");
+    let policy = tuned["policy"].as_str().expect("policy");
+    assert!(policy.starts_with(&format!("likely:{w_text}")), "{policy}");
+    let in_book = top1(segment(&tuned, "in book"), "engine");
+    assert!(
+        (100.0 * in_book - chosen).abs() < 0.051,
+        "eval {in_book} vs the table's {chosen}"
+    );
+    let given: Value =
+        serde_json::from_str(&env.ok(&[&quick[..], &["--policy", "likely:30"]].concat()))
+            .expect("json");
+    assert_eq!(given["policy"], "likely:30");
+    let in_book = top1(segment(&given, "in book"), "engine");
+    assert!(
+        (100.0 * in_book - table_share(&trained, "30")).abs() < 0.051,
+        "eval {in_book} vs the table:\n{trained}"
+    );
+
+    // Choosing again for the same model and split gives the same table; a split whose
+    // validation games the model learnt is refused.
+    let again = env.ok(&["train", "--user", PLAYER, "--book-weight-only"]);
+    let table = |out: &str| -> Vec<String> {
+        out.lines()
+            .filter(|l| l.trim_start().starts_with("likely:"))
+            .map(str::to_string)
+            .collect()
+    };
+    assert_eq!(table(&again), table(&trained));
+    let err = env.fails(&[
+        "train",
+        "--user",
+        PLAYER,
+        "--book-weight-only",
+        "--split",
+        "70,20,10",
+    ]);
+    assert!(
+        err.contains("the model saw some of the validation games"),
+        "{err}"
+    );
+}

@@ -524,8 +524,17 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
         &["--user", PLAYER, "--seed", "1", "--no-guard"],
         input,
     );
+    // The policy in force: likely with the shipped model's own weight in the book.
+    let meta: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(repo().join("models/biskupstunga/meta.json")).expect("meta"),
+    )
+    .expect("json");
+    let weight = meta["book_prior"]
+        .as_f64()
+        .expect("the shipped model's weight");
+    let policy = format!("option name Policy type string default likely:{weight}");
+    assert!(out.contains(&policy), "{policy}: {out}");
     for line in [
-        "option name Policy type string default likely:30",
         "option name MinGames type spin default 1 min 1 max 1000000",
         "option name RecentMonths type spin default 12 min 0 max 1200",
         "option name Guard type check default false",

@@ -71,7 +71,8 @@ impl Policy {
 pub struct ParsePolicyError(pub String);
 
 impl Default for Policy {
-    /// `likely:30`, the top-1 default of `uci` and `eval`: chosen on the shared player's
+    /// `likely:30`, the top-1 default of `uci` and `eval` for a model without a weight of
+    /// its own ([`crate::EngineOptions::model_weight`]): chosen on the shared player's
     /// validation games (README, "How faithfully it plays like the player"): where the
     /// player's book is thin, the model's opinion (30 pseudo-games) outweighs one or two
     /// old games.

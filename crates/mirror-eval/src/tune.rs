@@ -1,0 +1,151 @@
+//! The model's weight in the player's book, chosen on their validation games: the
+//! `likely` policy adds the model's probabilities to the player's (weighted) games as
+//! pseudo-games, and how much the model should say depends on the player and the model
+//! (a model that learnt the player's latest games predicts their book moves better than
+//! old counts do; a small model of a player with few games, worse). `mirror train` tries
+//! each weight of [`BOOK_PRIORS`] on the validation positions that are in the book built
+//! from the training games and keeps the one whose first choice matches the player's
+//! move most often.
+
+use mirror_core::{GameRecord, notation::uci};
+use mirror_engine::{Engine, EngineOptions, policy::habit};
+use mirror_model::{
+    Predictor,
+    inference::{rank_with, softmax},
+};
+use mirror_store::GraphStore;
+use serde::Serialize;
+use shakmaty::{Color, Move, Position};
+
+use crate::{EvalError, test_positions};
+
+/// The weights tried, in pseudo-games: from "the book decides, the model breaks ties" to
+/// "the model decides, the book breaks ties" (a recent game of the time class being
+/// played counts 231 games with the default recency and context weights).
+pub const BOOK_PRIORS: [f64; 10] = [
+    1.0,
+    3.0,
+    10.0,
+    30.0,
+    100.0,
+    300.0,
+    1_000.0,
+    10_000.0,
+    100_000.0,
+    1_000_000.0,
+];
+
+/// How one weight did.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PriorScore {
+    /// The weight, in pseudo-games.
+    pub prior: f64,
+    /// In-book validation positions where its first choice was the player's move.
+    pub hits: usize,
+}
+
+/// The outcome of [`tune_book_prior`].
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PriorTuning {
+    /// Validation positions in the book (the only ones the weight changes).
+    pub positions: usize,
+    /// Each weight of [`BOOK_PRIORS`], in that order.
+    pub scores: Vec<PriorScore>,
+    /// The chosen weight: the most hits; a tie goes to the smaller weight (the player's
+    /// own games keep the say).
+    pub best: f64,
+}
+
+impl PriorTuning {
+    /// The chosen weight's share of hits.
+    pub fn best_top1(&self) -> f64 {
+        let hits = self
+            .scores
+            .iter()
+            .find(|s| s.prior == self.best)
+            .map_or(0, |s| s.hits);
+        hits as f64 / self.positions.max(1) as f64
+    }
+
+    /// One line per weight: "likely:30  64.2%" (the chosen one marked).
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        for s in &self.scores {
+            out.push_str(&format!(
+                "  likely:{:<9} {:5.1}%{}\n",
+                s.prior,
+                100.0 * s.hits as f64 / self.positions.max(1) as f64,
+                if s.prior == self.best {
+                    "  (chosen)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out
+    }
+}
+
+/// Chooses the model's weight in `player`'s book on their `validation` games, with `book`
+/// holding their training games only and the engine's other options `opts` (recency, the
+/// time class: each position is answered with its own game's). `None` when no validation
+/// position is in the book (nothing to choose on).
+pub fn tune_book_prior<S: GraphStore>(
+    book: S,
+    player: &str,
+    validation: &[(GameRecord, Color)],
+    model: &Predictor,
+    opts: &EngineOptions,
+) -> Result<Option<PriorTuning>, EvalError> {
+    let mut engine = Engine::new(book, player, opts.clone());
+    // The in-book positions and their weighted games.
+    let mut in_book = Vec::new();
+    for t in test_positions(validation, None) {
+        engine.set_game_time_class(t.time_class);
+        let games = engine.weighted_book_after(&t.pos, t.last)?;
+        if !games.is_empty() {
+            in_book.push((t, games));
+        }
+    }
+    if in_book.is_empty() {
+        return Ok(None);
+    }
+    let mut hits = [0usize; BOOK_PRIORS.len()];
+    for chunk in in_book.chunks(256) {
+        let logits = model.logits(
+            &chunk
+                .iter()
+                .map(|(t, _)| (&t.pos, t.last.as_ref()))
+                .collect::<Vec<_>>(),
+        );
+        for ((t, games), l) in chunk.iter().zip(&logits) {
+            let prior: Vec<(Move, f64)> = softmax(&rank_with(&t.pos, l));
+            let legal = t.pos.legal_moves();
+            let played = uci(t.played);
+            for (h, w) in hits.iter_mut().zip(BOOK_PRIORS) {
+                let dist = habit::blend(games, &legal, w, Some(&prior));
+                if dist.first().is_some_and(|(m, _)| uci(*m) == played) {
+                    *h += 1;
+                }
+            }
+        }
+    }
+    let scores: Vec<PriorScore> = BOOK_PRIORS
+        .iter()
+        .zip(hits)
+        .map(|(&prior, hits)| PriorScore { prior, hits })
+        .collect();
+    let best = scores
+        .iter()
+        .fold(None::<&PriorScore>, |best, s| match best {
+            Some(b) if b.hits >= s.hits => Some(b),
+            _ => Some(s),
+        })
+        .map(|s| s.prior)
+        .expect("BOOK_PRIORS is not empty");
+    Ok(Some(PriorTuning {
+        positions: in_book.len(),
+        scores,
+        best,
+    }))
+}
