@@ -63,7 +63,8 @@ impl PriorTuning {
             .scores
             .iter()
             .find(|s| s.prior == self.best)
-            .map_or(0, |s| s.hits);
+            .map(|s| s.hits)
+            .expect("the chosen weight is one of those scored");
         hits as f64 / self.positions.max(1) as f64
     }
 
