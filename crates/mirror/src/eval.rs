@@ -6,9 +6,8 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc};
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::split::date_range;
 use mirror_engine::EngineOptions;
-use mirror_eval::{EvalConfig, Phase, evaluate, report::SplitInfo};
+use mirror_eval::{EvalConfig, Phase, evaluate};
 use mirror_model::Predictor;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
@@ -17,7 +16,7 @@ use crate::{
     engine_cfg::EngineKnobs,
     play::require_player,
     train::TrainOpts,
-    train::{fit, load_model, model_dir},
+    train::{fit, load_model, model_dir, split_info},
 };
 
 /// The games `mirror eval` measures on.
@@ -136,20 +135,14 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         args.who.split
     );
     let (train_g, test_g) = (&games[sp.train.clone()], &games[measured]);
-    let info = SplitInfo {
-        fractions: args.who.split.to_string(),
-        train_games: sp.train.len(),
-        val_games: sp.val.len(),
-        test_games: sp.test.len(),
-        train_dates: date_range(train_g),
-        val_dates: date_range(&games[sp.val.clone()]),
-        test_dates: date_range(&games[sp.test.clone()]),
-        evaluated: match args.on {
+    let info = split_info(
+        &games,
+        args.who.split,
+        match args.on {
             EvalOn::Test => "test",
             EvalOn::Validation => "validation",
-        }
-        .to_string(),
-    };
+        },
+    );
     let dir = match &args.model {
         Some(d) => d.clone(),
         None => model_dir(store_args, &player)?,

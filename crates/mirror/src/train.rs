@@ -61,8 +61,9 @@ pub struct TrainArgs {
 /// the same validation top-1 as all of them in 69 (README, "The CNN fallback").
 pub const TRAIN_POSITIONS: usize = 700_000;
 
-/// Epochs of a player's training by default (`train`, `eval --train`): all of the shared
-/// 27k-game player's positions three times fit in the hour (README, "The CNN fallback").
+/// Epochs of a player's training by default (`train`, `eval --train`): [`TRAIN_POSITIONS`]
+/// of the shared 27k-game player's three times, then the stages on the last games, fit in
+/// the hour (README, "The CNN fallback").
 pub const TRAIN_EPOCHS: usize = 3;
 
 /// Where a player's training starts, shared by `train` and `eval --train`.
@@ -297,17 +298,7 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         let mut model = Predictor::load(&dir)
             .with_context(|| format!("cannot load the model in {}", dir.display()))?;
         let split = args.who.split;
-        let sp = split.split(games.len());
-        let info = mirror_eval::report::SplitInfo {
-            fractions: split.to_string(),
-            train_games: sp.train.len(),
-            val_games: sp.val.len(),
-            test_games: sp.test.len(),
-            train_dates: mirror_core::split::date_range(&games[sp.train.clone()]),
-            val_dates: mirror_core::split::date_range(&games[sp.val.clone()]),
-            test_dates: mirror_core::split::date_range(&games[sp.test.clone()]),
-            evaluated: "validation".to_string(),
-        };
+        let info = split_info(&games, split, "validation");
         // The weight is chosen on games the model did not learn.
         mirror_eval::book::check_model(&model, &dir, &player, &info)?;
         choose_book_prior(&player, &games, split, &mut model, &dir, &|l| {
@@ -418,6 +409,27 @@ pub fn fit(
     let mut model = fitted.with_context(|| format!("cannot train {player}'s model"))?;
     choose_book_prior(player, games, split, &mut model, dir, &say)?;
     Ok(model)
+}
+
+/// How `games` (oldest first) fall into `split`, with the set `evaluated` ("test" or
+/// "validation"), as reports and the model's fairness check read it.
+pub fn split_info(
+    games: &[(GameRecord, Color)],
+    split: Fractions,
+    evaluated: &str,
+) -> mirror_eval::report::SplitInfo {
+    let sp = split.split(games.len());
+    let dates = |r: std::ops::Range<usize>| mirror_core::split::date_range(&games[r]);
+    mirror_eval::report::SplitInfo {
+        fractions: split.to_string(),
+        train_games: sp.train.len(),
+        val_games: sp.val.len(),
+        test_games: sp.test.len(),
+        train_dates: dates(sp.train.clone()),
+        val_dates: dates(sp.val.clone()),
+        test_dates: dates(sp.test.clone()),
+        evaluated: evaluated.to_string(),
+    }
 }
 
 /// Chooses the model's weight in the player's book on the split's validation games
