@@ -14,7 +14,6 @@ use mirror_model::{
     inference::{rank_with, softmax},
 };
 use mirror_store::GraphStore;
-use serde::Serialize;
 use shakmaty::{Color, Move, Position};
 
 use crate::{EvalError, test_positions};
@@ -36,7 +35,7 @@ pub const BOOK_PRIORS: [f64; 10] = [
 ];
 
 /// How one weight did.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PriorScore {
     /// The weight, in pseudo-games.
     pub prior: f64,
@@ -45,7 +44,7 @@ pub struct PriorScore {
 }
 
 /// The outcome of [`tune_book_prior`].
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PriorTuning {
     /// Validation positions in the book (the only ones the weight changes).
     pub positions: usize,
@@ -136,14 +135,17 @@ pub fn tune_book_prior<S: GraphStore>(
         .zip(hits)
         .map(|(&prior, hits)| PriorScore { prior, hits })
         .collect();
+    // The first, i.e. smallest, of the weights with the most hits.
+    let most = hits
+        .iter()
+        .copied()
+        .max()
+        .expect("BOOK_PRIORS is not empty");
     let best = scores
         .iter()
-        .fold(None::<&PriorScore>, |best, s| match best {
-            Some(b) if b.hits >= s.hits => Some(b),
-            _ => Some(s),
-        })
+        .find(|s| s.hits == most)
         .map(|s| s.prior)
-        .expect("BOOK_PRIORS is not empty");
+        .expect("one weight has the most hits");
     Ok(Some(PriorTuning {
         positions: in_book.len(),
         scores,
