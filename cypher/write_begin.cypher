@@ -5,7 +5,7 @@
 // The index hint starts from each game (one or two INGESTED edges), not from the player
 // (all of theirs): without it the planner expanded the player for every id.
 MERGE (p:Player {name: $player})
-  ON CREATE SET p.displayName = $display, p.games = 0, p.edgeRows = 0
+  ON CREATE SET p.displayName = $display, p.games = 0, p.edgeRows = 0, p.version = 0
 SET p.writeLock = true
 REMOVE p.writeLock
 WITH p

@@ -1,7 +1,8 @@
 // Positions I reached by two or more move orders (distinct incoming moves from distinct
-// parent positions in my games). Parameters: $player (lower-case name).
-MATCH (p:Position)-[m:MOVE {player: $player}]->(n:Position)
-WITH n, count(DISTINCT [p.key, m.uci]) AS orders
+// parent positions in my games), walking my own nodes only.
+// Parameters: $player (lower-case name).
+MATCH (p:PlayerPosition {player: $player})-[t:PLAYED]->(c:PlayerPosition)-[:AT]->(n:Position)
+WITH n, count(DISTINCT [p.key, t.uci]) AS orders
 WHERE orders >= 2
 RETURN n.epd AS epd, orders
 ORDER BY orders DESC

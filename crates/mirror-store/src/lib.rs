@@ -46,9 +46,11 @@ pub enum StoreError {
     #[error(
         "store {path} has schema version {found}, this mirror needs {expected} (version 3 \
          added the opponent's rating to every edge, version 4 the site each game was played \
-         on): rebuild it by ingesting the same games \
-         into a new store, e.g. `mirror --db NEW.redb ingest --user NAME --pgn FILES` (or \
-         `--user NAME` for Chess.com, `--lichess NAME`), or keep using a matching mirror \
+         on, Neo4j's version 5 each player's own position nodes and move totals): rebuild it \
+         by ingesting the same games into a new store, e.g. `mirror --db NEW.redb ingest \
+         --user NAME --pgn FILES` (or `--user NAME` for Chess.com, `--lichess NAME`; for \
+         Neo4j, into an empty database: `mirror --store neo4j ingest ...`, or `mirror \
+         export --to neo4j` from an embedded store), or keep using a matching mirror \
          version"
     )]
     SchemaMismatch {
@@ -456,6 +458,17 @@ pub trait GraphStore {
         None
     }
 
+    /// A number that changes whenever `player`'s data changes (a batch of their games, an
+    /// account), read from the store itself, so that it holds whoever wrote: answers about
+    /// the player read at this version may be kept while it is unchanged. A read that
+    /// follows the call sees the data of at least that version. Default: the store's
+    /// [`GraphStore::data_version`] (a change of any player's data counts). `None`: do not
+    /// keep answers.
+    fn player_version(&self, player: &str) -> Result<Option<u64>> {
+        let _ = player;
+        Ok(self.data_version())
+    }
+
     /// The accounts and names recorded for `player`, by source then name.
     fn accounts(&self, player: &str) -> Result<Vec<Account>>;
 
@@ -523,6 +536,9 @@ macro_rules! forward_store {
             }
             fn data_version(&self) -> Option<u64> {
                 (**self).data_version()
+            }
+            fn player_version(&self, player: &str) -> Result<Option<u64>> {
+                (**self).player_version(player)
             }
             fn add_account(&self, player: &str, account: &Account) -> Result<()> {
                 (**self).add_account(player, account)

@@ -1,8 +1,22 @@
 //! The Neo4j backend (neo4rs 0.8, Bolt 4.1): the same [`GraphStore`] as the embedded store, as
-//! a property graph people can explore in Neo4j Browser:
-//! `(:Player {name, displayName, games, edgeRows})-[:INGESTED {color, date}]->(:Game {id, record})`,
-//! `(:Position {key, epd})-[:MOVE {player, uci, color, tc, rated, month, w, d, l,
-//! ratingSum, ratedGames, first, last}]->(:Position)`, `(:FetchState {player, unit, ...})`.
+//! a property graph people can explore in Neo4j Browser (schema 5):
+//!
+//! - `(:Position {key, epd})`: one node per position, whoever reached it (transpositions
+//!   and players meet here);
+//! - `(:PlayerPosition {player, key})-[:AT]->(:Position)`: a player's own node of each
+//!   position they reached. Every read and write of a player starts at these (a unique
+//!   index seek on `(player, key)`), so that its cost does not depend on how many other
+//!   players share a position;
+//! - `(:PlayerPosition)-[:MOVE {uci, color, tc, rated, month, opp, src, w, d, l,
+//!   ratingSum, ratedGames, first, last, row}]->(:PlayerPosition)`: the player's edge rows,
+//!   one per edge key, found again by their unique `row` key when a batch adds to them;
+//! - `(:PlayerPosition)-[:PLAYED {uci, color, w, d, l, ...}]->(:PlayerPosition)`: the
+//!   player's move totals, one per move and colour, kept up to date in the write
+//!   transaction: an unfiltered (or colour-only) question reads these instead of the rows;
+//! - `(:Player {name, displayName, games, edgeRows, version})-[:INGESTED {color,
+//!   date}]->(:Game {id, record})`, `(:FetchState {player, unit, ...})`,
+//!   `(:Account {player, source, key, name})`. `version` rises with every write of the
+//!   player's data, so that servers may keep answers ([`GraphStore::player_version`]).
 //!
 //! Every statement is a file in `cypher/` loaded with `include_str!` and run with
 //! parameters only; [`STATEMENTS`] lists each with the parameters the code passes, and a
@@ -16,7 +30,11 @@
 //! driver's error as its cause. The store's methods are blocking (a private runtime
 //! drives neo4rs); call them from blocking threads.
 
-use std::{collections::HashMap, future::Future, time::Duration};
+use std::{
+    collections::{BTreeMap, HashMap},
+    future::Future,
+    time::Duration,
+};
 
 use mirror_core::{
     GameId, GameRecord, MoveCode, MoveStats, PositionKey, TimeClass,
@@ -59,8 +77,9 @@ statement!(SCHEMA_VERSION, "schema_version.cypher", []);
 statement!(SCHEMA_VERSION_SET, "schema_version_set.cypher", ["version"]);
 
 /// The graph's schema version this mirror writes (3: every MOVE has `opp`; 4: and `src`,
-/// the site the game was played on).
-pub const GRAPH_SCHEMA_VERSION: i64 = 4;
+/// the site the game was played on; 5: a player's moves join the player's own
+/// `PlayerPosition` nodes, with `PLAYED` totals and a per-player version).
+pub const GRAPH_SCHEMA_VERSION: i64 = 5;
 statement!(INGESTED, "ingested.cypher", ["player", "ids"]);
 statement!(
     WRITE_BEGIN,
@@ -68,7 +87,11 @@ statement!(
     ["player", "display", "ids"]
 );
 statement!(WRITE_GAMES, "write_games.cypher", ["player", "games"]);
-statement!(WRITE_POSITIONS, "write_positions.cypher", ["positions"]);
+statement!(
+    WRITE_POSITIONS,
+    "write_positions.cypher",
+    ["player", "positions"]
+);
 statement!(WRITE_EDGES, "write_edges.cypher", ["player", "rows"]);
 statement!(
     WRITE_NEW_EDGES,
@@ -76,9 +99,25 @@ statement!(
     ["player", "rows"]
 );
 statement!(
+    WRITE_NEW_TOTALS,
+    "write_new_totals.cypher",
+    ["player", "rows"]
+);
+statement!(
+    WRITE_MOVE_TOTALS,
+    "write_move_totals.cypher",
+    ["player", "rows"]
+);
+statement!(
     WRITE_TOTALS,
     "write_totals.cypher",
     ["player", "games", "edgeRows"]
+);
+statement!(PLAYER_VERSION, "player_version.cypher", ["player"]);
+statement!(
+    MOVES_TOTALS,
+    "moves_totals.cypher",
+    ["key", "player", "color"]
 );
 statement!(
     MOVES,
@@ -153,8 +192,12 @@ pub const STATEMENTS: &[Statement] = &[
     WRITE_POSITIONS,
     WRITE_EDGES,
     WRITE_NEW_EDGES,
+    WRITE_NEW_TOTALS,
+    WRITE_MOVE_TOTALS,
     WRITE_TOTALS,
+    PLAYER_VERSION,
     MOVES,
+    MOVES_TOTALS,
     EDGES,
     GAMES,
     GAME,
@@ -399,6 +442,22 @@ pub struct EdgeParams {
     pub src: &'static str,
     /// Statistics.
     pub stats: MoveStats,
+    /// The row's key, unique in the graph ([`row_key`]).
+    pub row: String,
+}
+
+/// The key of one edge row of `player` (lower-cased): the player, then the from-position,
+/// move, flags (colour, rated, time class, source), month and opponent's rating as
+/// fixed-width hexadecimal, so that two rows share a key exactly when they are one row.
+pub fn row_key(player: &str, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> String {
+    format!(
+        "{player}/{:016x}{:04x}{:02x}{:04x}{:04x}",
+        pos.0,
+        mv.0,
+        dims.flags(),
+        dims.month.map_or(0, Month::to_u16),
+        dims.opponent_rating.unwrap_or(0)
+    )
 }
 
 /// The edge rows of a batch, one per edge key.
@@ -418,6 +477,7 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
             opp: i64::from(k.dims.opponent_rating.unwrap_or(0)),
             src: k.dims.source.as_str(),
             stats: d.stats,
+            row: row_key(player, k.pos, k.mv, &k.dims),
         })
         .collect();
     rows.sort_by(|a, b| {
@@ -433,7 +493,7 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
 
 /// The order of an edge row's fields in the `UNWIND $rows` lists of
 /// `write_new_edges.cypher` and `write_edges.cypher` (the player is a separate parameter).
-pub const EDGE_ROW_FIELDS: [&str; 16] = [
+pub const EDGE_ROW_FIELDS: [&str; 17] = [
     "from",
     "to",
     "uci",
@@ -450,6 +510,7 @@ pub const EDGE_ROW_FIELDS: [&str; 16] = [
     "last",
     "opp",
     "src",
+    "row",
 ];
 
 impl From<EdgeParams> for BoltType {
@@ -472,6 +533,7 @@ impl From<EdgeParams> for BoltType {
             i64::from(r.stats.last).into(),
             r.opp.into(),
             r.src.into(),
+            r.row.into(),
         ];
         row.into()
     }
@@ -896,23 +958,28 @@ impl Neo4jStore {
             games: params.ids.len() as u64,
             ..WriteReport::default()
         };
-        let mut fresh: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+        // Positions new to the graph (counted), and the player's own nodes new to the
+        // player: the rows and totals leaving those cannot exist yet.
+        let mut mine: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
         for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
                 &mut txn,
-                WRITE_POSITIONS.query(vec![("positions", chunk.to_vec().into())])?,
+                WRITE_POSITIONS.query(vec![
+                    ("player", key.into()),
+                    ("positions", chunk.to_vec().into()),
+                ])?,
             )
             .await?;
             let row = one_row(&rows, WRITE_POSITIONS.file)?;
-            let keys: Vec<i64> = row.get("created").map_err(de)?;
-            fresh.extend(keys);
+            let created: Vec<i64> = row.get("created").map_err(de)?;
+            report.new_positions += created.len() as u64;
+            let keys: Vec<i64> = row.get("mine").map_err(de)?;
+            mine.extend(keys);
         }
-        report.new_positions = fresh.len() as u64;
-        // Edges from positions created just now cannot exist: CREATE them; MERGE the rest.
         let (new_rows, old_rows): (Vec<&EdgeBolt>, Vec<&EdgeBolt>) = params
             .edges
             .iter()
-            .partition(|(from, _)| fresh.contains(from));
+            .partition(|(from, _)| mine.contains(from));
         for chunk in new_rows.chunks(self.cfg.batch_rows.max(1)) {
             let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
             txn.run(WRITE_NEW_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?)
@@ -927,6 +994,17 @@ impl Neo4jStore {
             )
             .await?;
             report.new_edges += int::<u64>(one_row(&rows, WRITE_EDGES.file)?, "created")?;
+        }
+        let (new_totals, old_totals): (Vec<&EdgeBolt>, Vec<&EdgeBolt>) = params
+            .totals
+            .iter()
+            .partition(|(from, _)| mine.contains(from));
+        for (stmt, part) in [(WRITE_NEW_TOTALS, new_totals), (WRITE_MOVE_TOTALS, old_totals)] {
+            for chunk in part.chunks(self.cfg.batch_rows.max(1)) {
+                let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
+                txn.run(stmt.query(vec![("player", key.into()), ("rows", rows.into())])?)
+                    .await?;
+            }
         }
         let as_int = |n: u64| {
             i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
@@ -952,6 +1030,26 @@ struct BatchParams {
     positions: Vec<BoltType>,
     /// Edge rows with their from-position key, in edge-key order.
     edges: Vec<EdgeBolt>,
+    /// Move totals (`PLAYED`) with their from-position key, in (position, move, colour)
+    /// order.
+    totals: Vec<EdgeBolt>,
+}
+
+/// One move total of a batch: the player's colour, the child position and the statistics.
+pub type MoveTotal = (Color, PositionKey, MoveStats);
+
+/// A batch's move totals: its edge rows summed per (position, move, colour), in key order
+/// (what `PLAYED` keeps); the key's colour is its bit ([`mirror_core::codec::color_bit`]).
+pub fn move_totals(batch: &Batch) -> BTreeMap<(PositionKey, MoveCode, u8), MoveTotal> {
+    let mut out: BTreeMap<(PositionKey, MoveCode, u8), MoveTotal> = BTreeMap::new();
+    for (k, d) in batch.edges() {
+        let bit = mirror_core::codec::color_bit(k.dims.color);
+        out.entry((k.pos, k.mv, bit))
+            .or_insert_with(|| (k.dims.color, d.child, MoveStats::default()))
+            .2
+            .merge(&d.stats);
+    }
+    out
 }
 
 impl BatchParams {
@@ -990,11 +1088,32 @@ impl BatchParams {
             .into_iter()
             .map(|r| (r.from, r.into()))
             .collect();
+        let totals = move_totals(batch)
+            .into_iter()
+            .map(|((pos, mv, _), (color, child, s))| {
+                let from = key_param(pos);
+                let row: Vec<BoltType> = vec![
+                    from.into(),
+                    key_param(child).into(),
+                    mv.to_string().into(),
+                    color_name(color).into(),
+                    i64::from(s.wins).into(),
+                    i64::from(s.draws).into(),
+                    i64::from(s.losses).into(),
+                    (s.rating_sum as i64).into(),
+                    i64::from(s.rated_games).into(),
+                    i64::from(s.first).into(),
+                    i64::from(s.last).into(),
+                ];
+                (from, row.into())
+            })
+            .collect();
         Ok(BatchParams {
             ids,
             games,
             positions,
             edges,
+            totals,
         })
     }
 }
@@ -1024,22 +1143,26 @@ impl GraphStore for Neo4jStore {
 
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
         // Filtered and summed by the server: one row per move crosses the wire, not one per
-        // (move, colour, time class, rated, month) row.
+        // (move, colour, time class, rated, month) row. A question with no filter but the
+        // colour reads the move totals (a few relationships) instead of the rows.
         let key = player_key(player)?;
-        let tcs: Vec<BoltType> = filter
-            .time_classes
-            .iter()
-            .map(|t| t.as_str().into())
-            .collect();
-        let rows = self.rows(
-            "read the moves from a position",
+        let color: BoltType = filter.color.map(|c| color_name(c).to_string()).into();
+        let query = if filter.is_colour_only() {
+            MOVES_TOTALS.query(vec![
+                ("key", key_param(pos).into()),
+                ("player", key.into()),
+                ("color", color),
+            ])?
+        } else {
+            let tcs: Vec<BoltType> = filter
+                .time_classes
+                .iter()
+                .map(|t| t.as_str().into())
+                .collect();
             MOVES.query(vec![
                 ("key", key_param(pos).into()),
                 ("player", key.into()),
-                (
-                    "color",
-                    filter.color.map(|c| color_name(c).to_string()).into(),
-                ),
+                ("color", color),
                 ("tcs", tcs.into()),
                 ("rated", filter.rated.into()),
                 ("since", filter.since.map(|m| m.to_string()).into()),
@@ -1061,8 +1184,9 @@ impl GraphStore for Neo4jStore {
                         .collect::<Vec<_>>()
                         .into(),
                 ),
-            ])?,
-        )?;
+            ])?
+        };
+        let rows = self.rows("read the moves from a position", query)?;
         let mut out = rows
             .iter()
             .map(|row| {
@@ -1232,6 +1356,17 @@ impl GraphStore for Neo4jStore {
         )
     }
 
+    fn player_version(&self, player: &str) -> Result<Option<u64>> {
+        let key = player_key(player)?;
+        let rows = self.rows(
+            "read the player's version",
+            PLAYER_VERSION.query(vec![("player", key.into())])?,
+        )?;
+        // An unknown player has nothing to keep: version 0 until their first write.
+        rows.first()
+            .map_or(Ok(Some(0)), |r| int::<u64>(r, "version").map(Some))
+    }
+
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {
         let key = player_key(player)?;
         let rows = self.rows(
@@ -1363,9 +1498,23 @@ mod tests {
             }
         }
         assert!(
-            WRITE_NEW_EDGES.text.contains("{key: row[0]}")
-                && WRITE_NEW_EDGES.text.contains("{key: row[1]}")
+            WRITE_NEW_EDGES.text.contains("key: row[0]}")
+                && WRITE_NEW_EDGES.text.contains("key: row[1]}")
         );
+        // Row keys: one per edge key, fixed-width after the player's name.
+        let mut row_keys: Vec<&str> = rows.iter().map(|r| r.row.as_str()).collect();
+        row_keys.sort_unstable();
+        row_keys.dedup();
+        assert_eq!(row_keys.len(), rows.len(), "one row key per edge key");
+        assert!(
+            rows.iter()
+                .all(|r| r.row.len() == "biskupstunga/".len() + 30)
+        );
+        // Totals: the rows summed per position, move and colour.
+        let totals = move_totals(&b);
+        let games: u64 = totals.values().map(|(_, _, s)| u64::from(s.games())).sum();
+        assert_eq!(games, want);
+        assert!(totals.len() < rows.len());
         let _ = PLAYER;
     }
 

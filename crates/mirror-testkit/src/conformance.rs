@@ -128,7 +128,16 @@ pub fn write_and_read_back<S: GraphStore>(store: S) {
     let games = sample_games(120);
     let batch = batch_of(&games);
     let before = store.data_version();
+    let player_before = store.player_version(PLAYER).expect("player version");
     let report = store.write_batch(PLAYER, &batch).expect("write");
+    // Every store tells a player's version, read from the store itself (a server keeps
+    // answers under it): a write of the player's games changes it, and so does an account.
+    let player_after = store.player_version(PLAYER).expect("player version");
+    assert!(player_before.is_some() && player_after.is_some());
+    assert!(
+        player_before < player_after,
+        "{player_before:?} -> {player_after:?}"
+    );
     // A store that tells its data version tells a new one after each change; one that
     // cannot know (others write to it) never claims one.
     let after = store.data_version();
@@ -147,6 +156,7 @@ pub fn write_and_read_back<S: GraphStore>(store: S) {
         )
         .expect("add account");
     assert!(after < store.data_version() || after.is_none());
+    assert!(player_after < store.player_version(PLAYER).expect("player version"));
     assert_eq!(report.games, 120);
     assert_eq!(report.new_edges, batch.edges().len() as u64);
     assert_eq!(report.new_positions, batch.position_count() as u64);
