@@ -13,7 +13,7 @@ pub mod guard;
 pub mod options;
 pub mod policy;
 
-pub use book::Book;
+pub use book::{Book, BookCache, KeptBook};
 pub use choice::{BookRule, Choice, FallbackWhy, Source};
 pub use engine::{BookView, Engine, EngineError};
 #[cfg(feature = "model")]

@@ -85,7 +85,16 @@ fn set_option<S: Book>(
         .iter()
         .position(|a| *a == "name")
         .ok_or("setoption needs a name")?;
-    let value_at = args.iter().position(|a| *a == "value");
+    // The value's keyword after the name (a "value" before the name, as in `setoption
+    // value 5 name Seed`, is a malformed line, reported, not a panic).
+    let value_at = args
+        .iter()
+        .skip(name_at + 1)
+        .position(|a| *a == "value")
+        .map(|i| i + name_at + 1);
+    if args.iter().take(name_at).any(|a| *a == "value") {
+        return Err("setoption: the value comes after the name (setoption name ID value X)".into());
+    }
     let name = args[name_at + 1..value_at.unwrap_or(args.len())]
         .join(" ")
         .to_ascii_lowercase();
@@ -344,6 +353,60 @@ mod tests {
         }
         assert_eq!(uci_name("min_games"), "MinGames");
         assert_eq!(uci_name("time_class"), "TimeClass");
+    }
+
+    /// A book with no moves (the option parser never reads it).
+    struct NoBook;
+
+    impl Book for NoBook {
+        fn rows(
+            &self,
+            _: &str,
+            _: mirror_core::PositionKey,
+            _: &mirror_store::Filter,
+        ) -> Result<Vec<mirror_store::MoveRow>, mirror_store::StoreError> {
+            Ok(Vec::new())
+        }
+
+        fn newest_month(
+            &self,
+            _: &str,
+        ) -> Result<Option<mirror_core::time::Month>, mirror_store::StoreError> {
+            Ok(None)
+        }
+    }
+
+    /// `setoption value 5 name Seed` sliced backwards and killed the engine: every
+    /// malformed setoption line is an error to report, and a good one still works.
+    #[test]
+    fn malformed_setoption_lines_are_errors_not_panics() {
+        let mut engine = Engine::new(NoBook, "alice", mirror_engine::EngineOptions::default());
+        let no_fallback: FallbackFor<'_> = &|name| Err(format!("no model for {name}"));
+        for line in [
+            "value 5 name Seed",
+            "value name Seed",
+            "name",
+            "name value",
+            "value",
+            "",
+            "name Seed value",
+            "name Seed value value",
+            "name Player",
+            "name Player value alice",
+            "name Nonsense value 3",
+        ] {
+            let args: Vec<&str> = line.split_whitespace().collect();
+            let got = set_option(&mut engine, no_fallback, &args);
+            assert!(got.is_err(), "{line:?}: {got:?}");
+        }
+        let err = set_option(&mut engine, no_fallback, &["value", "5", "name", "Seed"])
+            .expect_err("value before name");
+        assert!(err.contains("after the name"), "{err}");
+        assert_eq!(
+            set_option(&mut engine, no_fallback, &["name", "Seed", "value", "5"]),
+            Ok(Some("seed"))
+        );
+        assert_eq!(engine.options().seed, 5);
     }
 
     #[test]

@@ -1,10 +1,12 @@
-//! Answers kept for reuse: the explorer's and the report's JSON bodies by request, valid
-//! while the store's data has not changed ([`GraphStore::data_version`](mirror_store::GraphStore::data_version)).
+//! Answers kept for reuse: the explorer's and the report's JSON bodies by request, each
+//! valid while its player's data has not changed
+//! ([`GraphStore::player_version`](mirror_store::GraphStore::player_version), read from the
+//! store at every request, so that a write through another server or by `mirror ingest`
+//! elsewhere is seen at once).
 //!
 //! A popular position is asked for again and again (the start position, the first moves of
-//! the player's repertoire), and its answer only changes when games are added. A store
-//! that cannot tell when its data changed (Neo4j: other processes write to it) gets no
-//! cache: every answer is read afresh.
+//! the player's repertoire), and its answer only changes when the player's games are added.
+//! A store that cannot tell a version gets no cache: every answer is read afresh.
 
 use std::sync::Mutex;
 
@@ -14,7 +16,8 @@ use rustc_hash::FxHashMap;
 /// Bodies of at most this many bytes in all are kept.
 pub const CACHE_BYTES: usize = 64 << 20;
 
-/// A bounded map from a request (its path and query, as sent) to its JSON body.
+/// A bounded map from a request (its path and query, as sent) to its JSON body and the
+/// version of the player's data it was read at.
 #[derive(Debug)]
 pub struct ResponseCache {
     inner: Mutex<Inner>,
@@ -23,9 +26,7 @@ pub struct ResponseCache {
 
 #[derive(Debug, Default)]
 struct Inner {
-    /// The data version the entries were read at; a new version empties the map.
-    version: u64,
-    entries: FxHashMap<String, Bytes>,
+    entries: FxHashMap<String, (u64, Bytes)>,
     bytes: usize,
 }
 
@@ -40,22 +41,23 @@ impl ResponseCache {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
         // A panic while holding the lock leaves a consistent map (every update is one
-        // insert or clear), so a poisoned lock is still usable.
+        // insert or removal), so a poisoned lock is still usable.
         self.inner
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The body kept for `key` at data version `version`.
+    /// The body kept for `key` if it was read at version `version` of its player's data.
     pub fn get(&self, key: &str, version: u64) -> Option<Bytes> {
         let inner = self.lock();
-        if inner.version != version {
-            return None;
+        match inner.entries.get(key) {
+            Some((v, body)) if *v == version => Some(body.clone()),
+            _ => None,
         }
-        inner.entries.get(key).cloned()
     }
 
-    /// Keeps `body` for `key`, read at data version `version`. When the budget is spent,
+    /// Keeps `body` for `key`, read at version `version` of its player's data (an answer
+    /// read at an older version than the one kept is dropped). When the budget is spent,
     /// entries are dropped in the map's order (an arbitrary one: no position is favoured).
     pub fn put(&self, key: String, version: u64, body: Bytes) {
         let size = key.len() + body.len();
@@ -63,26 +65,24 @@ impl ResponseCache {
             return;
         }
         let mut inner = self.lock();
-        if inner.version != version {
-            if version < inner.version {
+        if let Some((v, old)) = inner.entries.get(&key) {
+            if *v > version {
                 // Read before a change that another request has already seen.
                 return;
             }
-            inner.entries.clear();
-            inner.bytes = 0;
-            inner.version = version;
+            let freed = key.len() + old.len();
+            inner.bytes -= freed;
+            inner.entries.remove(&key);
         }
         while inner.bytes + size > self.budget {
             let Some(victim) = inner.entries.keys().next().cloned() else {
                 break;
             };
-            if let Some(old) = inner.entries.remove(&victim) {
+            if let Some((_, old)) = inner.entries.remove(&victim) {
                 inner.bytes -= victim.len() + old.len();
             }
         }
-        if let Some(old) = inner.entries.insert(key.clone(), body) {
-            inner.bytes -= key.len() + old.len();
-        }
+        inner.entries.insert(key, (version, body));
         inner.bytes += size;
     }
 
@@ -107,15 +107,20 @@ mod tests {
         c.put("a".into(), 1, Bytes::from_static(b"one"));
         assert_eq!(c.get("a", 1).as_deref(), Some(&b"one"[..]));
         assert_eq!(c.get("a", 2), None, "the data changed since");
-        c.put("b".into(), 2, Bytes::from_static(b"two"));
-        assert_eq!(c.get("a", 1), None, "version 2 emptied the map");
+        c.put("a".into(), 2, Bytes::from_static(b"two"));
+        assert_eq!(c.get("a", 1), None, "version 2 replaced it");
+        assert_eq!(c.get("a", 2).as_deref(), Some(&b"two"[..]));
         c.put("a".into(), 1, Bytes::from_static(b"stale"));
         assert_eq!(
-            c.get("a", 2),
-            None,
+            c.get("a", 2).as_deref(),
+            Some(&b"two"[..]),
             "a read from before the change is dropped"
         );
-        assert_eq!(c.len(), 1);
+        // Each key has its own version: another player's answers stay.
+        c.put("b".into(), 7, Bytes::from_static(b"bob"));
+        assert_eq!(c.get("a", 2).as_deref(), Some(&b"two"[..]));
+        assert_eq!(c.get("b", 7).as_deref(), Some(&b"bob"[..]));
+        assert_eq!(c.len(), 2);
     }
 
     #[test]
@@ -124,7 +129,11 @@ mod tests {
         for i in 0..50 {
             c.put(format!("k{i:02}"), 0, Bytes::from(vec![b'x'; 20]));
             let inner = c.lock();
-            let real: usize = inner.entries.iter().map(|(k, v)| k.len() + v.len()).sum();
+            let real: usize = inner
+                .entries
+                .iter()
+                .map(|(k, (_, v))| k.len() + v.len())
+                .sum();
             assert_eq!(inner.bytes, real);
             assert!(inner.bytes <= 100, "{} bytes kept", inner.bytes);
         }

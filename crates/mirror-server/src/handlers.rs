@@ -99,10 +99,16 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     });
     // A position without legal moves is the engine's error (422), checked once there.
     let known = state.known_players.clone();
+    let book_cache = state.book_cache.clone();
     state
         .blocking(move |store, fallbacks| {
             require_player(&known, store, &user)?;
-            let mut engine = Engine::new(store, user.clone(), EngineOptions { seed, ..options });
+            // The book's reads are kept per version of the player's data (read from the
+            // store first, so a write by anyone is seen); the model's ranking of a
+            // position is kept by the model itself: a request samples from kept parts.
+            let version = store.player_version(&user)?;
+            let book = mirror_engine::KeptBook::new(store, &book_cache, version);
+            let mut engine = Engine::new(book, user.clone(), EngineOptions { seed, ..options });
             if let Some(make) = fallbacks {
                 engine.set_fallback(make(&user));
             }
@@ -194,33 +200,47 @@ fn json_bytes(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// The answer to `key` (the route and its query string, as sent): the kept one while the
-/// store's data is unchanged (see [`crate::cache`]), else `answer`'s, kept for next time.
+/// The answer to `key` (the route and its query string, as sent) about `user`: the kept
+/// one while the player's data is unchanged (see [`crate::cache`];
+/// [`GraphStore::player_version`], read from the store, so that a write by anyone, through
+/// this server or not, is seen at the next request), else `answer`'s, kept for next time.
+/// `heavy` answers run on the bounded blocking pool even when the store reads inline.
 async fn kept<S, T, F>(
     state: &Arc<AppState<S>>,
+    user: String,
     key: String,
+    heavy: bool,
     answer: F,
 ) -> Result<Response, ApiError>
 where
     S: GraphStore + Send + Sync + 'static,
     T: serde::Serialize,
-    F: std::future::Future<Output = Result<T, ApiError>>,
+    F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
 {
-    // The version is read before the store: an answer is never kept under a version
-    // older than the data it was read from.
-    let version = state.store.data_version();
-    if let Some(v) = version
-        && let Some(body) = state.kept.get(&key, v)
-    {
-        return Ok(json_bytes(body));
-    }
-    let body = Bytes::from(
-        serde_json::to_vec(&answer.await?)
-            .map_err(|e| ApiError::Internal(format!("cannot write the answer as JSON: {e}")))?,
-    );
-    if let Some(v) = version {
-        state.kept.put(key, v, body.clone());
-    }
+    let cache = state.kept.clone();
+    let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
+        // The version is read before the data: an answer is never kept under a version
+        // older than the data it was read from.
+        let version = store.player_version(&user)?;
+        if let Some(v) = version
+            && let Some(body) = cache.get(&key, v)
+        {
+            return Ok(body);
+        }
+        let body =
+            Bytes::from(serde_json::to_vec(&answer(store)?).map_err(|e| {
+                ApiError::Internal(format!("cannot write the answer as JSON: {e}"))
+            })?);
+        if let Some(v) = version {
+            cache.put(key, v, body.clone());
+        }
+        Ok(body)
+    };
+    let body = if heavy {
+        state.blocking(work).await?
+    } else {
+        state.quick(work).await?
+    };
     Ok(json_bytes(body))
 }
 
@@ -232,13 +252,6 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     q: Result<Query<Raw>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let key = format!("explore?{}", uri.query().unwrap_or_default());
-    kept(&state, key, explore_answer(&state, q)).await
-}
-
-async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
-    state: &Arc<AppState<S>>,
-    q: Result<Query<Raw>, QueryRejection>,
-) -> Result<ExploreResponse, ApiError> {
     let params::ExploreRequest {
         user,
         pos,
@@ -248,65 +261,64 @@ async fn explore_answer<S: GraphStore + Send + Sync + 'static>(
     } = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
     let player = filter.color.unwrap_or(pos.turn());
     let known = state.known_players.clone();
-    state
-        .quick(move |store, _| {
-            require_player(&known, store, &user)?;
-            let key = PositionKey::from_position(&pos);
-            let rows = store.moves(&user, key, &filter)?;
-            let mut total = MoveStats::default();
-            let mut moves = Vec::with_capacity(rows.len());
-            for r in &rows {
-                let Ok(m) = r.mv.to_move(&pos) else { continue };
-                let interval = r.stats.score_interval().ok_or_else(|| {
-                    ApiError::Internal(format!("the store has a move row without games: {}", r.mv))
-                })?;
-                total.merge(&r.stats);
-                let (white, draws, black) = by_colour(&r.stats, player);
-                let mut child = pos.clone();
-                child.play_unchecked(m);
-                moves.push(ExploreMove {
-                    uci: notation::uci(m),
-                    san: notation::san(&pos, m),
-                    white,
-                    draws,
-                    black,
-                    average_opponent_rating: r.stats.average_opponent_rating(),
-                    performance: r.stats.performance(),
-                    game: None,
-                    score: ScoreJson {
-                        value: interval.score,
-                        low: interval.low,
-                        high: interval.high,
-                        few_games: r.stats.games() < FEW_GAMES,
-                    },
-                    opening: Openings::builtin()
-                        .at(&child)
-                        .or(opening)
-                        .map(OpeningJson::from),
-                    last_played: mirror_core::Date::from_u32(r.stats.last).map(|d| d.to_string()),
-                });
-            }
-            let recent_games = if recent == 0 || rows.is_empty() {
-                Vec::new()
-            } else {
-                store
-                    .recent_games(&user, key, &filter, recent)?
-                    .iter()
-                    .map(recent_json)
-                    .collect()
-            };
-            let (white, draws, black) = by_colour(&total, player);
-            Ok(ExploreResponse {
+    kept(&state, user.clone(), key, false, move |store| {
+        require_player(&known, store, &user)?;
+        let key = PositionKey::from_position(&pos);
+        let rows = store.moves(&user, key, &filter)?;
+        let mut total = MoveStats::default();
+        let mut moves = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let Ok(m) = r.mv.to_move(&pos) else { continue };
+            let interval = r.stats.score_interval().ok_or_else(|| {
+                ApiError::Internal(format!("the store has a move row without games: {}", r.mv))
+            })?;
+            total.merge(&r.stats);
+            let (white, draws, black) = by_colour(&r.stats, player);
+            let mut child = pos.clone();
+            child.play_unchecked(m);
+            moves.push(ExploreMove {
+                uci: notation::uci(m),
+                san: notation::san(&pos, m),
                 white,
                 draws,
                 black,
-                moves,
-                recent_games,
-                opening: opening.map(OpeningJson::from),
-                queue_position: 0,
-            })
+                average_opponent_rating: r.stats.average_opponent_rating(),
+                performance: r.stats.performance(),
+                game: None,
+                score: ScoreJson {
+                    value: interval.score,
+                    low: interval.low,
+                    high: interval.high,
+                    few_games: r.stats.games() < FEW_GAMES,
+                },
+                opening: Openings::builtin()
+                    .at(&child)
+                    .or(opening)
+                    .map(OpeningJson::from),
+                last_played: mirror_core::Date::from_u32(r.stats.last).map(|d| d.to_string()),
+            });
+        }
+        let recent_games = if recent == 0 || rows.is_empty() {
+            Vec::new()
+        } else {
+            store
+                .recent_games(&user, key, &filter, recent)?
+                .iter()
+                .map(recent_json)
+                .collect()
+        };
+        let (white, draws, black) = by_colour(&total, player);
+        Ok(ExploreResponse {
+            white,
+            draws,
+            black,
+            moves,
+            recent_games,
+            opening: opening.map(OpeningJson::from),
+            queue_position: 0,
         })
-        .await
+    })
+    .await
 }
 
 /// `GET /api/v1/report`: where to study (see `mirror_store::report`; answers kept, see
@@ -317,19 +329,15 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     q: Result<Query<Raw>, QueryRejection>,
 ) -> Result<Response, ApiError> {
     let key = format!("report?{}", uri.query().unwrap_or_default());
-    let answer = async {
-        let params::ReportRequest { user, options } =
-            params::ReportQuery::from_raw(query(q)?)?.parse()?;
-        let known = state.known_players.clone();
-        state
-            .blocking(move |store, _| {
-                require_player(&known, store, &user)?;
-                let r = mirror_store::report::report(store, &user, &options)?;
-                Ok(crate::response::ReportJson::new(&user, &r))
-            })
-            .await
-    };
-    kept(&state, key, answer).await
+    let params::ReportRequest { user, options } =
+        params::ReportQuery::from_raw(query(q)?)?.parse()?;
+    let known = state.known_players.clone();
+    kept(&state, user.clone(), key, true, move |store| {
+        require_player(&known, store, &user)?;
+        let r = mirror_store::report::report(store, &user, &options)?;
+        Ok(crate::response::ReportJson::new(&user, &r))
+    })
+    .await
 }
 
 /// `POST /api/v1/ingest` with `{"args": [...]}` (the arguments of `mirror ingest`) and

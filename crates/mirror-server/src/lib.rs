@@ -96,8 +96,10 @@ pub struct AppState<S> {
     /// Players found to have games (mirror never removes a player's games, so a player
     /// once found stays known; unknown ones are asked again).
     pub known_players: Arc<std::sync::Mutex<std::collections::HashSet<String>>>,
-    /// The explorer's and the report's answers while the store's data is unchanged.
-    pub kept: cache::ResponseCache,
+    /// The explorer's and the report's answers while their player's data is unchanged.
+    pub kept: Arc<cache::ResponseCache>,
+    /// The engine's book reads (`/move`) while their player's data is unchanged.
+    pub book_cache: Arc<mirror_engine::BookCache>,
     /// Writes through this server (`None`: none accepted).
     pub writes: Option<Writes<S>>,
 }
@@ -142,7 +144,8 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             seeds: AtomicU64::new(seed),
             fallbacks,
             known_players: Arc::default(),
-            kept: cache::ResponseCache::new(cache::CACHE_BYTES),
+            kept: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
+            book_cache: Arc::new(mirror_engine::BookCache::new()),
             writes,
         })
     }

@@ -436,6 +436,17 @@ pub trait GraphStore {
         limit: usize,
     ) -> Result<Vec<RecentGame>>;
 
+    /// The date of the player's newest game (`None`: no dated game, or no game). Default:
+    /// the newest of [`GraphStore::recent_games`] at the start position (every game goes
+    /// through it).
+    fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
+        let start = PositionKey::from_position(&shakmaty::Chess::default());
+        Ok(self
+            .recent_games(player, start, &Filter::default(), 1)?
+            .first()
+            .and_then(|g| g.game.date))
+    }
+
     /// The remembered state of a fetched unit (e.g. `chess.com/2024-03`) for `player`.
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>>;
 
@@ -539,6 +550,9 @@ macro_rules! forward_store {
             }
             fn player_version(&self, player: &str) -> Result<Option<u64>> {
                 (**self).player_version(player)
+            }
+            fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
+                (**self).newest_date(player)
             }
             fn add_account(&self, player: &str, account: &Account) -> Result<()> {
                 (**self).add_account(player, account)

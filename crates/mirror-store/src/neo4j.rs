@@ -999,7 +999,10 @@ impl Neo4jStore {
             .totals
             .iter()
             .partition(|(from, _)| mine.contains(from));
-        for (stmt, part) in [(WRITE_NEW_TOTALS, new_totals), (WRITE_MOVE_TOTALS, old_totals)] {
+        for (stmt, part) in [
+            (WRITE_NEW_TOTALS, new_totals),
+            (WRITE_MOVE_TOTALS, old_totals),
+        ] {
             for chunk in part.chunks(self.cfg.batch_rows.max(1)) {
                 let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
                 txn.run(stmt.query(vec![("player", key.into()), ("rows", rows.into())])?)
@@ -1309,6 +1312,19 @@ impl GraphStore for Neo4jStore {
             Ok(Some((rec, color_of(&color)?)))
         });
         first_recent_games(candidates, pos, filter, limit)
+    }
+
+    fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
+        // One row (the newest game), not the few thousand recent_games reads.
+        let key = player_key(player)?;
+        let rows = self.rows(
+            "read the player's newest game",
+            GAMES.query(vec![("player", key.into()), ("limit", 1i64.into())])?,
+        )?;
+        match rows.first() {
+            None => Ok(None),
+            Some(r) => Ok(decode_record(&r.get::<String>("record").map_err(de)?)?.date),
+        }
     }
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
