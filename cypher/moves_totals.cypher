@@ -1,7 +1,8 @@
 // The player's moves from one position, summed per move from the move totals (one PLAYED
 // per move and colour), for a question whose only filter is the colour ($color
 // 'white'/'black', null = both): a handful of relationships whatever the number of games
-// through the position. Same columns as moves.cypher.
+// through the position. Same columns as moves.cypher. Totals are kept for positions of at
+// least 30 pieces: no row means the position has none, and the rows are read instead.
 MATCH (a:PlayerPosition {player: $player, key: $key})-[t:PLAYED]->(b:PlayerPosition)
 WHERE $color IS NULL OR t.color = $color
 RETURN t.uci AS uci, b.key AS to,

@@ -2,8 +2,8 @@
 // in write_new_totals.cypher): MERGE walks only the PLAYED relationships of the player's
 // own node (one per move and colour, a few dozen at most), not its edge rows.
 UNWIND $rows AS row
-MATCH (a:PlayerPosition {player: $player, key: row[0]})
-MATCH (b:PlayerPosition {player: $player, key: row[1]})
+MATCH (a:PlayerPosition) WHERE elementId(a) = row[0]
+MATCH (b:PlayerPosition) WHERE elementId(b) = row[1]
 MERGE (a)-[t:PLAYED {uci: row[2], color: row[3]}]->(b)
   ON CREATE SET t.w = 0, t.d = 0, t.l = 0, t.ratingSum = 0, t.ratedGames = 0, t.first = row[9], t.last = row[10]
 SET t.w = t.w + row[4],

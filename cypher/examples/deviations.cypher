@@ -1,7 +1,9 @@
 // Positions where my most common move differs from the move my opponents most often
-// chose in the same position (when they had this side to move against me), from my move
-// totals. Parameters: $player (lower-case name), $minGames.
-MATCH (n:Position)<-[:AT]-(a:PlayerPosition {player: $player})-[t:PLAYED]->()
+// chose in the same position (when they had this side to move against me), from my
+// edge rows. Parameters: $player (lower-case name), $minGames.
+// (`key IS NOT NULL` lets Neo4j seek the (player, key) index by the player alone.)
+MATCH (n:Position)<-[:AT]-(a:PlayerPosition)-[t:MOVE]->()
+WHERE a.player = $player AND a.key IS NOT NULL
 WITH n,
      t.uci AS uci,
      (t.color = 'white') = (n.epd CONTAINS ' w ') AS mine,

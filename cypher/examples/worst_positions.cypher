@@ -1,7 +1,9 @@
 // Positions where I score worst with my own moves (at least $minGames games), from my
-// move totals. Parameters: $player (lower-case name), $minGames.
-MATCH (n:Position)<-[:AT]-(a:PlayerPosition {player: $player})-[t:PLAYED]->()
-WHERE (t.color = 'white') = (n.epd CONTAINS ' w ')
+// edge rows. Parameters: $player (lower-case name), $minGames.
+// (`key IS NOT NULL` lets Neo4j seek the (player, key) index by the player alone.)
+MATCH (n:Position)<-[:AT]-(a:PlayerPosition)-[t:MOVE]->()
+WHERE a.player = $player AND a.key IS NOT NULL
+  AND (t.color = 'white') = (n.epd CONTAINS ' w ')
 WITH n, sum(t.w) AS w, sum(t.d) AS d, sum(t.l) AS l
 WITH n, w, d, l, w + d + l AS games
 WHERE games >= $minGames

@@ -146,10 +146,7 @@ const RECENT_QUICK: (usize, usize) = (1024, 64);
 /// search that a position's days never reach in practice).
 const RECENT_MAX_CHECKS: usize = 100_000;
 
-/// Positions with at least this many pieces keep move totals (22.6% of the plies of the
-/// shared player's games; every one of their 20 most played positions): the threshold
-/// keeps the extra writes of an ingest small while the rest, rarer by far, sum few rows.
-pub const TOTAL_MIN_PIECES: u8 = 30;
+pub use crate::TOTAL_MIN_PIECES;
 
 /// Version of the table layout; checked on open.
 pub const SCHEMA_VERSION: u64 = 4;

@@ -86,6 +86,13 @@ pub enum StoreError {
     InvalidPlayer(String),
 }
 
+/// Positions with at least this many pieces keep move totals in every store (22.6% of the
+/// plies of the shared player's games; every one of their 20 most played positions): the
+/// threshold keeps the extra writes of an ingest small while the rest, rarer by far, sum
+/// few rows. A position's unfiltered (or colour-only) question reads its totals when it
+/// has them, else sums its rows.
+pub const TOTAL_MIN_PIECES: u8 = 30;
+
 /// Result alias for store operations.
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 

@@ -92,22 +92,10 @@ statement!(
     "write_positions.cypher",
     ["player", "positions"]
 );
-statement!(WRITE_EDGES, "write_edges.cypher", ["player", "rows"]);
-statement!(
-    WRITE_NEW_EDGES,
-    "write_new_edges.cypher",
-    ["player", "rows"]
-);
-statement!(
-    WRITE_NEW_TOTALS,
-    "write_new_totals.cypher",
-    ["player", "rows"]
-);
-statement!(
-    WRITE_MOVE_TOTALS,
-    "write_move_totals.cypher",
-    ["player", "rows"]
-);
+statement!(WRITE_EDGES, "write_edges.cypher", ["rows"]);
+statement!(WRITE_NEW_EDGES, "write_new_edges.cypher", ["rows"]);
+statement!(WRITE_NEW_TOTALS, "write_new_totals.cypher", ["rows"]);
+statement!(WRITE_MOVE_TOTALS, "write_move_totals.cypher", ["rows"]);
 statement!(
     WRITE_TOTALS,
     "write_totals.cypher",
@@ -513,27 +501,28 @@ pub const EDGE_ROW_FIELDS: [&str; 17] = [
     "row",
 ];
 
-impl From<EdgeParams> for BoltType {
-    /// The row as a list in [`EDGE_ROW_FIELDS`] order.
-    fn from(r: EdgeParams) -> BoltType {
+impl EdgeParams {
+    /// The row as a list in [`EDGE_ROW_FIELDS`] order, its two positions given as the
+    /// element ids of the player's nodes (`from`, `to`: what `write_positions` returned).
+    pub fn to_bolt(&self, from: BoltType, to: BoltType) -> BoltType {
         let row: Vec<BoltType> = vec![
-            r.from.into(),
-            r.to.into(),
-            r.uci.into(),
-            r.color.into(),
-            r.tc.into(),
-            r.rated.into(),
-            r.month.into(),
-            i64::from(r.stats.wins).into(),
-            i64::from(r.stats.draws).into(),
-            i64::from(r.stats.losses).into(),
-            (r.stats.rating_sum as i64).into(),
-            i64::from(r.stats.rated_games).into(),
-            i64::from(r.stats.first).into(),
-            i64::from(r.stats.last).into(),
-            r.opp.into(),
-            r.src.into(),
-            r.row.into(),
+            from,
+            to,
+            self.uci.clone().into(),
+            self.color.into(),
+            self.tc.into(),
+            self.rated.into(),
+            self.month.clone().into(),
+            i64::from(self.stats.wins).into(),
+            i64::from(self.stats.draws).into(),
+            i64::from(self.stats.losses).into(),
+            (self.stats.rating_sum as i64).into(),
+            i64::from(self.stats.rated_games).into(),
+            i64::from(self.stats.first).into(),
+            i64::from(self.stats.last).into(),
+            self.opp.into(),
+            self.src.into(),
+            self.row.clone().into(),
         ];
         row.into()
     }
@@ -631,6 +620,23 @@ fn edge_of(row: &Row) -> Result<EdgeRow> {
         stats: stats_of(row)?,
         child: key_of(row.get("to").map_err(de)?),
     })
+}
+
+/// The rows of `moves.cypher` or `moves_totals.cypher`, most played first.
+fn move_rows(rows: &[Row]) -> Result<Vec<MoveRow>> {
+    let mut out = rows
+        .iter()
+        .map(|row| {
+            let uci: String = row.get("uci").map_err(de)?;
+            Ok(MoveRow {
+                mv: move_of(&uci)?,
+                stats: stats_of(row)?,
+                child: key_of(row.get("to").map_err(de)?),
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    sort_moves(&mut out);
+    Ok(out)
 }
 
 /// The statements of `cypher/schema.cypher`: comment lines dropped, split at `;`.
@@ -958,9 +964,10 @@ impl Neo4jStore {
             games: params.ids.len() as u64,
             ..WriteReport::default()
         };
-        // Positions new to the graph (counted), and the player's own nodes new to the
-        // player: the rows and totals leaving those cannot exist yet.
+        // Positions new to the graph (counted), the player's own nodes new to the player
+        // (the rows and totals leaving those cannot exist yet), and every position's node.
         let mut mine: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
+        let mut node: rustc_hash::FxHashMap<i64, String> = rustc_hash::FxHashMap::default();
         for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
                 &mut txn,
@@ -975,37 +982,57 @@ impl Neo4jStore {
             report.new_positions += created.len() as u64;
             let keys: Vec<i64> = row.get("mine").map_err(de)?;
             mine.extend(keys);
+            let ids: Vec<(i64, String)> = row.get("ids").map_err(de)?;
+            node.extend(ids);
         }
-        let (new_rows, old_rows): (Vec<&EdgeBolt>, Vec<&EdgeBolt>) = params
-            .edges
-            .iter()
-            .partition(|(from, _)| mine.contains(from));
+        let node_of = |k: i64| -> Result<BoltType> {
+            node.get(&k).map(|id| id.clone().into()).ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "neo4j: cypher/{} gave no node for position {k}",
+                    WRITE_POSITIONS.file
+                ))
+            })
+        };
+        let mut new_rows: Vec<BoltType> = Vec::new();
+        let mut old_rows: Vec<BoltType> = Vec::new();
+        for e in &params.edges {
+            let row = e.to_bolt(node_of(e.from)?, node_of(e.to)?);
+            if mine.contains(&e.from) {
+                new_rows.push(row);
+            } else {
+                old_rows.push(row);
+            }
+        }
         for chunk in new_rows.chunks(self.cfg.batch_rows.max(1)) {
-            let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
-            txn.run(WRITE_NEW_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?)
+            txn.run(WRITE_NEW_EDGES.query(vec![("rows", chunk.to_vec().into())])?)
                 .await?;
             report.new_edges += chunk.len() as u64;
         }
         for chunk in old_rows.chunks(self.cfg.batch_rows.max(1)) {
-            let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
             let rows = collect(
                 &mut txn,
-                WRITE_EDGES.query(vec![("player", key.into()), ("rows", rows.into())])?,
+                WRITE_EDGES.query(vec![("rows", chunk.to_vec().into())])?,
             )
             .await?;
             report.new_edges += int::<u64>(one_row(&rows, WRITE_EDGES.file)?, "created")?;
         }
-        let (new_totals, old_totals): (Vec<&EdgeBolt>, Vec<&EdgeBolt>) = params
-            .totals
-            .iter()
-            .partition(|(from, _)| mine.contains(from));
+        let mut new_totals: Vec<BoltType> = Vec::new();
+        let mut old_totals: Vec<BoltType> = Vec::new();
+        for (from, to, rest) in &params.totals {
+            let mut row = vec![node_of(*from)?, node_of(*to)?];
+            row.extend(rest.iter().cloned());
+            if mine.contains(from) {
+                new_totals.push(row.into());
+            } else {
+                old_totals.push(row.into());
+            }
+        }
         for (stmt, part) in [
             (WRITE_NEW_TOTALS, new_totals),
             (WRITE_MOVE_TOTALS, old_totals),
         ] {
             for chunk in part.chunks(self.cfg.batch_rows.max(1)) {
-                let rows: Vec<BoltType> = chunk.iter().map(|(_, r)| r.clone()).collect();
-                txn.run(stmt.query(vec![("player", key.into()), ("rows", rows.into())])?)
+                txn.run(stmt.query(vec![("rows", chunk.to_vec().into())])?)
                     .await?;
             }
         }
@@ -1023,29 +1050,34 @@ impl Neo4jStore {
     }
 }
 
-/// An edge row's from-position key and its Bolt map.
-type EdgeBolt = (i64, BoltType);
-
-/// A batch converted to Bolt parameters once, for every attempt.
+/// A batch converted to Bolt parameters once, for every attempt (but for the positions of
+/// the rows and totals: the element ids of the player's nodes, known once
+/// `write_positions` has run in the attempt's transaction).
 struct BatchParams {
     ids: Vec<BoltType>,
     games: Vec<BoltType>,
     positions: Vec<BoltType>,
-    /// Edge rows with their from-position key, in edge-key order.
-    edges: Vec<EdgeBolt>,
-    /// Move totals (`PLAYED`) with their from-position key, in (position, move, colour)
-    /// order.
-    totals: Vec<EdgeBolt>,
+    /// Edge rows, in edge-key order.
+    edges: Vec<EdgeParams>,
+    /// Move totals (`PLAYED`) of the positions that keep them, in (position, move,
+    /// colour) order: from- and to-position keys and the other fields of
+    /// `write_new_totals.cypher`'s rows.
+    totals: Vec<(i64, i64, Vec<BoltType>)>,
 }
 
 /// One move total of a batch: the player's colour, the child position and the statistics.
 pub type MoveTotal = (Color, PositionKey, MoveStats);
 
-/// A batch's move totals: its edge rows summed per (position, move, colour), in key order
-/// (what `PLAYED` keeps); the key's colour is its bit ([`mirror_core::codec::color_bit`]).
+/// A batch's move totals: its edge rows of positions with at least
+/// [`TOTAL_MIN_PIECES`](crate::TOTAL_MIN_PIECES) pieces summed per (position, move,
+/// colour), in key order (what `PLAYED` keeps); the key's colour is its bit
+/// ([`mirror_core::codec::color_bit`]).
 pub fn move_totals(batch: &Batch) -> BTreeMap<(PositionKey, MoveCode, u8), MoveTotal> {
     let mut out: BTreeMap<(PositionKey, MoveCode, u8), MoveTotal> = BTreeMap::new();
     for (k, d) in batch.edges() {
+        if d.pieces < crate::TOTAL_MIN_PIECES {
+            continue;
+        }
         let bit = mirror_core::codec::color_bit(k.dims.color);
         out.entry((k.pos, k.mv, bit))
             .or_insert_with(|| (k.dims.color, d.child, MoveStats::default()))
@@ -1087,17 +1119,11 @@ impl BatchParams {
                 Ok(row.into())
             })
             .collect::<Result<Vec<BoltType>>>()?;
-        let edges = edge_params(key, batch)
-            .into_iter()
-            .map(|r| (r.from, r.into()))
-            .collect();
+        let edges = edge_params(key, batch);
         let totals = move_totals(batch)
             .into_iter()
             .map(|((pos, mv, _), (color, child, s))| {
-                let from = key_param(pos);
-                let row: Vec<BoltType> = vec![
-                    from.into(),
-                    key_param(child).into(),
+                let rest: Vec<BoltType> = vec![
                     mv.to_string().into(),
                     color_name(color).into(),
                     i64::from(s.wins).into(),
@@ -1108,7 +1134,7 @@ impl BatchParams {
                     i64::from(s.first).into(),
                     i64::from(s.last).into(),
                 ];
-                (from, row.into())
+                (key_param(pos), key_param(child), rest)
             })
             .collect();
         Ok(BatchParams {
@@ -1147,16 +1173,24 @@ impl GraphStore for Neo4jStore {
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
         // Filtered and summed by the server: one row per move crosses the wire, not one per
         // (move, colour, time class, rated, month) row. A question with no filter but the
-        // colour reads the move totals (a few relationships) instead of the rows.
+        // colour reads the move totals (a few relationships) of a position that keeps
+        // them, else the rows.
         let key = player_key(player)?;
         let color: BoltType = filter.color.map(|c| color_name(c).to_string()).into();
-        let query = if filter.is_colour_only() {
-            MOVES_TOTALS.query(vec![
-                ("key", key_param(pos).into()),
-                ("player", key.into()),
-                ("color", color),
-            ])?
-        } else {
+        if filter.is_colour_only() {
+            let totals = self.rows(
+                "read the move totals of a position",
+                MOVES_TOTALS.query(vec![
+                    ("key", key_param(pos).into()),
+                    ("player", key.clone().into()),
+                    ("color", color.clone()),
+                ])?,
+            )?;
+            if !totals.is_empty() {
+                return move_rows(&totals);
+            }
+        }
+        let query = {
             let tcs: Vec<BoltType> = filter
                 .time_classes
                 .iter()
@@ -1189,20 +1223,7 @@ impl GraphStore for Neo4jStore {
                 ),
             ])?
         };
-        let rows = self.rows("read the moves from a position", query)?;
-        let mut out = rows
-            .iter()
-            .map(|row| {
-                let uci: String = row.get("uci").map_err(de)?;
-                Ok(MoveRow {
-                    mv: move_of(&uci)?,
-                    stats: stats_of(row)?,
-                    child: key_of(row.get("to").map_err(de)?),
-                })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        sort_moves(&mut out);
-        Ok(out)
+        move_rows(&self.rows("read the moves from a position", query)?)
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
@@ -1493,7 +1514,7 @@ mod tests {
             .map(|r| r.stats.games())
             .sum();
         assert_eq!(from_start, 60, "every game leaves the start position once");
-        let BoltType::List(list) = BoltType::from(rows[0].clone()) else {
+        let BoltType::List(list) = rows[0].to_bolt("a".into(), "b".into()) else {
             panic!("an edge row is a list");
         };
         assert_eq!(list.len(), EDGE_ROW_FIELDS.len());
@@ -1514,8 +1535,8 @@ mod tests {
             }
         }
         assert!(
-            WRITE_NEW_EDGES.text.contains("key: row[0]}")
-                && WRITE_NEW_EDGES.text.contains("key: row[1]}")
+            WRITE_NEW_EDGES.text.contains("elementId(a) = row[0]")
+                && WRITE_NEW_EDGES.text.contains("elementId(b) = row[1]")
         );
         // Row keys: one per edge key, fixed-width after the player's name.
         let mut row_keys: Vec<&str> = rows.iter().map(|r| r.row.as_str()).collect();
