@@ -116,6 +116,12 @@ statement!(
 );
 statement!(EDGES, "edges.cypher", ["player"]);
 statement!(GAMES, "games.cypher", ["player", "limit"]);
+statement!(RECENT_SPANS, "recent_spans.cypher", ["player", "key"]);
+statement!(
+    GAMES_IN_SPANS,
+    "games_in_spans.cypher",
+    ["player", "spans", "limit"]
+);
 statement!(GAME, "game.cypher", ["id"]);
 statement!(POSITION_EPD, "position_epd.cypher", ["key"]);
 statement!(PLAYERS, "players.cypher", []);
@@ -188,6 +194,8 @@ pub const STATEMENTS: &[Statement] = &[
     MOVES_TOTALS,
     EDGES,
     GAMES,
+    RECENT_SPANS,
+    GAMES_IN_SPANS,
     GAME,
     POSITION_EPD,
     PLAYERS,
@@ -332,6 +340,36 @@ impl std::fmt::Debug for Neo4jStore {
             .field("cfg", &self.cfg)
             .finish()
     }
+}
+
+/// Games of a position's days read at most when looking for its recent games (the bound
+/// [`GraphStore::recent_games`] allows).
+const RECENT_MAX: usize = 2000;
+
+/// Spans of days at most passed to `games_in_spans.cypher`; more are joined into one.
+const MAX_SPANS: usize = 32;
+
+/// Date spans sorted and merged where they overlap or touch; more than [`MAX_SPANS`] become
+/// the one span from the earliest to the latest day. An unknown first day (0) starts at
+/// the beginning.
+fn merge_spans(mut spans: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
+    for s in &mut spans {
+        s.1 = s.1.max(s.0);
+    }
+    spans.sort_unstable();
+    let mut out: Vec<(i64, i64)> = Vec::with_capacity(spans.len());
+    for (a, b) in spans {
+        match out.last_mut() {
+            Some(last) if a <= last.1.saturating_add(1) => last.1 = last.1.max(b),
+            _ => out.push((a, b)),
+        }
+    }
+    if out.len() > MAX_SPANS {
+        let lo = out.first().map_or(0, |s| s.0);
+        let hi = out.last().map_or(0, |s| s.1);
+        out = vec![(lo, hi)];
+    }
+    out
 }
 
 /// How long a read may wait for the server's first answer.
@@ -1322,17 +1360,49 @@ impl GraphStore for Neo4jStore {
         filter: &Filter,
         limit: usize,
     ) -> Result<Vec<RecentGame>> {
+        // The days the player's moves from here were played bound the candidates (a deep
+        // position: a few games; a popular one: the newest games of the player), read
+        // newest first: the first few, then up to RECENT_MAX when those were not enough.
         let key = player_key(player)?;
         let rows = self.rows(
-            "read the player's recent games",
-            GAMES.query(vec![("player", key.into()), ("limit", 2000i64.into())])?,
+            "read the days of a position's moves",
+            RECENT_SPANS.query(vec![
+                ("player", key.clone().into()),
+                ("key", key_param(pos).into()),
+            ])?,
         )?;
-        let candidates = rows.iter().map(|r| {
-            let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
-            let color: String = r.get("color").map_err(de)?;
-            Ok(Some((rec, color_of(&color)?)))
-        });
-        first_recent_games(candidates, pos, filter, limit)
+        let Some(row) = rows.first() else {
+            return Ok(Vec::new());
+        };
+        let spans = merge_spans(row.get::<Vec<(i64, i64)>>("spans").map_err(de)?);
+        if spans.is_empty() {
+            return Ok(Vec::new());
+        }
+        let spans: Vec<BoltType> = spans
+            .into_iter()
+            .map(|(a, b)| BoltType::from(vec![BoltType::from(a), BoltType::from(b)]))
+            .collect();
+        let first = (8 * limit).max(64);
+        for page in [first, RECENT_MAX] {
+            let rows = self.rows(
+                "read the player's recent games",
+                GAMES_IN_SPANS.query(vec![
+                    ("player", key.clone().into()),
+                    ("spans", spans.clone().into()),
+                    ("limit", i64::try_from(page).unwrap_or(i64::MAX).into()),
+                ])?,
+            )?;
+            let candidates = rows.iter().map(|r| {
+                let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
+                let color: String = r.get("color").map_err(de)?;
+                Ok(Some((rec, color_of(&color)?)))
+            });
+            let found = first_recent_games(candidates, pos, filter, limit)?;
+            if found.len() >= limit || rows.len() < page || page >= RECENT_MAX {
+                return Ok(found);
+            }
+        }
+        Ok(Vec::new())
     }
 
     fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
@@ -1547,12 +1617,40 @@ mod tests {
             rows.iter()
                 .all(|r| r.row.len() == "biskupstunga/".len() + 30)
         );
-        // Totals: the rows summed per position, move and colour.
+        // Totals: the rows of positions with 30+ pieces summed per position, move and
+        // colour.
         let totals = move_totals(&b);
         let games: u64 = totals.values().map(|(_, _, s)| u64::from(s.games())).sum();
-        assert_eq!(games, want);
-        assert!(totals.len() < rows.len());
+        let of_big: u64 = b
+            .edges()
+            .values()
+            .filter(|d| d.pieces >= crate::TOTAL_MIN_PIECES)
+            .map(|d| u64::from(d.stats.games()))
+            .sum();
+        assert_eq!(games, of_big);
+        assert!(0 < totals.len() && totals.len() < rows.len());
+        let start = PositionKey::from_position(&shakmaty::Chess::default());
+        let at_start: u32 = totals
+            .iter()
+            .filter(|(k, _)| k.0 == start)
+            .map(|(_, (_, _, s))| s.games())
+            .sum();
+        assert_eq!(
+            at_start, 60,
+            "the start position keeps totals of every game"
+        );
         let _ = PLAYER;
+    }
+
+    #[test]
+    fn spans_merge_and_stay_few() {
+        assert_eq!(
+            merge_spans(vec![(5, 7), (1, 2), (3, 4), (10, 10), (0, 1), (9, 8)]),
+            vec![(0, 7), (9, 10)]
+        );
+        let many: Vec<(i64, i64)> = (0..100).map(|i| (i * 10, i * 10)).collect();
+        assert_eq!(merge_spans(many), vec![(0, 990)]);
+        assert!(merge_spans(Vec::new()).is_empty());
     }
 
     #[test]

@@ -266,3 +266,92 @@ fn chesscom_ingest_on_neo4j_equals_the_embedded_store_and_reruns_incrementally()
     assert!(again.contains("2 already complete"), "{again}");
     assert_eq!(summary_value(&again, "ingested"), 0);
 }
+
+/// Several stateless servers on one Neo4j keep answers per player version: a write by
+/// another process (`mirror ingest --store neo4j` elsewhere, with its own data directory)
+/// is seen by both servers at their next request, never a stale kept answer.
+#[test]
+fn two_servers_see_a_write_from_elsewhere_at_their_next_request() {
+    let Some(server) = mirror_testkit::shared("neo4j::two_servers") else {
+        return;
+    };
+    wipe(server.uri());
+    // The first 500 games in two parts: 300, then the other 200 from elsewhere.
+    let text = std::fs::read_to_string(first500()).expect("read the PGN");
+    let starts: Vec<usize> = text.match_indices("[Event ").map(|(i, _)| i).collect();
+    assert!(starts.len() > 400, "{} games", starts.len());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let (a, b) = (dir.path().join("a.pgn"), dir.path().join("b.pgn"));
+    std::fs::write(&a, &text[..starts[300]]).expect("write");
+    std::fs::write(&b, &text[starts[300]..]).expect("write");
+    let neo = Neo::new(server.uri());
+    let elsewhere = Neo::new(server.uri());
+    let ingest = |who: &Neo, pgn: &std::path::Path| {
+        summary_value(
+            &who.ok(&[
+                "ingest",
+                "--user",
+                PLAYER,
+                "--pgn",
+                pgn.to_str().expect("utf-8"),
+            ]),
+            "ingested",
+        )
+    };
+    let first = ingest(&neo, &a);
+    let (mut s1, u1, _, _) = spawn_serve(neo.cmd());
+    let (mut s2, u2, _, _) = spawn_serve(neo.cmd());
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let get = |url: String| -> serde_json::Value {
+        rt.block_on(async {
+            let r = reqwest::get(url).await.expect("request");
+            assert!(r.status().is_success(), "{}", r.status());
+            r.json().await.expect("json")
+        })
+    };
+    let games_at_start = |url: &str| -> u64 {
+        let v = get(format!("{url}/api/v1/explore?user={PLAYER}"));
+        ["white", "draws", "black"]
+            .iter()
+            .map(|k| v[k].as_u64().expect("a count"))
+            .sum()
+    };
+    // The book's games of 1.e4 in a /move answer (kept parts: the book's rows).
+    let move_games = |url: &str| -> u64 {
+        let v = get(format!(
+            "{url}/api/v1/move?user={PLAYER}&moves=e2e4&seed=1&policy=tiers"
+        ));
+        v["candidates"]
+            .as_array()
+            .expect("candidates")
+            .iter()
+            .map(|c| c["games"].as_u64().expect("games"))
+            .sum()
+    };
+    let mut before = Vec::new();
+    for url in [&u1, &u2] {
+        for _ in 0..3 {
+            assert_eq!(games_at_start(url), first, "{url}");
+        }
+        before.push(move_games(url));
+        assert_eq!(move_games(url), before[before.len() - 1], "kept: the same");
+    }
+    assert_eq!(before[0], before[1]);
+    let second = ingest(&elsewhere, &b);
+    assert!(second > 0);
+    for url in [&u1, &u2] {
+        assert_eq!(
+            games_at_start(url),
+            first + second,
+            "{url}: no stale answer"
+        );
+        assert!(move_games(url) > before[0], "{url}: the book is read again");
+    }
+    for c in [&mut s1, &mut s2] {
+        c.kill().expect("kill");
+        let _ = c.wait();
+    }
+}
