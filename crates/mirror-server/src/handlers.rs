@@ -100,13 +100,13 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     // A position without legal moves is the engine's error (422), checked once there.
     let known = state.known_players.clone();
     let book_cache = state.book_cache.clone();
+    // The book's reads are kept per version of the player's data (read from the store
+    // first, so a write by anyone is seen); the model's ranking of a position is kept by
+    // the model itself: a request samples from kept parts.
+    let version = crate::versions::player_version(&state, &user).await?;
     state
         .blocking(move |store, fallbacks| {
             require_player(&known, store, &user)?;
-            // The book's reads are kept per version of the player's data (read from the
-            // store first, so a write by anyone is seen); the model's ranking of a
-            // position is kept by the model itself: a request samples from kept parts.
-            let version = store.player_version(&user)?;
             let book = mirror_engine::KeptBook::new(store, &book_cache, version);
             let mut engine = Engine::new(book, user.clone(), EngineOptions { seed, ..options });
             if let Some(make) = fallbacks {
@@ -217,11 +217,11 @@ where
     T: serde::Serialize,
     F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
 {
+    // The version is read before the data: an answer is never kept under a version older
+    // than the data it was read from.
+    let version = crate::versions::player_version(state, &user).await?;
     let cache = state.kept.clone();
     let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
-        // The version is read before the data: an answer is never kept under a version
-        // older than the data it was read from.
-        let version = store.player_version(&user)?;
         if let Some(v) = version
             && let Some(body) = cache.get(&key, v)
         {

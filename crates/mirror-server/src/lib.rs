@@ -27,6 +27,7 @@ pub use handlers::OPENAPI;
 pub mod metrics;
 pub mod params;
 pub mod response;
+pub mod versions;
 pub mod web;
 
 use std::{
@@ -100,6 +101,8 @@ pub struct AppState<S> {
     pub kept: Arc<cache::ResponseCache>,
     /// The engine's book reads (`/move`) while their player's data is unchanged.
     pub book_cache: Arc<mirror_engine::BookCache>,
+    /// The requests waiting for a player's version, sharing one read.
+    pub versions: versions::VersionReads,
     /// Writes through this server (`None`: none accepted).
     pub writes: Option<Writes<S>>,
 }
@@ -146,6 +149,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             known_players: Arc::default(),
             kept: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             book_cache: Arc::new(mirror_engine::BookCache::new()),
+            versions: versions::VersionReads::default(),
             writes,
         })
     }

@@ -312,11 +312,17 @@ fn two_servers_see_a_write_from_elsewhere_at_their_next_request() {
             r.json().await.expect("json")
         })
     };
+    // Every game goes through the start position, with the player as White or as Black.
     let games_at_start = |url: &str| -> u64 {
-        let v = get(format!("{url}/api/v1/explore?user={PLAYER}"));
-        ["white", "draws", "black"]
+        ["white", "black"]
             .iter()
-            .map(|k| v[k].as_u64().expect("a count"))
+            .map(|color| {
+                let v = get(format!("{url}/api/v1/explore?user={PLAYER}&color={color}"));
+                ["white", "draws", "black"]
+                    .iter()
+                    .map(|k| v[k].as_u64().expect("a count"))
+                    .sum::<u64>()
+            })
             .sum()
     };
     // The book's games of 1.e4 in a /move answer (kept parts: the book's rows).
