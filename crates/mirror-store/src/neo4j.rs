@@ -1628,7 +1628,7 @@ mod tests {
             .map(|d| u64::from(d.stats.games()))
             .sum();
         assert_eq!(games, of_big);
-        assert!(0 < totals.len() && totals.len() < rows.len());
+        assert!(!totals.is_empty() && totals.len() < rows.len());
         let start = PositionKey::from_position(&shakmaty::Chess::default());
         let at_start: u32 = totals
             .iter()
