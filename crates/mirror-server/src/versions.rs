@@ -93,3 +93,122 @@ async fn drive<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>, p
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+
+    use mirror_core::{GameId, GameRecord, PositionKey, batch::Batch};
+    use mirror_store::{
+        Account, EdgeRow, FetchState, Filter, MoveRow, PlayerCounts, PlayerInfo, RecentGame,
+        Result, WriteReport,
+        embedded::{EmbeddedStore, OpenMode},
+    };
+    use shakmaty::Color;
+
+    use super::*;
+
+    /// A store read over a network, as Neo4j is: a version read takes 20 ms, is counted,
+    /// and answers the version as it is when the read starts.
+    struct Remote {
+        inner: EmbeddedStore,
+        version: AtomicU64,
+        reads: AtomicUsize,
+    }
+
+    impl GraphStore for Remote {
+        fn player_version(&self, _: &str) -> Result<Option<u64>> {
+            self.reads.fetch_add(1, Ordering::SeqCst);
+            let v = self.version.load(Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            Ok(Some(v))
+        }
+        fn write_batch(&self, p: &str, b: &Batch) -> Result<WriteReport> {
+            self.inner.write_batch(p, b)
+        }
+        fn ingested(&self, p: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
+            self.inner.ingested(p, ids)
+        }
+        fn moves(&self, p: &str, pos: PositionKey, f: &Filter) -> Result<Vec<MoveRow>> {
+            self.inner.moves(p, pos, f)
+        }
+        fn edges(&self, p: &str) -> Result<Vec<EdgeRow>> {
+            self.inner.edges(p)
+        }
+        fn games(&self, p: &str) -> Result<Vec<(GameRecord, Color)>> {
+            self.inner.games(p)
+        }
+        fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
+            self.inner.game(id)
+        }
+        fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
+            self.inner.position_epd(pos)
+        }
+        fn players(&self) -> Result<Vec<PlayerInfo>> {
+            self.inner.players()
+        }
+        fn counts(&self, p: &str) -> Result<PlayerCounts> {
+            self.inner.counts(p)
+        }
+        fn position_count(&self) -> Result<u64> {
+            self.inner.position_count()
+        }
+        fn recent_games(
+            &self,
+            p: &str,
+            pos: PositionKey,
+            f: &Filter,
+            limit: usize,
+        ) -> Result<Vec<RecentGame>> {
+            self.inner.recent_games(p, pos, f, limit)
+        }
+        fn fetch_state(&self, p: &str, unit: &str) -> Result<Option<FetchState>> {
+            self.inner.fetch_state(p, unit)
+        }
+        fn set_fetch_state(&self, p: &str, unit: &str, s: &FetchState) -> Result<()> {
+            self.inner.set_fetch_state(p, unit, s)
+        }
+        fn accounts(&self, p: &str) -> Result<Vec<Account>> {
+            self.inner.accounts(p)
+        }
+        fn add_account(&self, p: &str, a: &Account) -> Result<()> {
+            self.inner.add_account(p, a)
+        }
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn waiting_requests_share_a_read_and_never_see_an_older_version() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let inner = EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing)
+            .expect("open");
+        let store = Arc::new(Remote {
+            inner,
+            version: AtomicU64::new(1),
+            reads: AtomicUsize::new(0),
+        });
+        let state = AppState::new(store.clone(), 64);
+        // 200 requests at once: a handful of reads, not 200.
+        let asks: Vec<_> = (0..200)
+            .map(|_| {
+                let state = state.clone();
+                tokio::spawn(async move { player_version(&state, "alice").await })
+            })
+            .collect();
+        for a in asks {
+            assert_eq!(a.await.expect("task").expect("version"), Some(1));
+        }
+        let reads = store.reads.load(Ordering::SeqCst);
+        assert!((1..=3).contains(&reads), "{reads} reads for 200 requests");
+        // A write lands while a read runs: a request that arrives after it never gets the
+        // version of the read that was already running.
+        for round in 0..20u64 {
+            let state2 = state.clone();
+            let early = tokio::spawn(async move { player_version(&state2, "alice").await });
+            tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+            let written = store.version.fetch_add(1, Ordering::SeqCst) + 1;
+            let late = player_version(&state, "alice").await.expect("version");
+            assert!(late >= Some(written), "round {round}: {late:?} < {written}");
+            early.await.expect("task").expect("version");
+        }
+    }
+}
