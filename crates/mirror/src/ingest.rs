@@ -466,8 +466,9 @@ fn forward(
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let client = server.client()?;
     let answer: mirror_server::CommandOutput = rt.block_on(async {
-        let resp = reqwest::Client::new()
+        let resp = client
             .post(format!("{}/api/v1/ingest", server.url))
             .bearer_auth(&server.token)
             .header(reqwest::header::CONTENT_TYPE, "application/json")

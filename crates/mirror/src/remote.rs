@@ -60,7 +60,7 @@ impl RemoteBook {
     pub fn new(file: &ServerFile) -> anyhow::Result<RemoteBook> {
         Ok(RemoteBook {
             url: file.url.clone(),
-            client: reqwest::Client::new(),
+            client: file.client()?,
             rt: tokio::runtime::Builder::new_current_thread()
                 .enable_all()
                 .build()?,

@@ -95,6 +95,16 @@ pub struct ServerFile {
 }
 
 impl ServerFile {
+    /// A client of the server this file names (this machine's own `mirror serve`): never
+    /// through a proxy, which `HTTP_PROXY` would otherwise make it use and which would then
+    /// see the write token.
+    pub fn client(&self) -> anyhow::Result<reqwest::Client> {
+        reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .context("cannot set up the client of the running server")
+    }
+
     fn path(store_args: &StoreArgs) -> anyhow::Result<std::path::PathBuf> {
         let mut p = store_args.path()?.into_os_string();
         p.push(".serve");

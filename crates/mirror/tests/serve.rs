@@ -160,10 +160,15 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     let page_players = get("/api/v1/players");
     assert_eq!(page_players.as_array().map(Vec::len), Some(1));
 
-    // Another process ingests real games of a new player, and of the served one again.
+    // Another process ingests real games of a new player, and of the served one again,
+    // with a proxy in its environment that would swallow the request (and the token): the
+    // client of the machine's own server never uses one.
     let otb = profile_fixture("carlsen_otb.pgn");
     let out = env
         .cmd()
+        .env("HTTP_PROXY", "http://127.0.0.1:9")
+        .env("http_proxy", "http://127.0.0.1:9")
+        .env("ALL_PROXY", "http://127.0.0.1:9")
         .args(["ingest", "--user", "Magnus Carlsen", "--alias", "Carlsen,M"])
         .args(["--progress", "none", "--pgn"])
         .arg(&otb)
