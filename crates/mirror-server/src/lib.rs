@@ -219,7 +219,12 @@ async fn track<S: Send + Sync + 'static>(
         .map_or_else(|| "unmatched".to_string(), |p| p.as_str().to_string());
     let span = tracing::info_span!("http", method = %req.method(), route = %route);
     let started = Instant::now();
-    let resp = tracing::Instrument::instrument(next.run(req), span.clone()).await;
+    let mut resp = tracing::Instrument::instrument(next.run(req), span.clone()).await;
+    // No answer is to be read as anything but what its Content-Type says (a JSON error
+    // that quotes a request's text must never be taken for HTML).
+    resp.headers_mut()
+        .entry(axum::http::header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(axum::http::HeaderValue::from_static("nosniff"));
     let elapsed = started.elapsed();
     state
         .metrics

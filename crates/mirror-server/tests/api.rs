@@ -369,6 +369,11 @@ async fn health_and_metrics() {
     assert_eq!((status, v["status"].as_str()), (200, Some("ok")));
     get(&s, "/api/v1/move?user=Biskupstunga").await;
     get(&s, "/api/v1/move?user=nobody").await;
+    let answer = reqwest::get(format!("{}/api/v1/explore?user=Biskupstunga", s.base))
+        .await
+        .expect("explore");
+    assert_eq!(answer.status().as_u16(), 200);
+    assert_eq!(answer.headers()["x-content-type-options"], "nosniff");
     let text = reqwest::get(format!("{}/metrics", s.base))
         .await
         .expect("metrics")
@@ -625,6 +630,13 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
         };
         let r = req.send().await.expect("send");
         let got = r.status().as_u16();
+        assert_eq!(
+            r.headers()
+                .get("x-content-type-options")
+                .map(|v| v.as_bytes()),
+            Some(&b"nosniff"[..]),
+            "{method} {path}"
+        );
         let ct = r
             .headers()
             .get("content-type")
