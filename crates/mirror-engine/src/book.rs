@@ -54,9 +54,10 @@ struct KeptReads {
     newest: std::collections::HashMap<(String, u64), Option<Month>>,
 }
 
-/// Row lists kept at most; the cache is emptied when it would hold more (a server's
-/// popular positions fill it again in a few requests).
-pub const BOOK_CACHE_ENTRIES: usize = 100_000;
+/// Row lists kept at most (a list is a position's moves: about 1 KiB for a popular one, so
+/// a full cache holds some tens of MiB); the cache is emptied when it would hold more (a
+/// server's popular positions fill it again in a few requests).
+pub const BOOK_CACHE_ENTRIES: usize = 32_768;
 
 impl BookCache {
     /// An empty cache.

@@ -11,8 +11,10 @@
 //!   ratingSum, ratedGames, first, last, row}]->(:PlayerPosition)`: the player's edge rows,
 //!   one per edge key, found again by their unique `row` key when a batch adds to them;
 //! - `(:PlayerPosition)-[:PLAYED {uci, color, w, d, l, ...}]->(:PlayerPosition)`: the
-//!   player's move totals, one per move and colour, kept up to date in the write
-//!   transaction: an unfiltered (or colour-only) question reads these instead of the rows;
+//!   player's move totals, one per move and colour, of positions with at least
+//!   [`TOTAL_MIN_PIECES`](crate::TOTAL_MIN_PIECES) pieces, kept up to date in the write
+//!   transaction: an unfiltered (or colour-only) question there reads these instead of the
+//!   rows;
 //! - `(:Player {name, displayName, games, edgeRows, version})-[:INGESTED {color,
 //!   date}]->(:Game {id, record})`, `(:FetchState {player, unit, ...})`,
 //!   `(:Account {player, source, key, name})`. `version` rises with every write of the
