@@ -20,6 +20,7 @@
 //! blocking pool, bounded by a semaphore, so they never block the async runtime.
 
 pub mod cache;
+pub mod client;
 pub mod error;
 mod handlers;
 

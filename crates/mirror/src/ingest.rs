@@ -454,7 +454,7 @@ fn forward(
     args: &IngestArgs,
     in_use: anyhow::Error,
 ) -> anyhow::Result<bool> {
-    let Some(server) = crate::serve::ServerFile::read(store_args)? else {
+    let Some(server) = crate::serve::server_file(store_args)? else {
         return Err(in_use);
     };
     let argv = server_args(store_args, args)?;

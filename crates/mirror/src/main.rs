@@ -10,7 +10,6 @@ mod export;
 mod ingest;
 mod play;
 mod pretrain;
-mod remote;
 mod report;
 mod serve;
 mod train;

@@ -16,8 +16,7 @@ use shakmaty::Color;
 use crate::{
     cli::{AnyStore, StoreArgs, is_in_use},
     engine_cfg::{self, EngineArgs},
-    remote::RemoteBook,
-    serve::ServerFile,
+    serve::server_file,
 };
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -97,7 +96,7 @@ pub fn require_player_among(players: &[PlayerInfo], user: &str) -> anyhow::Resul
 /// it, that server.
 enum Opened {
     Store(AnyStore),
-    Server(RemoteBook),
+    Server(mirror_server::client::RemoteBook),
 }
 
 impl Opened {
@@ -114,10 +113,10 @@ fn open_book(store_args: &StoreArgs) -> anyhow::Result<Opened> {
     match store_args.open(OpenMode::MustExist) {
         Ok(store) => Ok(Opened::Store(store)),
         Err(e) if is_in_use(&e) => {
-            let Some(file) = ServerFile::read(store_args)? else {
+            let Some(file) = server_file(store_args)? else {
                 return Err(e);
             };
-            let book = RemoteBook::new(&file)?;
+            let book = mirror_server::client::RemoteBook::new(&file)?;
             eprintln!(
                 "(the store is held by mirror serve at {}: the mirror reads the games through it)",
                 book.url()

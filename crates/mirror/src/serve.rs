@@ -10,7 +10,7 @@ use std::{
 use anyhow::Context;
 use clap::Args;
 use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal};
-use mirror_server::{AppState, serve};
+use mirror_server::{AppState, client::ServerFile, serve};
 use mirror_store::embedded::OpenMode;
 
 use crate::cli::{AnyStore, StoreArgs};
@@ -78,92 +78,13 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     })
 }
 
-/// The file next to the embedded store that says which server holds it
-/// (`STORE.redb.serve`): its address and the token its writes need. Written when the
-/// server starts, readable by its user only, removed when it stops.
-#[derive(Debug, serde::Serialize, serde::Deserialize)]
-pub struct ServerFile {
-    /// `http://127.0.0.1:PORT`.
-    pub url: String,
-    /// The secret of `POST /api/v1/ingest`.
-    pub token: String,
-    /// The server's process.
-    pub pid: u32,
-    /// Where this was read from.
-    #[serde(skip)]
-    pub path: std::path::PathBuf,
-}
-
-impl ServerFile {
-    /// A client of the server this file names (this machine's own `mirror serve`): never
-    /// through a proxy, which `HTTP_PROXY` would otherwise make it use and which would then
-    /// see the write token.
-    pub fn client(&self) -> anyhow::Result<reqwest::Client> {
-        reqwest::Client::builder()
-            .no_proxy()
-            .build()
-            .context("cannot set up the client of the running server")
+/// The server holding this invocation's embedded store, if its file says so (a Neo4j
+/// store is never held by one process).
+pub fn server_file(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>> {
+    if store_args.kind() != crate::cli::StoreKind::Embedded {
+        return Ok(None);
     }
-
-    fn path(store_args: &StoreArgs) -> anyhow::Result<std::path::PathBuf> {
-        let mut p = store_args.path()?.into_os_string();
-        p.push(".serve");
-        Ok(p.into())
-    }
-
-    /// The server holding this invocation's embedded store, if one says so.
-    pub fn read(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>> {
-        if store_args.kind() != crate::cli::StoreKind::Embedded {
-            return Ok(None);
-        }
-        let path = Self::path(store_args)?;
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
-            Err(e) => return Err(e).with_context(|| format!("cannot read {}", path.display())),
-        };
-        let mut file: ServerFile = serde_json::from_str(&text)
-            .with_context(|| format!("{} is not a mirror server file", path.display()))?;
-        file.path = path;
-        Ok(Some(file))
-    }
-
-    /// Writes the file (mode 0600) and returns a guard that removes it.
-    fn write(store_args: &StoreArgs, url: String, token: String) -> anyhow::Result<RemoveOnDrop> {
-        let path = Self::path(store_args)?;
-        let file = ServerFile {
-            url,
-            token,
-            pid: std::process::id(),
-            path: path.clone(),
-        };
-        // A new file each time, so that its mode is this one whatever a stale file had.
-        match std::fs::remove_file(&path) {
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
-                return Err(e).with_context(|| format!("cannot replace {}", path.display()));
-            }
-            _ => {}
-        }
-        let mut options = std::fs::OpenOptions::new();
-        options.write(true).create_new(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut f = options
-            .open(&path)
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        std::io::Write::write_all(&mut f, serde_json::to_string(&file)?.as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
-        Ok(RemoveOnDrop(path))
-    }
-}
-
-/// Removes the server file when the server stops.
-struct RemoveOnDrop(std::path::PathBuf);
-
-impl Drop for RemoveOnDrop {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
+    Ok(ServerFile::read(&store_args.path()?)?)
 }
 
 /// `mirror ingest` as the server runs it for another process (see `POST /api/v1/ingest`).
@@ -224,7 +145,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         let token = format!("{:032x}", rand::random::<u128>());
         let _file = match store_args.kind() {
             crate::cli::StoreKind::Embedded => Some(ServerFile::write(
-                store_args,
+                &store_args.path()?,
                 format!("http://{here}"),
                 token.clone(),
             )?),

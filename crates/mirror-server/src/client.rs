@@ -1,12 +1,138 @@
-//! The engine's book read through a running `mirror serve` (`/api/v1/book`), for
-//! `mirror play` and `mirror uci` while the server holds the embedded store.
+//! The client side of a running `mirror serve`: the file next to the embedded store that
+//! says which server holds it ([`ServerFile`]), and the engine's book read through that
+//! server ([`RemoteBook`], `/api/v1/book`) for `mirror play` and `mirror uci` while the
+//! server holds the store.
+
+use std::path::{Path, PathBuf};
 
 use mirror_core::{PositionKey, codec, time::Month};
 use mirror_engine::Book;
-use mirror_server::response::{BookRowJson, NewestJson};
 use mirror_store::{Filter, MoveRow, PlayerInfo, StoreError};
 
-use crate::serve::ServerFile;
+use crate::response::{BookRowJson, NewestJson};
+
+/// Why the server's file or its client failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ClientError {
+    /// The server file could not be read, written or removed.
+    #[error("{what}")]
+    Io {
+        /// What was being done, naming the file.
+        what: String,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// The server file is not one mirror wrote.
+    #[error("{} is not a mirror server file", path.display())]
+    NotAServerFile {
+        /// The file.
+        path: PathBuf,
+        /// Why it does not parse.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The HTTP client could not be set up.
+    #[error("cannot set up the client of the running server")]
+    Http(#[source] reqwest::Error),
+}
+
+/// The file next to the embedded store that says which server holds it
+/// (`STORE.redb.serve`): its address and the token its writes need. Written when the
+/// server starts, readable by its user only, removed when it stops.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+pub struct ServerFile {
+    /// `http://127.0.0.1:PORT`.
+    pub url: String,
+    /// The secret of `POST /api/v1/ingest`.
+    pub token: String,
+    /// The server's process.
+    pub pid: u32,
+    /// Where this was read from.
+    #[serde(skip)]
+    pub path: PathBuf,
+}
+
+impl ServerFile {
+    /// A client of the server this file names (this machine's own `mirror serve`): never
+    /// through a proxy, which `HTTP_PROXY` would otherwise make it use and which would then
+    /// see the write token.
+    pub fn client(&self) -> Result<reqwest::Client, ClientError> {
+        reqwest::Client::builder()
+            .no_proxy()
+            .build()
+            .map_err(ClientError::Http)
+    }
+
+    /// The server file of the embedded store at `store`.
+    pub fn path_of(store: &Path) -> PathBuf {
+        let mut p = store.as_os_str().to_owned();
+        p.push(".serve");
+        p.into()
+    }
+
+    /// The server holding the embedded store at `store`, if one says so.
+    pub fn read(store: &Path) -> Result<Option<ServerFile>, ClientError> {
+        let path = Self::path_of(store);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => {
+                return Err(ClientError::Io {
+                    what: format!("cannot read {}", path.display()),
+                    source: e,
+                });
+            }
+        };
+        let mut file: ServerFile =
+            serde_json::from_str(&text).map_err(|e| ClientError::NotAServerFile {
+                path: path.clone(),
+                source: e,
+            })?;
+        file.path = path;
+        Ok(Some(file))
+    }
+
+    /// Writes the file of a server at `url` holding the embedded store at `store` (mode
+    /// 0600) and returns a guard that removes it.
+    pub fn write(store: &Path, url: String, token: String) -> Result<RemoveOnDrop, ClientError> {
+        let path = Self::path_of(store);
+        let file = ServerFile {
+            url,
+            token,
+            pid: std::process::id(),
+            path: path.clone(),
+        };
+        let io = |what: &str, e: std::io::Error| ClientError::Io {
+            what: format!("cannot {what} {}", path.display()),
+            source: e,
+        };
+        // A new file each time, so that its mode is this one whatever a stale file had.
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(io("replace", e)),
+            _ => {}
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut f = options.open(&path).map_err(|e| io("write", e))?;
+        let text =
+            serde_json::to_string(&file).expect("a server file is plain strings and numbers");
+        std::io::Write::write_all(&mut f, text.as_bytes()).map_err(|e| io("write", e))?;
+        Ok(RemoveOnDrop(path))
+    }
+}
+
+/// Removes the server file when the server stops.
+#[derive(Debug)]
+pub struct RemoveOnDrop(PathBuf);
+
+impl Drop for RemoveOnDrop {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
 
 /// A book answered by the server named in the store's server file.
 pub struct RemoteBook {
@@ -57,13 +183,17 @@ pub fn filter_params(f: &Filter) -> Vec<(&'static str, String)> {
 
 impl RemoteBook {
     /// The book of the server in `file`.
-    pub fn new(file: &ServerFile) -> anyhow::Result<RemoteBook> {
+    pub fn new(file: &ServerFile) -> Result<RemoteBook, ClientError> {
         Ok(RemoteBook {
             url: file.url.clone(),
             client: file.client()?,
             rt: tokio::runtime::Builder::new_current_thread()
                 .enable_all()
-                .build()?,
+                .build()
+                .map_err(|e| ClientError::Io {
+                    what: "cannot start the client's runtime".into(),
+                    source: e,
+                })?,
         })
     }
 
@@ -169,13 +299,13 @@ mod tests {
             },
         ];
         for f in filters {
-            let mut raw: mirror_server::params::Raw = filter_params(&f)
+            let mut raw: crate::params::Raw = filter_params(&f)
                 .into_iter()
                 .map(|(k, v)| (k.to_string(), v))
                 .collect();
             raw.insert("user".into(), "someone".into());
             raw.insert("key".into(), "00000000000000ff".into());
-            let back = mirror_server::params::BookQuery::from_raw(raw)
+            let back = crate::params::BookQuery::from_raw(raw)
                 .and_then(|q| q.parse())
                 .expect("the server reads what the client writes");
             assert_eq!(back.filter, f);
