@@ -123,3 +123,79 @@ fn install_shipped(weights: &[u8], meta: &str, dir: &Path) -> std::io::Result<()
     put("meta.json", meta.as_bytes())?;
     put(SHIPPED_MARK, meta.as_bytes())
 }
+
+/// The models that play for players outside their book, under one models root: each
+/// player's own (trained, or the shipped one), else the shipped population base; each
+/// loaded once per process (a player's own on first use, kept for the next time:
+/// `setoption name Player` switching back, a server's next request), the base shared by
+/// every player without a model (one copy, one ranking cache).
+#[derive(Debug)]
+pub struct ModelCache {
+    root: PathBuf,
+    own: std::sync::Mutex<std::collections::HashMap<PathBuf, std::sync::Arc<Predictor>>>,
+    base: std::sync::Mutex<Option<std::sync::Arc<Predictor>>>,
+}
+
+/// Where a model was loaded from, for the error that names it.
+#[derive(Debug)]
+pub enum Whose {
+    /// The player's own model directory.
+    Player(PathBuf),
+    /// The population base under the models root.
+    Base(PathBuf),
+}
+
+impl ModelCache {
+    /// Nothing loaded yet; models under `root` (the data directory's `models`).
+    pub fn new(root: PathBuf) -> ModelCache {
+        ModelCache {
+            root,
+            own: std::sync::Mutex::new(std::collections::HashMap::new()),
+            base: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// The directory of the player whose key (their stored name) is `key`.
+    pub fn player_dir(&self, key: &str) -> PathBuf {
+        self.root.join(key)
+    }
+
+    /// The model that plays for `player` (directory name `key`); the flag says whether it
+    /// is their own. An error says which model failed to load.
+    pub fn load(
+        &self,
+        player: &str,
+        key: &str,
+    ) -> Result<(std::sync::Arc<Predictor>, bool), (Whose, ModelError)> {
+        let dir = self.player_dir(key);
+        let mut own = self
+            .own
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(p) = own.get(&dir) {
+            return Ok((std::sync::Arc::clone(p), true));
+        }
+        match load_or_install(&dir, player) {
+            Ok(Some(p)) => {
+                let p = std::sync::Arc::new(p);
+                own.insert(dir, std::sync::Arc::clone(&p));
+                return Ok((p, true));
+            }
+            Ok(None) => {}
+            Err(e) => return Err((Whose::Player(dir), e)),
+        }
+        drop(own);
+        let mut base = self
+            .base
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(b) = base.as_ref() {
+            return Ok((std::sync::Arc::clone(b), false));
+        }
+        let loaded = std::sync::Arc::new(
+            load_or_install_base(&self.root).map_err(|e| (Whose::Base(self.root.clone()), e))?,
+        );
+        *base = Some(std::sync::Arc::clone(&loaded));
+        Ok((loaded, false))
+    }
+}

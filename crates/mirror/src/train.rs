@@ -1,12 +1,7 @@
 //! `mirror train`: fit the CNN fallback on a player's stored games (see
 //! `mirror_model::fit`), with a progress bar, and print its report.
 
-use std::{
-    collections::HashMap,
-    path::PathBuf,
-    process::ExitCode,
-    sync::{Arc, Mutex},
-};
+use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use clap::Args;
@@ -228,61 +223,41 @@ fn load_model_in(dir: &std::path::Path, player: &str) -> anyhow::Result<Option<P
         .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
 }
 
-/// The models that play for players outside their book: each player's own (trained, or
-/// the shipped one), else the shipped population base; each loaded once per process (a
-/// player's own on first use, kept for the next time: `setoption name Player` switching
-/// back, a server's next request), the base shared by every player without a model (one
-/// copy, one ranking cache).
-pub struct FallbackModels {
-    store_args: StoreArgs,
-    own: Mutex<HashMap<PathBuf, Arc<Predictor>>>,
-    base: Mutex<Option<Arc<Predictor>>>,
-}
+/// The models that play for players outside their book, loaded once per process
+/// ([`mirror_model::library::ModelCache`]) under this invocation's data directory (a data
+/// directory that cannot be found is the error of the first load, as a model that cannot
+/// be read is).
+pub struct FallbackModels(Result<mirror_model::library::ModelCache, String>);
 
 impl FallbackModels {
     /// Nothing loaded yet.
     pub fn new(store_args: &StoreArgs) -> FallbackModels {
-        FallbackModels {
-            store_args: store_args.clone(),
-            own: Mutex::new(HashMap::new()),
-            base: Mutex::new(None),
-        }
+        FallbackModels(
+            store_args
+                .data_dir()
+                .map(|d| mirror_model::library::ModelCache::new(d.join("models")))
+                .map_err(|e| format!("{e:#}")),
+        )
     }
 
     /// The model that plays for `player`; the flag says whether it is their own.
     pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
-        let dir = model_dir(&self.store_args, player)?;
-        let mut own = self
-            .own
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(p) = own.get(&dir) {
-            return Ok((Arc::clone(p), true));
-        }
-        if let Some(p) = load_model_in(&dir, player)? {
-            let p = Arc::new(p);
-            own.insert(dir, Arc::clone(&p));
-            return Ok((p, true));
-        }
-        drop(own);
-        let mut base = self
-            .base
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        if let Some(b) = base.as_ref() {
-            return Ok((Arc::clone(b), false));
-        }
-        let root = self.store_args.data_dir()?.join("models");
-        let loaded = Arc::new(
-            mirror_model::library::load_or_install_base(&root).with_context(|| {
-                format!(
-                    "cannot load the population base model from {}",
-                    root.display()
-                )
-            })?,
-        );
-        *base = Some(Arc::clone(&loaded));
-        Ok((loaded, false))
+        use mirror_model::library::Whose;
+        let cache = self.0.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
+        cache
+            .load(player, &player_key(player)?)
+            .map_err(|(whose, e)| {
+                let what = match whose {
+                    Whose::Player(dir) => {
+                        format!("cannot load {player}'s model from {}", dir.display())
+                    }
+                    Whose::Base(root) => format!(
+                        "cannot load the population base model from {}",
+                        root.display()
+                    ),
+                };
+                anyhow::Error::new(e).context(what)
+            })
     }
 }
 
