@@ -96,6 +96,27 @@ pub struct Tags {
     fen: Option<String>,
 }
 
+impl Tags {
+    /// Why a game with these tags is not standard chess from the start position, if it
+    /// is not.
+    fn skip_reason(&self) -> Option<SkipReason> {
+        if let Some(v) = &self.variant
+            && !is_standard_variant(v)
+        {
+            return Some(SkipReason::Variant(v.clone()));
+        }
+        let start_is_standard = match &self.fen {
+            None => !self.setup,
+            Some(fen) => fen
+                .parse::<Fen>()
+                .ok()
+                .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok())
+                .is_some_and(|p| p == Chess::default()),
+        };
+        (!start_is_standard).then_some(SkipReason::NonStandardStart)
+    }
+}
+
 /// The mainline being replayed.
 #[derive(Debug)]
 pub struct Movetext {
@@ -170,21 +191,8 @@ impl Visitor for GameVisitor {
     }
 
     fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<Decoded, Movetext> {
-        if let Some(v) = &tags.variant
-            && !is_standard_variant(v)
-        {
-            return ControlFlow::Break(Decoded::Skipped(SkipReason::Variant(v.clone())));
-        }
-        let start_is_standard = match &tags.fen {
-            None => !tags.setup,
-            Some(fen) => fen
-                .parse::<Fen>()
-                .ok()
-                .and_then(|f| f.into_position::<Chess>(CastlingMode::Standard).ok())
-                .is_some_and(|p| p == Chess::default()),
-        };
-        if !start_is_standard {
-            return ControlFlow::Break(Decoded::Skipped(SkipReason::NonStandardStart));
+        if let Some(reason) = tags.skip_reason() {
+            return ControlFlow::Break(Decoded::Skipped(reason));
         }
         ControlFlow::Continue(Movetext {
             tags,
@@ -327,6 +335,55 @@ fn game_id(tags: &Tags, date: Option<Date>, result: GameResult, moves: &[MoveCod
     GameId(format!("pgn:{:032x}", xxhash_rust::xxh3::xxh3_128(&bytes)))
 }
 
+/// The players of a standard game (White, Black), as its tags name them; `None` for a
+/// game that [`read_games`] skips for its variant or start position.
+pub type Sides = Option<(String, String)>;
+
+/// A pgn-reader visitor that reads the tags only and skips the movetext (a fast first
+/// pass over a corpus, to count each player's games).
+#[derive(Debug, Default)]
+struct SidesVisitor;
+
+impl Visitor for SidesVisitor {
+    type Tags = Tags;
+    type Movetext = ();
+    type Output = Sides;
+
+    fn begin_tags(&mut self) -> ControlFlow<Sides, Tags> {
+        ControlFlow::Continue(Tags::default())
+    }
+
+    fn tag(&mut self, tags: &mut Tags, name: &[u8], value: RawTag<'_>) -> ControlFlow<Sides> {
+        match name {
+            b"White" => tags.white = tag_string(value),
+            b"Black" => tags.black = tag_string(value),
+            b"Variant" => tags.variant = Some(tag_string(value)),
+            b"SetUp" => tags.setup = value.as_bytes() == b"1",
+            b"FEN" => tags.fen = Some(tag_string(value)),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    }
+
+    fn begin_movetext(&mut self, tags: Tags) -> ControlFlow<Sides, ()> {
+        ControlFlow::Break(match tags.skip_reason() {
+            Some(_) => None,
+            None => Some((tags.white, tags.black)),
+        })
+    }
+
+    fn end_game(&mut self, (): ()) -> Sides {
+        None
+    }
+}
+
+/// Reads the players of every game of a PGN stream, skipping the moves (see [`Sides`]).
+pub fn read_sides<R: Read>(input: R) -> impl Iterator<Item = std::io::Result<Sides>> {
+    let mut reader = Reader::new(input);
+    let mut visitor = SidesVisitor;
+    std::iter::from_fn(move || reader.read_game(&mut visitor).transpose())
+}
+
 /// Reads every game of a PGN stream; items are numbered from 1.
 pub fn read_games<R: Read>(input: R) -> Games<R> {
     Games {
@@ -417,6 +474,28 @@ mod tests {
             matches!(out[3], Decoded::Game(_)),
             "standard FEN is a normal game"
         );
+    }
+
+    #[test]
+    fn sides_name_the_players_of_the_games_that_are_read() {
+        let pgn = std::fs::read(path("single-player/biskupstunga_first500.pgn")).expect("read");
+        let decoded: Vec<Sides> = read_games(pgn.as_slice())
+            .map(|r| match r.expect("io").1 {
+                Decoded::Game(g) => Some((g.white.name, g.black.name)),
+                _ => None,
+            })
+            .collect();
+        let sides: Vec<Sides> = read_sides(pgn.as_slice()).map(|r| r.expect("io")).collect();
+        assert_eq!(sides.len(), decoded.len());
+        for (s, d) in sides.iter().zip(&decoded) {
+            if d.is_some() {
+                assert_eq!(s, d);
+            }
+        }
+        let skipped = b"[Variant \"Chess960\"]\n[White \"a\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n\n\
+            [White \"b\"]\n[Black \"c\"]\n[Result \"1-0\"]\n\n1. e4 1-0\n";
+        let sides: Vec<Sides> = read_sides(&skipped[..]).map(|r| r.expect("io")).collect();
+        assert_eq!(sides, vec![None, Some(("b".into(), "c".into()))]);
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! same ingest again ends with exactly the counts of one clean run.
 
 pub mod chesscom;
+pub mod corpus;
 pub mod lichess;
 pub mod source;
 
@@ -36,6 +37,16 @@ pub enum IngestError {
     /// An input could not be used.
     #[error(transparent)]
     Source(#[from] SourceError),
+    /// An input of a corpus could not be read in full (`--all-players` reads its inputs
+    /// twice, so both passes must see the same games).
+    #[error("{what}")]
+    Input {
+        /// The input and what failed.
+        what: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
     /// The decoding thread died.
     #[error("the decoding thread panicked")]
     DecoderPanicked,
@@ -156,7 +167,7 @@ enum Msg {
     Batch { batch: Batch, duplicates: u64 },
 }
 
-const MAX_INVALID_DETAILS: usize = 1000;
+pub(crate) const MAX_INVALID_DETAILS: usize = 1000;
 
 /// One input stream, opened when its turn comes.
 pub struct Input {

@@ -517,6 +517,25 @@ impl GraphStore for EmbeddedStore {
         }
     }
 
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let _span =
+            tracing::debug_span!("store.write", backend = "embedded", players = batches.len())
+                .entered();
+        let txn = self.db.begin_write().map_err(backend)?;
+        let mut total = WriteReport::default();
+        for (player, batch) in batches {
+            match Self::write_in(&txn, player, batch) {
+                Ok(report) => total.add(&report),
+                Err(e) => {
+                    txn.abort().map_err(backend)?;
+                    return Err(e);
+                }
+            }
+        }
+        self.commit(txn)?;
+        Ok(total)
+    }
+
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());

@@ -247,6 +247,15 @@ pub struct WriteReport {
     pub new_edges: u64,
 }
 
+impl WriteReport {
+    /// Adds another write's figures to these.
+    pub fn add(&mut self, other: &WriteReport) {
+        self.games += other.games;
+        self.new_positions += other.new_positions;
+        self.new_edges += other.new_edges;
+    }
+}
+
 /// Size of a player's graph.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct PlayerCounts {
@@ -404,6 +413,20 @@ pub trait GraphStore {
     /// games are already recorded for the player.
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport>;
 
+    /// Writes batches of several players in one transaction where the backend can (the
+    /// embedded store and Neo4j do), so that a corpus of many players costs one commit per
+    /// chunk, not one per player. All or nothing as [`GraphStore::write_batch`]; fails
+    /// with [`StoreError::AlreadyIngested`] when some game is already recorded for its
+    /// player (the caller then writes player by player, which says whose). The default
+    /// writes one player at a time.
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let mut total = WriteReport::default();
+        for (player, batch) in batches {
+            total.add(&self.write_batch(player, batch)?);
+        }
+        Ok(total)
+    }
+
     /// Which of `ids` are already ingested for `player`.
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>>;
 
@@ -509,6 +532,9 @@ macro_rules! forward_store {
         impl<S: GraphStore + ?Sized> GraphStore for $ty {
             fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
                 (**self).write_batch(player, batch)
+            }
+            fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+                (**self).write_batches(batches)
             }
             fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
                 (**self).ingested(player, ids)

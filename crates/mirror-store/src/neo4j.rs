@@ -971,15 +971,38 @@ impl Neo4jStore {
     }
 
     /// One attempt at writing a batch: lock the player, check, write, commit.
+    /// One transaction writing the batches of `players` (key, display name, parameters)
+    /// in turn; rolled back when a game is already recorded for its player.
     async fn write_txn(
         &self,
         mut txn: neo4rs::Txn,
+        players: &[(String, &str, BatchParams)],
+    ) -> std::result::Result<WriteReport, TxnError> {
+        let mut total = WriteReport::default();
+        for (key, display, params) in players {
+            match self.write_player(&mut txn, key, display, params).await {
+                Ok(report) => total.add(&report),
+                Err(TxnError::Store(e @ StoreError::AlreadyIngested(_))) => {
+                    txn.rollback().await?;
+                    return Err(e.into());
+                }
+                Err(e) => return Err(e),
+            }
+        }
+        txn.commit().await?;
+        Ok(total)
+    }
+
+    /// One player's batch, written in `txn` (not committed).
+    async fn write_player(
+        &self,
+        txn: &mut neo4rs::Txn,
         key: &str,
         display: &str,
         params: &BatchParams,
     ) -> std::result::Result<WriteReport, TxnError> {
         let present = collect(
-            &mut txn,
+            txn,
             WRITE_BEGIN.query(vec![
                 ("player", key.into()),
                 ("display", display.into()),
@@ -992,7 +1015,6 @@ impl Neo4jStore {
                 .iter()
                 .map(|r| r.get::<String>("id").map(GameId).map_err(de))
                 .collect::<Result<Vec<_>>>()?;
-            txn.rollback().await?;
             return Err(StoreError::AlreadyIngested(ids).into());
         }
         txn.run(WRITE_GAMES.query(vec![
@@ -1010,7 +1032,7 @@ impl Neo4jStore {
         let mut node: rustc_hash::FxHashMap<i64, String> = rustc_hash::FxHashMap::default();
         for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
-                &mut txn,
+                txn,
                 WRITE_POSITIONS.query(vec![
                     ("player", key.into()),
                     ("positions", chunk.to_vec().into()),
@@ -1050,7 +1072,7 @@ impl Neo4jStore {
         }
         for chunk in old_rows.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
-                &mut txn,
+                txn,
                 WRITE_EDGES.query(vec![("rows", chunk.to_vec().into())])?,
             )
             .await?;
@@ -1085,7 +1107,6 @@ impl Neo4jStore {
             ("edgeRows", as_int(report.new_edges)?.into()),
         ])?)
         .await?;
-        txn.commit().await?;
         Ok(report)
     }
 }
@@ -1192,9 +1213,25 @@ impl GraphStore for Neo4jStore {
         let _span = tracing::debug_span!("store.write", backend = "neo4j", player).entered();
         let key = player_key(player)?;
         let display = player.trim();
-        let params = BatchParams::new(&key, batch)?;
+        let players = [(key.clone(), display, BatchParams::new(&key, batch)?)];
         self.transaction("write a batch of games", |txn| {
-            self.write_txn(txn, &key, display, &params)
+            self.write_txn(txn, &players)
+        })
+    }
+
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "neo4j", players = batches.len())
+            .entered();
+        let players = batches
+            .iter()
+            .map(|(player, batch)| {
+                let key = player_key(player)?;
+                let params = BatchParams::new(&key, batch)?;
+                Ok((key, player.trim(), params))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        self.transaction("write batches of several players", |txn| {
+            self.write_txn(txn, &players)
         })
     }
 

@@ -75,6 +75,17 @@ fn an_old_graph_is_refused_with_how_to_rebuild_it() {
 }
 
 #[test]
+fn several_players_in_one_write() {
+    let Some((_server, neo)) = fresh("several_players_in_one_write") else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let emb =
+        EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
+    conformance::several_players_in_one_write(neo, emb);
+}
+
+#[test]
 fn same_answers_as_the_embedded_store() {
     let Some((_server, neo)) = fresh("same_answers_as_the_embedded_store") else {
         return;

@@ -286,6 +286,58 @@ pub fn batches_merge_exactly<S: GraphStore>(one: S, many: S) {
     }
 }
 
+/// Batches of several players written in one transaction give each player what their
+/// own batch gives (`reference` writes them one by one); a write in which one game is
+/// already recorded for its player writes nothing, for any player.
+pub fn several_players_in_one_write<S: GraphStore, R: GraphStore>(store: S, reference: R) {
+    let games = sample_games(60);
+    let (a, b) = games.split_at(35);
+    let players = ["Alice", "bob"];
+    reference
+        .write_batch(players[0], &batch_of(a))
+        .expect("write");
+    reference
+        .write_batch(players[1], &batch_of(b))
+        .expect("write");
+    let report = store
+        .write_batches(&[
+            (players[0].to_string(), batch_of(a)),
+            (players[1].to_string(), batch_of(b)),
+        ])
+        .expect("write");
+    assert_eq!(report.games, 60);
+    for p in players {
+        assert_eq!(
+            store.edges(p).expect("edges"),
+            reference.edges(p).expect("edges")
+        );
+        assert_eq!(store.counts(p).expect("c"), reference.counts(p).expect("c"));
+    }
+    assert_eq!(
+        store.position_count().expect("p"),
+        reference.position_count().expect("p")
+    );
+    let err = store
+        .write_batches(&[
+            ("carol".to_string(), batch_of(a)),
+            (players[1].to_string(), batch_of(&b[..5])),
+        ])
+        .expect_err("bob has these games");
+    assert!(
+        matches!(&err, StoreError::AlreadyIngested(ids) if ids.len() == 5),
+        "{err}"
+    );
+    assert_eq!(
+        store.counts("carol").expect("c").games,
+        0,
+        "nothing written"
+    );
+    assert_eq!(
+        store.counts(players[1]).expect("c"),
+        reference.counts(players[1]).expect("c")
+    );
+}
+
 /// Both stores hold the same graph of [`PLAYER`]: edges, counts and positions.
 pub fn assert_same_graph<A: GraphStore, B: GraphStore>(a: &A, b: &B) {
     assert_eq!(
@@ -593,6 +645,10 @@ macro_rules! conformance_tests {
         #[test]
         fn batches_merge_exactly() {
             $crate::conformance::batches_merge_exactly($make, $make);
+        }
+        #[test]
+        fn several_players_in_one_write() {
+            $crate::conformance::several_players_in_one_write($make, $make);
         }
         #[test]
         fn filters() {

@@ -14,6 +14,7 @@ use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::GameSource;
 use mirror_ingest::{
     IngestOptions, InvalidGame, Progress, Summary,
+    corpus::{self, CorpusOptions},
     lichess::{LichessOptions, ingest_lichess},
 };
 use mirror_server::CommandOutput;
@@ -32,9 +33,21 @@ pub struct IngestArgs {
     #[arg(
         long,
         short = 'u',
-        required_unless_present_any = ["lichess", "chesscom"]
+        required_unless_present_any = ["lichess", "chesscom", "all_players"]
     )]
     pub user: Option<String>,
+    /// With --pgn: a profile for every player of the files who has at least --min-games
+    /// standard games in them (a game counts for both of its players), instead of one
+    /// --user. The files are read twice: first the tags, to count each player's games.
+    #[arg(
+        long,
+        requires = "pgn",
+        conflicts_with_all = ["user", "chesscom", "lichess", "aliases"]
+    )]
+    pub all_players: bool,
+    /// With --all-players: the fewest games that make a profile.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..))]
+    pub min_games: u64,
     /// Fetch this Chess.com account's games into the profile (repeatable).
     #[arg(long, value_name = "USER")]
     pub chesscom: Vec<String>,
@@ -315,6 +328,9 @@ pub fn ingest(
     args: &IngestArgs,
     held: Option<&AnyStore>,
 ) -> anyhow::Result<bool> {
+    if args.all_players {
+        return all_players(out, store_args, args, held);
+    }
     // Validate every name before anything touches the disk or the network.
     for u in &args.chesscom {
         mirror_online::chesscom::validate_username(u)?;
@@ -511,6 +527,7 @@ fn server_args(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Vec<
     if let Some(u) = &args.user {
         push("--user", u.clone());
     }
+    push("--min-games", args.min_games.to_string());
     for c in &args.chesscom {
         push("--chesscom", c.clone());
     }
@@ -542,6 +559,9 @@ fn server_args(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Vec<
         "none"
     };
     push("--progress", progress.to_string());
+    if args.all_players {
+        v.push("--all-players".to_string());
+    }
     if !args.pgn.is_empty() {
         v.push("--pgn".to_string());
         for p in &args.pgn {
@@ -560,6 +580,92 @@ fn server_args(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Vec<
         }
     }
     Ok(v)
+}
+
+/// `--all-players`: a profile for every player of the PGN inputs with enough games.
+fn all_players(
+    out: &Out,
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+    held: Option<&AnyStore>,
+) -> anyhow::Result<bool> {
+    anyhow::ensure!(
+        args.pgn.iter().all(|p| p.as_os_str() != "-"),
+        "--all-players reads its inputs twice (first to count each player's games): pass \
+         files, not - (standard input)"
+    );
+    let sources = mirror_ingest::expand(&args.pgn)?;
+    let path = store_args.describe()?;
+    let opened;
+    let store: &AnyStore = match held {
+        Some(store) => store,
+        None => {
+            opened = store_args.open(OpenMode::CreateIfMissing)?;
+            &opened
+        }
+    };
+    let inputs = || -> Vec<mirror_ingest::Input> {
+        sources
+            .iter()
+            .cloned()
+            .map(mirror_ingest::Input::from_source)
+            .collect()
+    };
+    let mut progress = CliProgress::new(args.progress, out);
+    let roster = corpus::count_players(inputs(), &mut progress)?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    let players = roster.players(args.min_games);
+    out.say(format!(
+        "{} players with at least {} games in {} games (counted in {:.2} s)",
+        players.len(),
+        args.min_games,
+        roster.games,
+        roster.elapsed.as_secs_f64()
+    ));
+    if players.is_empty() {
+        let most = roster.players(1);
+        let top: Vec<String> = most
+            .iter()
+            .take(5)
+            .map(|(n, c)| format!("{n} ({c})"))
+            .collect();
+        anyhow::bail!(
+            "no player has {} games in the input: lower --min-games (the most: {})",
+            args.min_games,
+            if top.is_empty() {
+                "no named player".to_string()
+            } else {
+                top.join(", ")
+            }
+        );
+    }
+    let batch_size = store_args.batch_size(args.batch_size);
+    let defaults = CorpusOptions::new(args.min_games);
+    let opts = CorpusOptions {
+        batch_size,
+        buffer: defaults.buffer.max(batch_size),
+        ..defaults
+    };
+    let mut progress = CliProgress::new(args.progress, out);
+    let summary = corpus::ingest_corpus(store, inputs(), &roster, &opts, &mut progress)
+        .with_context(|| format!("ingest into {path}"))?;
+    if let Some(bar) = &progress.bar {
+        bar.finish_and_clear();
+    }
+    let secs = summary.elapsed.as_secs_f64().max(1e-9);
+    print_summary(
+        out,
+        &format!(
+            "ingested {} new game-sides of {} players into {path} ({:.0} game-sides/s)",
+            summary.ingested,
+            players.len(),
+            summary.ingested as f64 / secs
+        ),
+        &summary,
+    );
+    Ok(!summary.has_errors())
 }
 
 fn run_pgn(
@@ -588,7 +694,14 @@ fn run_pgn(
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print_summary(out, profile, &summary, path);
+    print_summary(
+        out,
+        &format!(
+            "ingested {} new games of {profile} into {path}",
+            summary.ingested
+        ),
+        &summary,
+    );
     if summary.ingested + summary.duplicates == 0 {
         let mut msg = format!(
             "no game in the input has {} as White or Black",
@@ -715,7 +828,14 @@ fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         )),
         None => out.say(format!("lichess export of {user}: all games")),
     }
-    print_summary(out, profile, &s.games, path);
+    print_summary(
+        out,
+        &format!(
+            "ingested {} new games of {profile} into {path}",
+            s.games.ingested
+        ),
+        &s.games,
+    );
     let ok = !s.games.has_errors();
     if !ok {
         out.warn(
@@ -788,7 +908,14 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
         out.warn(format!("warning: skipped invalid game: {g}"));
     }
-    print_summary(out, profile, &s.games, path);
+    print_summary(
+        out,
+        &format!(
+            "ingested {} new games of {profile} into {path}",
+            s.games.ingested
+        ),
+        &s.games,
+    );
     for (month, why) in &s.months.failed {
         out.warn(format!("error: month {month} failed: {why}"));
     }
@@ -805,12 +932,9 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     })
 }
 
-fn print_summary(out: &Out, user: &str, s: &Summary, path: &str) {
+fn print_summary(out: &Out, headline: &str, s: &Summary) {
     let (games_s, plies_s) = mirror_ingest::rates(s);
-    out.say(format!(
-        "ingested {} new games of {user} into {path}",
-        s.ingested
-    ));
+    out.say(headline.to_string());
     out.say(format!("  games read       {}", s.games_read));
     out.say(format!("  already stored   {}", s.duplicates));
     out.say(format!("  other players    {}", s.other_players));

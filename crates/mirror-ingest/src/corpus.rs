@@ -1,0 +1,450 @@
+//! Every player of a corpus: `mirror ingest --pgn FILE --all-players --min-games N`.
+//!
+//! Two passes over the inputs. The first reads the tags only ([`read_sides`]) and counts
+//! each player's standard games (a game counts for both of its players). The second
+//! decodes the games and gives each one to the profiles of its players who have at least
+//! `min_games`: the same game, from each side. Three threads share the work: one decodes
+//! and routes the games, one aggregates them into per-player [`Batch`]es (the replay that
+//! computes positions), and the caller's writes chunks of several players in one
+//! transaction ([`GraphStore::write_batches`]). Exactly once, as a one-player ingest:
+//! a game is recorded for its player in the transaction that writes its edges, and games
+//! already recorded are dropped before they are written.
+
+use std::{
+    sync::mpsc,
+    time::{Duration, Instant},
+};
+
+use mirror_core::{
+    GameRecord,
+    batch::Batch,
+    pgn::{Decoded, read_games, read_sides},
+};
+use mirror_store::{GraphStore, StoreError, WriteReport, player_key};
+use rustc_hash::{FxHashMap, FxHashSet};
+use shakmaty::Color;
+
+use crate::{IngestError, Input, InvalidGame, MAX_INVALID_DETAILS, Progress, Summary, reason_key};
+
+/// How a corpus is split into profiles and written.
+#[derive(Clone, Debug)]
+pub struct CorpusOptions {
+    /// A player gets a profile with at least this many standard games in the inputs.
+    pub min_games: u64,
+    /// Game-sides per write transaction (a game counts once for each profiled player).
+    pub batch_size: usize,
+    /// Game-sides held before they are aggregated and written: the larger, the more games
+    /// of each player go into one write (fewer statements per game in Neo4j), the more
+    /// memory (about 0.3 KiB per game-side).
+    pub buffer: usize,
+}
+
+impl CorpusOptions {
+    /// Profiles for players with at least `min_games` games; 10,000 game-sides per
+    /// transaction, 100,000 held.
+    pub fn new(min_games: u64) -> CorpusOptions {
+        CorpusOptions {
+            min_games,
+            batch_size: 10_000,
+            buffer: 100_000,
+        }
+    }
+}
+
+/// The players of a corpus and their numbers of standard games.
+#[derive(Clone, Debug, Default)]
+pub struct Roster {
+    /// Player key (see [`player_key`]) -> (the name as first written, games).
+    players: FxHashMap<String, (String, u64)>,
+    /// Games read in the first pass (any kind).
+    pub games: u64,
+    /// Games with a player without a usable name (empty, `?`, over 100 bytes, control
+    /// characters), not counted for that side.
+    pub unnamed_sides: u64,
+    /// Wall time of the first pass.
+    pub elapsed: Duration,
+}
+
+impl Roster {
+    /// The profile name of `name` if that player has at least `min_games` games.
+    fn profile(&self, name: &str, min_games: u64) -> Option<&str> {
+        let key = player_key(name).ok()?;
+        self.players
+            .get(&key)
+            .filter(|(_, n)| *n >= min_games)
+            .map(|(display, _)| display.as_str())
+    }
+
+    /// How many players have at least `min_games` games.
+    pub fn profiled(&self, min_games: u64) -> usize {
+        self.players
+            .values()
+            .filter(|(_, n)| *n >= min_games)
+            .count()
+    }
+
+    /// Every player with at least `min_games` games and their games, most games first.
+    pub fn players(&self, min_games: u64) -> Vec<(&str, u64)> {
+        let mut v: Vec<(&str, u64)> = self
+            .players
+            .values()
+            .filter(|(_, n)| *n >= min_games)
+            .map(|(d, n)| (d.as_str(), *n))
+            .collect();
+        v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+        v
+    }
+}
+
+/// A name that can be a profile: not empty, not PGN's unknown `?`, accepted as a player.
+fn usable(name: &str) -> Option<String> {
+    let t = name.trim();
+    if t.is_empty() || t == "?" {
+        return None;
+    }
+    player_key(t).ok()
+}
+
+/// The first pass: each player's standard games in `inputs` (see [`Roster`]). An input
+/// that fails is an error here (the second pass would read a different corpus).
+pub fn count_players(
+    inputs: Vec<Input>,
+    progress: &mut dyn Progress,
+) -> Result<Roster, IngestError> {
+    let started = Instant::now();
+    let mut roster = Roster::default();
+    let total = inputs.len();
+    for (i, input) in inputs.into_iter().enumerate() {
+        progress.source(&input.name, i, total);
+        let reader = (input.open)().map_err(|source| IngestError::Input {
+            what: format!("cannot read {}", input.name),
+            source,
+        })?;
+        for sides in read_sides(reader) {
+            let sides = sides.map_err(|source| IngestError::Input {
+                what: format!("{}: read error after some games", input.name),
+                source,
+            })?;
+            roster.games += 1;
+            if roster.games % 10_000 == 0 {
+                progress.games(roster.games, 0);
+            }
+            let Some((white, black)) = sides else {
+                continue;
+            };
+            let (w, b) = (usable(&white), usable(&black));
+            if w.is_some() && w == b {
+                // A game against oneself has no side (as in a one-player ingest).
+                continue;
+            }
+            for (key, name) in [(w, white), (b, black)] {
+                let Some(key) = key else {
+                    roster.unnamed_sides += 1;
+                    continue;
+                };
+                roster
+                    .players
+                    .entry(key)
+                    .or_insert_with(|| (name.trim().to_string(), 0))
+                    .1 += 1;
+            }
+        }
+    }
+    progress.games(roster.games, 0);
+    roster.elapsed = started.elapsed();
+    Ok(roster)
+}
+
+/// What the decoder tells the writer.
+enum Msg {
+    Source(String, usize),
+    Read(u64),
+    Invalid(InvalidGame),
+    Skipped(String),
+    /// A readable game with no profiled player.
+    Other,
+    SourceError(String),
+    /// Batches of several players for one transaction, and the game-sides dropped as
+    /// already stored or seen twice.
+    Chunk {
+        batches: Vec<(String, Batch)>,
+        duplicates: u64,
+    },
+}
+
+/// Game-sides waiting for aggregation, per profile name.
+type Pending = FxHashMap<String, Vec<(GameRecord, Color)>>;
+
+/// The second pass: every game of `inputs` into the profiles of its players who have at
+/// least `opts.min_games` games in `roster`. The summary counts game-sides: `ingested`
+/// and `duplicates` once per profiled player of a game, `other_players` the readable
+/// games with no profiled player.
+pub fn ingest_corpus<S: GraphStore + Sync>(
+    store: &S,
+    inputs: Vec<Input>,
+    roster: &Roster,
+    opts: &CorpusOptions,
+    progress: &mut dyn Progress,
+) -> Result<Summary, IngestError> {
+    let _span = tracing::info_span!(
+        "ingest_corpus",
+        players = roster.profiled(opts.min_games),
+        inputs = inputs.len()
+    )
+    .entered();
+    let started = Instant::now();
+    let mut summary = Summary::default();
+    let total = inputs.len();
+    let (tx, rx) = mpsc::sync_channel::<Msg>(64);
+    let (buf_tx, buf_rx) = mpsc::sync_channel::<Pending>(1);
+    let result = std::thread::scope(|scope| -> Result<(), IngestError> {
+        let decoder = {
+            let tx = tx.clone();
+            scope.spawn(move || decode(inputs, roster, opts, &tx, &buf_tx))
+        };
+        let aggregator = scope.spawn(move || aggregate(store, opts, &buf_rx, &tx));
+        let mut outcome = Ok(());
+        for msg in rx {
+            match msg {
+                Msg::Source(s, i) => progress.source(&s, i, total),
+                Msg::Read(n) => {
+                    summary.games_read += n;
+                    progress.games(summary.games_read, summary.ingested);
+                }
+                Msg::Invalid(g) => {
+                    summary.invalid += 1;
+                    progress.invalid(&g);
+                    if summary.invalid_games.len() < MAX_INVALID_DETAILS {
+                        summary.invalid_games.push(g);
+                    }
+                }
+                Msg::Skipped(reason) => *summary.skipped.entry(reason).or_default() += 1,
+                Msg::Other => summary.other_players += 1,
+                Msg::SourceError(e) => summary.source_errors.push(e),
+                Msg::Chunk {
+                    batches,
+                    duplicates,
+                } => {
+                    summary.duplicates += duplicates;
+                    if outcome.is_err() {
+                        continue;
+                    }
+                    match write_chunk(store, batches) {
+                        Ok((report, dup, plies)) => {
+                            summary.ingested += report.games;
+                            summary.duplicates += dup;
+                            summary.new_positions += report.new_positions;
+                            summary.new_edges += report.new_edges;
+                            summary.plies += plies;
+                            progress.committed(&report, &summary);
+                        }
+                        Err(e) => outcome = Err(e),
+                    }
+                }
+            }
+        }
+        decoder.join().map_err(|_| IngestError::DecoderPanicked)?;
+        aggregator
+            .join()
+            .map_err(|_| IngestError::DecoderPanicked)??;
+        outcome
+    });
+    result?;
+    summary.elapsed = started.elapsed();
+    Ok(summary)
+}
+
+/// Writes a chunk in one transaction; when another writer recorded some of its games
+/// meanwhile, player by player instead (each drops its own duplicates). Returns the
+/// report, those duplicates and the plies written.
+fn write_chunk<S: GraphStore + ?Sized>(
+    store: &S,
+    batches: Vec<(String, Batch)>,
+) -> Result<(WriteReport, u64, u64), IngestError> {
+    let plies = |batches: &[(String, Batch)]| -> u64 {
+        batches
+            .iter()
+            .flat_map(|(_, b)| b.games())
+            .map(|(g, _)| g.moves.len() as u64)
+            .sum()
+    };
+    match store.write_batches(&batches) {
+        Ok(report) => {
+            let plies = plies(&batches);
+            Ok((report, 0, plies))
+        }
+        Err(StoreError::AlreadyIngested(_)) => {
+            let mut total = (WriteReport::default(), 0, 0);
+            for (player, batch) in batches {
+                let (report, dup, plies) = crate::write(store, &player, batch)?;
+                total.0.add(&report);
+                total.1 += dup;
+                total.2 += plies;
+            }
+            Ok(total)
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// The decoding side: reads the inputs, sends what it saw to the writer and the
+/// game-sides of profiled players, a buffer at a time, to the aggregator.
+fn decode(
+    inputs: Vec<Input>,
+    roster: &Roster,
+    opts: &CorpusOptions,
+    tx: &mpsc::SyncSender<Msg>,
+    buf_tx: &mpsc::SyncSender<Pending>,
+) {
+    // A closed channel means the writer stopped on an error: stop quietly.
+    let send = |m: Msg| tx.send(m).is_ok();
+    let mut pending = Pending::default();
+    let mut held = 0usize;
+    for (i, input) in inputs.into_iter().enumerate() {
+        let name = input.name;
+        if !send(Msg::Source(name.clone(), i)) {
+            return;
+        }
+        let reader = match (input.open)() {
+            Ok(r) => r,
+            Err(e) => {
+                send(Msg::SourceError(format!("{name}: {e}")));
+                continue;
+            }
+        };
+        let mut unreported = 0u64;
+        for item in read_games(reader) {
+            let (number, decoded) = match item {
+                Ok(x) => x,
+                Err(e) => {
+                    send(Msg::SourceError(format!(
+                        "{name}: read error after some games: {e}"
+                    )));
+                    break;
+                }
+            };
+            unreported += 1;
+            if unreported == 1000 {
+                send(Msg::Read(unreported));
+                unreported = 0;
+            }
+            let sent = match decoded {
+                Decoded::Game(g) => {
+                    let w = roster.profile(&g.white.name, opts.min_games);
+                    let b = roster.profile(&g.black.name, opts.min_games);
+                    match (w, b) {
+                        (None, None) => send(Msg::Other),
+                        (Some(w), Some(b)) if w == b => {
+                            send(Msg::Skipped("the player is on both sides".into()))
+                        }
+                        (w, b) => {
+                            let (w, b) = (w.map(str::to_string), b.map(str::to_string));
+                            if let Some(w) = w {
+                                pending
+                                    .entry(w)
+                                    .or_default()
+                                    .push((g.clone(), Color::White));
+                                held += 1;
+                            }
+                            if let Some(b) = b {
+                                pending.entry(b).or_default().push((g, Color::Black));
+                                held += 1;
+                            }
+                            true
+                        }
+                    }
+                }
+                Decoded::Skipped(reason) => send(Msg::Skipped(reason_key(&reason))),
+                Decoded::Invalid(error) => send(Msg::Invalid(InvalidGame {
+                    source: name.clone(),
+                    number,
+                    error,
+                })),
+            };
+            if !sent {
+                return;
+            }
+            if held >= opts.buffer.max(1) {
+                if buf_tx.send(std::mem::take(&mut pending)).is_err() {
+                    return;
+                }
+                held = 0;
+            }
+        }
+        send(Msg::Read(unreported));
+    }
+    if !pending.is_empty() {
+        // An error here means the aggregator stopped on an error it reports itself.
+        let _ = buf_tx.send(pending);
+    }
+}
+
+/// The aggregating side: drops game-sides already stored (or seen earlier in this run),
+/// aggregates each player's games into a batch and sends chunks of about
+/// `opts.batch_size` game-sides to the writer.
+fn aggregate<S: GraphStore>(
+    store: &S,
+    opts: &CorpusOptions,
+    buf_rx: &mpsc::Receiver<Pending>,
+    tx: &mpsc::SyncSender<Msg>,
+) -> Result<(), IngestError> {
+    // (player, game) pairs of this run, as 128-bit hashes: a game twice in the inputs is
+    // caught even when its copies fall into different buffers.
+    let mut seen: FxHashSet<u128> = FxHashSet::default();
+    let mut chunk: Vec<(String, Batch)> = Vec::new();
+    let mut chunk_sides = 0usize;
+    let mut duplicates = 0u64;
+    for pending in buf_rx {
+        let mut players: Vec<(String, Vec<(GameRecord, Color)>)> = pending.into_iter().collect();
+        players.sort_by(|a, b| a.0.cmp(&b.0));
+        for (player, games) in players {
+            let ids: Vec<_> = games.iter().map(|(g, _)| g.id.clone()).collect();
+            let known: FxHashSet<_> = store.ingested(&player, &ids)?.into_iter().collect();
+            let key = player_key(&player)?;
+            let mut batch = Batch::new();
+            for (g, c) in games {
+                let pair = {
+                    let mut bytes = Vec::with_capacity(key.len() + 1 + g.id.0.len());
+                    bytes.extend_from_slice(key.as_bytes());
+                    bytes.push(0);
+                    bytes.extend_from_slice(g.id.0.as_bytes());
+                    xxhash_rust::xxh3::xxh3_128(&bytes)
+                };
+                if known.contains(&g.id) || !seen.insert(pair) {
+                    duplicates += 1;
+                    continue;
+                }
+                // Decoded games were replayed legally once already, so `add_game` cannot
+                // fail; `Ok(false)` is the same game twice in the buffer.
+                if !matches!(batch.add_game(g, c), Ok(true)) {
+                    duplicates += 1;
+                }
+            }
+            if batch.is_empty() {
+                continue;
+            }
+            chunk_sides += batch.games().len();
+            chunk.push((player, batch));
+            if chunk_sides >= opts.batch_size.max(1) {
+                let batches = std::mem::take(&mut chunk);
+                if tx
+                    .send(Msg::Chunk {
+                        batches,
+                        duplicates: std::mem::take(&mut duplicates),
+                    })
+                    .is_err()
+                {
+                    return Ok(());
+                }
+                chunk_sides = 0;
+            }
+        }
+    }
+    if !chunk.is_empty() || duplicates > 0 {
+        let _ = tx.send(Msg::Chunk {
+            batches: chunk,
+            duplicates,
+        });
+    }
+    Ok(())
+}

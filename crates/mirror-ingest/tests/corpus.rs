@@ -1,0 +1,131 @@
+//! `--all-players` on real master games: each profile equals a one-player ingest of that
+//! player from the same file, a second run adds nothing, and a file given twice counts
+//! once.
+
+use std::path::PathBuf;
+
+use mirror_ingest::{
+    IngestOptions, Input, NoProgress, Source,
+    corpus::{CorpusOptions, count_players, ingest_corpus},
+    ingest,
+};
+use mirror_store::{
+    GraphStore,
+    embedded::{EmbeddedStore, OpenMode},
+};
+
+fn leko() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/pgn/masters/Leko.pgn.zst")
+}
+
+fn inputs(files: &[PathBuf]) -> Vec<Input> {
+    files
+        .iter()
+        .map(|p| Input::from_source(Source::File(p.clone())))
+        .collect()
+}
+
+fn store(dir: &tempfile::TempDir, name: &str) -> EmbeddedStore {
+    EmbeddedStore::open(&dir.path().join(name), OpenMode::CreateIfMissing).expect("open")
+}
+
+/// Small chunks and buffers, so that a player's games span several buffers and a
+/// transaction holds several players.
+fn opts(min_games: u64) -> CorpusOptions {
+    CorpusOptions {
+        min_games,
+        batch_size: 300,
+        buffer: 700,
+    }
+}
+
+#[test]
+fn every_profile_equals_a_one_player_ingest_of_that_player() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let all = store(&dir, "all.redb");
+    let files = [leko()];
+    let roster = count_players(inputs(&files), &mut NoProgress).expect("count");
+    let players = roster.players(15);
+    assert!(players.len() >= 10, "{players:?}");
+    assert!(roster.players(1).len() > players.len());
+    let s =
+        ingest_corpus(&all, inputs(&files), &roster, &opts(15), &mut NoProgress).expect("ingest");
+    assert_eq!(s.duplicates, 0);
+    assert!(s.other_players > 0, "games without a profiled player");
+
+    let stored: Vec<String> = all
+        .players()
+        .expect("players")
+        .into_iter()
+        .map(|p| p.name)
+        .collect();
+    assert_eq!(stored.len(), players.len(), "{stored:?}");
+    let mut sides = 0;
+    // The most active (Leko), and players at the other end of the list (near the minimum).
+    let checked: Vec<&(&str, u64)> = players
+        .iter()
+        .take(3)
+        .chain(players.iter().rev().take(3))
+        .collect();
+    for (name, games) in checked {
+        let one = store(
+            &dir,
+            &format!("{}.redb", name.replace(|c: char| !c.is_alphanumeric(), "_")),
+        );
+        let mut o = IngestOptions::new(*name);
+        o.batch_size = 250;
+        let single = ingest(&one, &[Source::File(leko())], &o, &mut NoProgress).expect("one");
+        assert!(
+            single.ingested <= *games,
+            "{name}: {} > {games}",
+            single.ingested
+        );
+        assert_eq!(
+            all.edges(name).expect("e"),
+            one.edges(name).expect("e"),
+            "{name}"
+        );
+        assert_eq!(
+            all.counts(name).expect("c"),
+            one.counts(name).expect("c"),
+            "{name}"
+        );
+        let mut a = all.games(name).expect("g");
+        let mut b = one.games(name).expect("g");
+        a.sort_by(|x, y| x.0.id.cmp(&y.0.id));
+        b.sort_by(|x, y| x.0.id.cmp(&y.0.id));
+        assert_eq!(a, b, "{name}");
+        sides += single.ingested;
+    }
+    assert!(sides > 0);
+    let total: u64 = stored.iter().map(|p| all.counts(p).expect("c").games).sum();
+    assert_eq!(total, s.ingested, "every game-side counted once");
+
+    // Again: nothing new, every game-side a duplicate.
+    let again =
+        ingest_corpus(&all, inputs(&files), &roster, &opts(15), &mut NoProgress).expect("again");
+    assert_eq!((again.ingested, again.duplicates), (0, s.ingested));
+}
+
+#[test]
+fn a_file_given_twice_counts_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let once = store(&dir, "once.redb");
+    let twice = store(&dir, "twice.redb");
+    let one = [leko()];
+    let two = [leko(), leko()];
+    let roster = count_players(inputs(&one), &mut NoProgress).expect("count");
+    let s1 = ingest_corpus(&once, inputs(&one), &roster, &opts(40), &mut NoProgress).expect("1");
+    let roster2 = count_players(inputs(&two), &mut NoProgress).expect("count");
+    // Every count doubles, so half the minimum gives the same players.
+    assert_eq!(roster2.players(80).len(), roster.players(40).len());
+    let s2 = ingest_corpus(&twice, inputs(&two), &roster2, &opts(80), &mut NoProgress).expect("2");
+    assert_eq!(s2.ingested, s1.ingested);
+    assert_eq!(s2.duplicates, s1.ingested);
+    for p in once.players().expect("players") {
+        assert_eq!(
+            once.edges(&p.name).expect("e"),
+            twice.edges(&p.name).expect("e")
+        );
+    }
+}
