@@ -42,6 +42,18 @@ pub enum ApiError {
     /// A write without the server's token (see [`crate::Writes`]).
     #[error("{0}")]
     Unauthorized(String),
+    /// Not allowed from where it came (another site, another host name).
+    #[error("{0}")]
+    Forbidden(String),
+    /// The request took longer than the server allows.
+    #[error("the request took longer than {0} s")]
+    TimedOut(u64),
+    /// The request's target is longer than the server reads.
+    #[error("request target too long (limit {0} bytes)")]
+    UriTooLong(usize),
+    /// The request's headers are larger than the server reads.
+    #[error("request headers too large (limit {0} bytes)")]
+    HeadersTooLarge(usize),
     /// A failure of the server itself.
     #[error("internal error: {0}")]
     Internal(String),
@@ -66,6 +78,10 @@ impl ApiError {
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::TimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
+            ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -81,6 +97,10 @@ impl ApiError {
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::Busy => "busy",
             ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::TimedOut(_) => "timed_out",
+            ApiError::UriTooLong(_) => "uri_too_long",
+            ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::Internal(_) => "internal",
         }
     }

@@ -23,6 +23,7 @@ pub mod cache;
 pub mod client;
 pub mod error;
 mod handlers;
+pub mod listen;
 
 pub use handlers::OPENAPI;
 pub mod metrics;
@@ -32,7 +33,6 @@ pub mod versions;
 pub mod web;
 
 use std::{
-    net::SocketAddr,
     sync::{Arc, atomic::AtomicU64},
     time::Instant,
 };
@@ -49,6 +49,7 @@ use mirror_store::GraphStore;
 use tokio::sync::Semaphore;
 
 pub use error::ApiError;
+pub use listen::Limits;
 use metrics::Metrics;
 
 /// Largest accepted request body.
@@ -296,7 +297,8 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .with_state(state)
 }
 
-/// Serves on `listener` until `shutdown` resolves; in-flight requests are finished.
+/// Serves on `listener` until `shutdown` resolves, within the default [`Limits`]:
+/// in-flight requests get 5 s to finish, then the server stops whatever its clients do.
 pub async fn serve<S, F>(
     listener: tokio::net::TcpListener,
     state: Arc<AppState<S>>,
@@ -306,10 +308,5 @@ where
     S: GraphStore + Send + Sync + 'static,
     F: std::future::Future<Output = ()> + Send + 'static,
 {
-    axum::serve(
-        listener,
-        router(state).into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(shutdown)
-    .await
+    listen::serve_router(listener, router(state), Limits::default(), shutdown).await
 }

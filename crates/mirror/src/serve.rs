@@ -131,11 +131,17 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    rt.block_on(async {
+    let served = rt.block_on(async {
         let listener = tokio::net::TcpListener::bind(addr)
             .await
             .with_context(|| format!("cannot listen on {addr}"))?;
         let local = listener.local_addr()?;
+        if !local.ip().is_loopback() {
+            eprintln!(
+                "warning: listening on {local}, beyond this machine: anyone who reaches it can \
+                 read every player's games and play their mirrors (writes still need the token)"
+            );
+        }
         // The address other mirror processes on this machine use.
         let here = if local.ip().is_unspecified() {
             SocketAddr::from(([127, 0, 0, 1], local.port()))
@@ -163,8 +169,12 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             ingest_hook(store_args),
         );
         serve(listener, state, shutdown_signal()).await?;
-        eprintln!("mirror stopped");
         anyhow::Ok(())
-    })?;
+    });
+    // Store work still running for a client that is gone (a report, a search) does not
+    // hold the exit: the answer would go nowhere.
+    rt.shutdown_timeout(std::time::Duration::from_secs(1));
+    served?;
+    eprintln!("mirror stopped");
     Ok(ExitCode::SUCCESS)
 }
