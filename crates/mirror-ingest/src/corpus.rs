@@ -394,6 +394,23 @@ fn aggregate<S: GraphStore>(
     let mut chunk: Vec<(String, Batch)> = Vec::new();
     let mut chunk_sides = 0usize;
     let mut duplicates = 0u64;
+    let limit = opts.batch_size.max(1);
+    // Sends the chunk when it holds `limit` game-sides; false when the writer stopped.
+    let ship = |chunk: &mut Vec<(String, Batch)>,
+                chunk_sides: &mut usize,
+                duplicates: &mut u64,
+                force: bool|
+     -> bool {
+        if *chunk_sides < limit && !force {
+            return true;
+        }
+        *chunk_sides = 0;
+        tx.send(Msg::Chunk {
+            batches: std::mem::take(chunk),
+            duplicates: std::mem::take(duplicates),
+        })
+        .is_ok()
+    };
     for pending in buf_rx {
         let mut players: Vec<(String, Vec<(GameRecord, Color)>)> = pending.into_iter().collect();
         players.sort_by(|a, b| a.0.cmp(&b.0));
@@ -419,32 +436,29 @@ fn aggregate<S: GraphStore>(
                 if !matches!(batch.add_game(g, c), Ok(true)) {
                     duplicates += 1;
                 }
+                // A player with more games than a transaction holds (a Neo4j
+                // transaction keeps its changes in the server's memory) gets several.
+                if chunk_sides + batch.games().len() >= limit {
+                    chunk_sides += batch.games().len();
+                    chunk.push((player.clone(), std::mem::take(&mut batch)));
+                    if !ship(&mut chunk, &mut chunk_sides, &mut duplicates, false) {
+                        return Ok(());
+                    }
+                }
             }
             if batch.is_empty() {
                 continue;
             }
             chunk_sides += batch.games().len();
             chunk.push((player, batch));
-            if chunk_sides >= opts.batch_size.max(1) {
-                let batches = std::mem::take(&mut chunk);
-                if tx
-                    .send(Msg::Chunk {
-                        batches,
-                        duplicates: std::mem::take(&mut duplicates),
-                    })
-                    .is_err()
-                {
-                    return Ok(());
-                }
-                chunk_sides = 0;
+            if !ship(&mut chunk, &mut chunk_sides, &mut duplicates, false) {
+                return Ok(());
             }
         }
     }
     if !chunk.is_empty() || duplicates > 0 {
-        let _ = tx.send(Msg::Chunk {
-            batches: chunk,
-            duplicates,
-        });
+        // False only when the writer stopped on an error it reports itself.
+        ship(&mut chunk, &mut chunk_sides, &mut duplicates, true);
     }
     Ok(())
 }

@@ -25,6 +25,16 @@ fn inputs(files: &[PathBuf]) -> Vec<Input> {
         .collect()
 }
 
+/// The games of each committed transaction.
+#[derive(Default)]
+struct Writes(Vec<u64>);
+
+impl mirror_ingest::Progress for Writes {
+    fn committed(&mut self, report: &mirror_store::WriteReport, _: &mirror_ingest::Summary) {
+        self.0.push(report.games);
+    }
+}
+
 fn store(dir: &tempfile::TempDir, name: &str) -> EmbeddedStore {
     EmbeddedStore::open(&dir.path().join(name), OpenMode::CreateIfMissing).expect("open")
 }
@@ -48,9 +58,15 @@ fn every_profile_equals_a_one_player_ingest_of_that_player() {
     let players = roster.players(15);
     assert!(players.len() >= 10, "{players:?}");
     assert!(roster.players(1).len() > players.len());
-    let s =
-        ingest_corpus(&all, inputs(&files), &roster, &opts(15), &mut NoProgress).expect("ingest");
+    let mut writes = Writes::default();
+    let s = ingest_corpus(&all, inputs(&files), &roster, &opts(15), &mut writes).expect("ingest");
     assert_eq!(s.duplicates, 0);
+    assert!(
+        writes.0.iter().all(|&n| n <= 300),
+        "no transaction over the batch size, Leko's games included: {:?}",
+        writes.0
+    );
+    assert!(writes.0.len() > 3);
     assert!(s.other_players > 0, "games without a profiled player");
 
     let stored: Vec<String> = all
