@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap;
 /// Bodies of at most this many bytes in all are kept.
 pub const CACHE_BYTES: usize = 64 << 20;
 
-/// A bounded map from a request (its path and query, as sent) to its JSON body and the
+/// A bounded map from a request (its route and parsed parameters) to its JSON body and the
 /// version of the player's data it was read at.
 #[derive(Debug)]
 pub struct ResponseCache {
@@ -141,5 +141,77 @@ mod tests {
         assert!(c.get("k49", 0).is_some(), "the newest entry is kept");
         c.put("huge".into(), 0, Bytes::from(vec![b'x'; 200]));
         assert_eq!(c.get("huge", 0), None);
+    }
+}
+
+/// Identical expensive requests being answered: the first computes, the others wait for
+/// its answer instead of computing it again (48 identical reports cost one).
+#[derive(Debug, Default)]
+pub struct InFlight {
+    running: Mutex<FxHashMap<String, std::sync::Arc<tokio::sync::OnceCell<Bytes>>>>,
+}
+
+impl InFlight {
+    /// The answer to `key`: `compute`'s, or that of an identical request already running.
+    /// A failed or abandoned computation is taken over by the next waiting request.
+    pub async fn run<F, Fut, E>(&self, key: String, compute: F) -> Result<Bytes, E>
+    where
+        F: FnOnce() -> Fut,
+        Fut: std::future::Future<Output = Result<Bytes, E>>,
+    {
+        let lock = || {
+            self.running
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let cell = lock().entry(key.clone()).or_default().clone();
+        let out = cell.get_or_try_init(compute).await.cloned();
+        let mut running = lock();
+        if running
+            .get(&key)
+            .is_some_and(|c| std::sync::Arc::ptr_eq(c, &cell))
+        {
+            running.remove(&key);
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod in_flight_tests {
+    use super::*;
+    use std::sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    };
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn identical_requests_share_one_computation() {
+        let flight = Arc::new(InFlight::default());
+        let runs = Arc::new(AtomicUsize::new(0));
+        let mut tasks = Vec::new();
+        for i in 0..16 {
+            let (flight, runs) = (flight.clone(), runs.clone());
+            // Two different keys, eight requests each.
+            let key = format!("k{}", i % 2);
+            tasks.push(tokio::spawn(async move {
+                flight
+                    .run(key.clone(), || async move {
+                        runs.fetch_add(1, Ordering::SeqCst);
+                        tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+                        Ok::<_, ()>(Bytes::from(key))
+                    })
+                    .await
+            }));
+        }
+        for (i, t) in tasks.into_iter().enumerate() {
+            let body = t.await.expect("task").expect("answer");
+            assert_eq!(body, Bytes::from(format!("k{}", i % 2)));
+        }
+        assert_eq!(runs.load(Ordering::SeqCst), 2, "one computation per key");
+        assert!(
+            flight.running.lock().expect("lock").is_empty(),
+            "nothing left"
+        );
     }
 }

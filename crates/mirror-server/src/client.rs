@@ -290,7 +290,8 @@ mod tests {
                     min: 1600,
                     max: 1900,
                 }),
-                sources: vec![GameSource::Lichess, GameSource::Otb],
+                // In the server's order (it sorts list items).
+                sources: vec![GameSource::Otb, GameSource::Lichess],
             },
             Filter {
                 color: Some(Color::White),

@@ -5,10 +5,7 @@ use std::sync::{Arc, atomic::Ordering};
 use axum::{
     Json,
     body::Bytes,
-    extract::{
-        Query, State,
-        rejection::{JsonRejection, QueryRejection},
-    },
+    extract::{RawQuery, State, rejection::JsonRejection},
     http::{Method, StatusCode, Uri, header},
     response::{IntoResponse, Response},
 };
@@ -29,9 +26,8 @@ use crate::{
 
 type St<S> = State<Arc<AppState<S>>>;
 
-fn query(q: Result<Query<Raw>, QueryRejection>) -> Result<Raw, ApiError> {
-    q.map(|Query(raw)| raw)
-        .map_err(|e| ApiError::BadRequest(format!("invalid query string: {}", e.body_text())))
+fn query(RawQuery(q): RawQuery) -> Result<Raw, ApiError> {
+    params::from_query(q.as_deref().unwrap_or_default())
 }
 
 /// A JSON body, or the error naming why it is not one.
@@ -182,7 +178,7 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
 /// `GET /api/v1/move`.
 pub(crate) async fn move_get<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
-    q: Result<Query<Raw>, QueryRejection>,
+    q: RawQuery,
 ) -> Result<Json<MoveResponse>, ApiError> {
     choose_move(state, query(q)?).await
 }
@@ -221,6 +217,7 @@ where
     // than the data it was read from.
     let version = crate::versions::player_version(state, &user).await?;
     let cache = state.kept.clone();
+    let merged = heavy.then(|| format!("{key}\n{version:?}"));
     let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
         if let Some(v) = version
             && let Some(body) = cache.get(&key, v)
@@ -236,8 +233,21 @@ where
         }
         Ok(body)
     };
-    let body = if heavy {
-        state.blocking(work).await?
+    let body = if let Some(merged) = merged {
+        // Identical requests share one computation, and few run at once.
+        let state2 = state.clone();
+        state
+            .in_flight
+            .run(merged, || async move {
+                let _turn = state2
+                    .heavy
+                    .clone()
+                    .acquire_owned()
+                    .await
+                    .map_err(|_| ApiError::Busy)?;
+                state2.blocking(work).await
+            })
+            .await?
     } else {
         state.quick(work).await?
     };
@@ -248,10 +258,8 @@ where
 /// [`kept`]).
 pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
-    uri: Uri,
-    q: Result<Query<Raw>, QueryRejection>,
+    q: RawQuery,
 ) -> Result<Response, ApiError> {
-    let key = format!("explore?{}", uri.query().unwrap_or_default());
     let params::ExploreRequest {
         user,
         pos,
@@ -259,6 +267,14 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
         filter,
         recent_games: recent,
     } = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
+    // Keyed by what was asked, parsed: the same question written another way (another
+    // order, another move path to the same position and opening) shares one answer.
+    let key = format!(
+        "explore\n{}\n{:016x}\n{}\n{filter:?}\n{recent}",
+        mirror_store::player_key(&user)?,
+        PositionKey::from_position(&pos).0,
+        opening.map_or("", |o| o.name.as_str()),
+    );
     let player = filter.color.unwrap_or(pos.turn());
     let known = state.known_players.clone();
     kept(&state, user.clone(), key, false, move |store| {
@@ -325,12 +341,11 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
 /// [`kept`]: a report reads the player's whole graph).
 pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
-    uri: Uri,
-    q: Result<Query<Raw>, QueryRejection>,
+    q: RawQuery,
 ) -> Result<Response, ApiError> {
-    let key = format!("report?{}", uri.query().unwrap_or_default());
     let params::ReportRequest { user, options } =
         params::ReportQuery::from_raw(query(q)?)?.parse()?;
+    let key = format!("report\n{}\n{options:?}", mirror_store::player_key(&user)?);
     let known = state.known_players.clone();
     kept(&state, user.clone(), key, true, move |store| {
         require_player(&known, store, &user)?;
@@ -401,7 +416,7 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
 /// has them (what a remote engine reads).
 pub(crate) async fn book<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
-    q: Result<Query<Raw>, QueryRejection>,
+    q: RawQuery,
 ) -> Result<Json<Vec<crate::response::BookRowJson>>, ApiError> {
     let params::BookRequest { user, key, filter } =
         params::BookQuery::from_raw(query(q)?)?.parse()?;
@@ -423,7 +438,7 @@ pub(crate) async fn book<S: GraphStore + Send + Sync + 'static>(
 /// `GET /api/v1/book/newest`: the month of the player's newest game.
 pub(crate) async fn book_newest<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
-    q: Result<Query<Raw>, QueryRejection>,
+    q: RawQuery,
 ) -> Result<Json<crate::response::NewestJson>, ApiError> {
     let user = params::NewestQuery::from_raw(query(q)?)?.parse()?;
     let known = state.known_players.clone();

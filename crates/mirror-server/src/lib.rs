@@ -52,6 +52,9 @@ pub use error::ApiError;
 pub use listen::Limits;
 use metrics::Metrics;
 
+/// Expensive answers (reports) computed at once; more wait their turn.
+pub const HEAVY_AT_ONCE: usize = 2;
+
 /// Largest accepted request body.
 pub const BODY_LIMIT: usize = 16 * 1024;
 
@@ -103,6 +106,11 @@ pub struct AppState<S> {
     pub kept: Arc<cache::ResponseCache>,
     /// The engine's book reads (`/move`) while their player's data is unchanged.
     pub book_cache: Arc<mirror_engine::BookCache>,
+    /// Expensive answers (the report) computed at once: few, so that many distinct
+    /// requests cannot take the server's memory (each reads a player's whole graph).
+    pub heavy: Arc<Semaphore>,
+    /// Identical expensive requests running, answered once.
+    pub in_flight: Arc<cache::InFlight>,
     /// The requests waiting for a player's version, sharing one read.
     pub versions: versions::VersionReads,
     /// Writes through this server (`None`: none accepted).
@@ -151,6 +159,8 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             known_players: Arc::default(),
             kept: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             book_cache: Arc::new(mirror_engine::BookCache::new()),
+            heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
+            in_flight: Arc::default(),
             versions: versions::VersionReads::default(),
             writes,
         })

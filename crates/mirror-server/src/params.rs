@@ -555,17 +555,36 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
     })
 }
 
-/// A comma-separated list parameter (absent or empty: no items), each item by `item`.
-fn list<T>(
+/// A comma-separated list parameter (absent or empty: no items), each item by `item`;
+/// sorted, an item given twice kept once (the same question in any order and spelling).
+fn list<T: Ord>(
     given: Option<&str>,
     item: impl Fn(&str) -> Result<T, ApiError>,
 ) -> Result<Vec<T>, ApiError> {
-    given
+    let mut items = given
         .unwrap_or_default()
         .split(',')
         .filter(|t| !t.is_empty())
         .map(item)
-        .collect()
+        .collect::<Result<Vec<T>, ApiError>>()?;
+    items.sort_unstable();
+    items.dedup();
+    Ok(items)
+}
+
+/// The parameters of a query string, decoded; a parameter given twice is an error (which
+/// of two values was meant cannot be known).
+pub fn from_query(query: &str) -> Result<Raw, ApiError> {
+    let pairs: Vec<(String, String)> =
+        serde_urlencoded::from_str(query).map_err(|e| bad(format!("invalid query string: {e}")))?;
+    let mut raw = Raw::with_capacity(pairs.len());
+    for (k, v) in pairs {
+        if raw.contains_key(&k) {
+            return Err(bad(format!("parameter {k:?} is given twice")));
+        }
+        raw.insert(k, v);
+    }
+    Ok(raw)
 }
 
 /// An optional non-negative integer.

@@ -15,6 +15,7 @@ use tokio::sync::oneshot;
 struct Server {
     base: String,
     store: Arc<EmbeddedStore>,
+    state: Arc<AppState<EmbeddedStore>>,
     stop: Option<oneshot::Sender<()>>,
     done: tokio::task::JoinHandle<std::io::Result<()>>,
     _dir: tempfile::TempDir,
@@ -36,12 +37,13 @@ async fn start(games: usize) -> Server {
     let addr: SocketAddr = listener.local_addr().expect("addr");
     let state = AppState::new(store.clone(), 16);
     let (tx, rx) = oneshot::channel::<()>();
-    let done = tokio::spawn(serve(listener, state, async move {
+    let done = tokio::spawn(serve(listener, state.clone(), async move {
         let _ = rx.await;
     }));
     Server {
         base: format!("http://{addr}"),
         store,
+        state,
         stop: Some(tx),
         done,
         _dir: dir,
@@ -410,6 +412,12 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "missing parameter \\\"user\\\"",
         ),
         ("GET", "/api/v1/move?user=".into(), 400, "missing parameter"),
+        (
+            "GET",
+            "/api/v1/explore?user=Biskupstunga&speeds=blitz&speeds=rapid".into(),
+            400,
+            "parameter \\\"speeds\\\" is given twice",
+        ),
         (
             "GET",
             format!("/api/v1/move?user={long}"),
@@ -1028,4 +1036,27 @@ async fn report_answers_are_kept_until_the_store_changes() {
     let (_, fresh) = get(&s, "/api/v1/report?minGames=3&user=Biskupstunga").await;
     assert_eq!(after, fresh, "the kept report was replaced after the write");
     assert_ne!(after, first, "300 games report otherwise than 100");
+}
+
+/// The same question written another way (parameters in another order, list items in
+/// another order or twice) is one question: one kept answer, the same body.
+#[tokio::test]
+async fn the_same_question_written_two_ways_is_one_answer() {
+    let s = start(100).await;
+    let a = "/api/v1/explore?user=Biskupstunga&speeds=blitz,rapid&moves=e2e4";
+    let b = "/api/v1/explore?moves=e2e4&speeds=rapid,blitz,blitz&user=biskupstunga";
+    let (status, first) = get(&s, a).await;
+    assert_eq!(status, 200, "{first}");
+    let kept = s.state.kept.len();
+    let (status, second) = get(&s, b).await;
+    assert_eq!(status, 200, "{second}");
+    assert_eq!(first, second);
+    assert_eq!(s.state.kept.len(), kept, "answered from the kept answer");
+    let (_, other) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&speeds=blitz&moves=e2e4",
+    )
+    .await;
+    assert_ne!(other, first, "another question");
+    assert_eq!(s.state.kept.len(), kept + 1);
 }
