@@ -40,10 +40,10 @@ impl fmt::Display for SkipReason {
     }
 }
 
-/// A game that could not be read: the first bad move.
+/// A game that could not be read: the first bad move (or, at ply 0, its tags).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameError {
-    /// 1-based ply of the bad move.
+    /// 1-based ply of the bad move; 0 when the game's text could not be parsed at all.
     pub ply: u32,
     /// The move as written.
     pub move_text: String,
@@ -53,6 +53,9 @@ pub struct GameError {
 
 impl fmt::Display for GameError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.ply == 0 {
+            return write!(f, "{}", self.reason);
+        }
         write!(
             f,
             "ply {} ({}{}): {:?} is {}",
@@ -378,16 +381,32 @@ impl Visitor for SidesVisitor {
 }
 
 /// Reads the players of every game of a PGN stream, skipping the moves (see [`Sides`]).
+/// A game the reader cannot parse is no game of anyone's, as in [`read_games`].
 pub fn read_sides<R: Read>(input: R) -> impl Iterator<Item = std::io::Result<Sides>> {
-    let mut reader = Reader::new(input);
+    let mut reader = pgn_reader(input);
     let mut visitor = SidesVisitor;
-    std::iter::from_fn(move || reader.read_game(&mut visitor).transpose())
+    std::iter::from_fn(move || match reader.read_game(&mut visitor) {
+        Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+            Some(reader.skip_game().map(|_| None))
+        }
+        other => other.transpose(),
+    })
 }
+
+/// pgn-reader's reader with room for tag lines of [`TAG_LINE_BYTES`].
+fn pgn_reader<R: Read>(input: R) -> Reader<R> {
+    Reader::build(input)
+        .set_supported_tag_line_length(TAG_LINE_BYTES)
+        .finish()
+}
+
+/// Longest tag line read (a longer one makes its game invalid, and reading goes on).
+pub const TAG_LINE_BYTES: usize = 16 * 1024;
 
 /// Reads every game of a PGN stream; items are numbered from 1.
 pub fn read_games<R: Read>(input: R) -> Games<R> {
     Games {
-        reader: Reader::new(input),
+        reader: pgn_reader(input),
         visitor: GameVisitor,
         number: 0,
     }
@@ -411,6 +430,26 @@ impl<R: Read> Iterator for Games<R> {
                 Some(Ok((self.number, decoded)))
             }
             Ok(None) => None,
+            // A game the reader cannot parse (a tag line over its buffer, a comment never
+            // closed): that game is invalid, the rest of the game is skipped and the next
+            // one read.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                self.number += 1;
+                let number = self.number;
+                match self.reader.skip_game() {
+                    Ok(_) => Some(Ok((
+                        number,
+                        Decoded::Invalid(GameError {
+                            ply: 0,
+                            move_text: String::new(),
+                            reason: format!(
+                                "unreadable ({e}; a tag line may be over {TAG_LINE_BYTES} bytes)"
+                            ),
+                        }),
+                    ))),
+                    Err(e) => Some(Err(e)),
+                }
+            }
             Err(e) => Some(Err(e)),
         }
     }
@@ -474,6 +513,44 @@ mod tests {
             matches!(out[3], Decoded::Game(_)),
             "standard FEN is a normal game"
         );
+    }
+
+    /// A tag line longer than the reader's buffer makes its game invalid; the games after
+    /// it are read (the second of four games here).
+    #[test]
+    fn an_overlong_tag_line_skips_its_game_only() {
+        let game = |n: usize, extra: &str| {
+            format!(
+                "[Event \"e\"]\n[White \"A{n}\"]\n{extra}[Black \"B\"]\n[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 1-0\n\n"
+            )
+        };
+        let long = format!("[Annotator \"{}\"]\n", "x".repeat(100_000));
+        let pgn = [game(1, ""), game(2, &long), game(3, ""), game(4, "")].concat();
+        let out: Vec<(u64, Decoded)> = read_games(pgn.as_bytes())
+            .map(|r| r.expect("no error stops the file"))
+            .collect();
+        let numbers: Vec<u64> = out.iter().map(|(n, _)| *n).collect();
+        assert_eq!(numbers, [1, 2, 3, 4]);
+        let Decoded::Invalid(e) = &out[1].1 else {
+            panic!("{:?}", out[1].1)
+        };
+        assert_eq!(e.ply, 0);
+        assert!(e.to_string().contains("tag"), "{e}");
+        for (i, d) in [0, 2, 3].map(|i| (i, &out[i].1)) {
+            let Decoded::Game(g) = d else { panic!("{d:?}") };
+            assert_eq!(g.white.name, format!("A{}", i + 1));
+            assert_eq!(g.moves.len(), 3);
+        }
+        let sides: Vec<Sides> = read_sides(pgn.as_bytes()).map(|r| r.expect("io")).collect();
+        assert_eq!(sides.len(), 4);
+        assert_eq!(sides[1], None);
+        assert_eq!(sides[2], Some(("A3".into(), "B".into())));
+        // A tag line of some kilobytes (a long event name or URL) is still read.
+        let wide = game(5, &format!("[Site \"{}\"]\n", "y".repeat(8_000)));
+        assert!(matches!(
+            read_games(wide.as_bytes()).next(),
+            Some(Ok((1, Decoded::Game(_))))
+        ));
     }
 
     #[test]
