@@ -37,6 +37,10 @@ pub enum SourceError {
         /// Why.
         source: io::Error,
     },
+    /// Neither a regular file nor a directory: a FIFO, a socket or a device (reading one
+    /// could wait forever, or never end).
+    #[error("{0} is not a regular file or a directory (FIFOs, sockets and devices are not read)")]
+    NotAFile(PathBuf),
     /// A directory without any `.pgn`, `.pgn.gz` or `.pgn.zst` file.
     #[error("directory {0} has no .pgn, .pgn.gz or .pgn.zst files")]
     EmptyDirectory(PathBuf),
@@ -50,11 +54,20 @@ fn is_pgn_name(p: &Path) -> bool {
     name.ends_with(".pgn") || name.ends_with(".pgn.gz") || name.ends_with(".pgn.zst")
 }
 
-fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), SourceError> {
+/// The PGN files below `dir`, in name order. A directory reached twice (a symbolic link
+/// to an ancestor or a sibling) is read once.
+fn walk(
+    dir: &Path,
+    seen: &mut std::collections::HashSet<PathBuf>,
+    out: &mut Vec<PathBuf>,
+) -> Result<(), SourceError> {
     let unreadable = |source| SourceError::Unreadable {
         path: dir.to_path_buf(),
         source,
     };
+    if !seen.insert(std::fs::canonicalize(dir).map_err(unreadable)?) {
+        return Ok(());
+    }
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(unreadable)?
         .map(|e| e.map(|e| e.path()))
@@ -63,12 +76,25 @@ fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<(), SourceError> {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            walk(&p, out)?;
+            walk(&p, seen, out)?;
         } else if is_pgn_name(&p) {
-            out.push(p);
+            out.push(regular(&p)?);
         }
     }
     Ok(())
+}
+
+/// `path` if it is a regular file (after links).
+fn regular(path: &Path) -> Result<PathBuf, SourceError> {
+    let meta = std::fs::metadata(path).map_err(|source| SourceError::Unreadable {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    if meta.is_file() {
+        Ok(path.to_path_buf())
+    } else {
+        Err(SourceError::NotAFile(path.to_path_buf()))
+    }
 }
 
 /// Expands command-line inputs: `-` is stdin, a directory is every PGN file below it (in
@@ -87,13 +113,13 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<Source>, SourceError> {
         })?;
         if meta.is_dir() {
             let mut files = Vec::new();
-            walk(input, &mut files)?;
+            walk(input, &mut std::collections::HashSet::new(), &mut files)?;
             if files.is_empty() {
                 return Err(SourceError::EmptyDirectory(input.clone()));
             }
             out.extend(files.into_iter().map(Source::File));
         } else {
-            out.push(Source::File(input.clone()));
+            out.push(Source::File(regular(input)?));
         }
     }
     Ok(out)
@@ -172,5 +198,30 @@ mod tests {
             Err(SourceError::EmptyDirectory(_))
         ));
         assert_eq!(expand(&["-".into()]).expect("stdin"), vec![Source::Stdin]);
+    }
+
+    /// A FIFO (which would wait for a writer forever) is refused by name, given or found
+    /// in a directory; a link back to an ancestor directory does not read its files again.
+    #[test]
+    fn fifos_are_refused_and_link_loops_read_once() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        std::fs::write(dir.path().join("a.pgn"), b"").expect("write");
+        std::os::unix::fs::symlink(dir.path(), dir.path().join("loop")).expect("symlink");
+        let got = expand(&[dir.path().to_path_buf()]).expect("expand");
+        assert_eq!(got.len(), 1, "{got:?}");
+        let fifo = dir.path().join("b.pgn");
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo");
+        assert!(made.success());
+        let err = expand(std::slice::from_ref(&fifo)).expect_err("a FIFO");
+        assert!(
+            matches!(&err, SourceError::NotAFile(p) if *p == fifo),
+            "{err}"
+        );
+        assert!(err.to_string().contains("b.pgn"), "{err}");
+        let err = expand(&[dir.path().to_path_buf()]).expect_err("a FIFO inside");
+        assert!(matches!(err, SourceError::NotAFile(_)), "{err}");
     }
 }

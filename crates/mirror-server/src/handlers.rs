@@ -355,7 +355,7 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     .await
 }
 
-/// `POST /api/v1/ingest` with `{"args": [...]}` (the arguments of `mirror ingest`) and
+/// `POST /api/v1/ingest` with an [`IngestRequest`](crate::IngestRequest) and
 /// `Authorization: Bearer TOKEN`: runs the ingest on this server's store, one at a time,
 /// and answers what it printed. Later answers (the explorer's, the page's) show the new
 /// games at once: the kept answers are dropped when the store changes.
@@ -387,28 +387,20 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
                 .into(),
         ));
     }
-    let body = json_value(body)?;
-    let args: Vec<String> = match body.get("args").and_then(|a| a.as_array()) {
-        Some(items) => items
-            .iter()
-            .map(|i| {
-                i.as_str().map(str::to_string).ok_or_else(|| {
-                    ApiError::BadRequest(format!("args: every item must be a string, not {i}"))
-                })
-            })
-            .collect::<Result<_, _>>()?,
-        None => {
-            return Err(ApiError::BadRequest(
-                "the body must be {\"args\": [\"--user\", NAME, ...]}".into(),
-            ));
-        }
-    };
-    let _one_at_a_time = writes.lock.lock().await;
+    let request: crate::IngestRequest = serde_json::from_value(json_value(body)?)
+        .map_err(|e| ApiError::BadRequest(format!("invalid ingest request: {e}")))?;
+    request.check()?;
+    // The lock goes with the ingest, not with this request: an ingest goes on to its end
+    // when the caller leaves, and the next one waits for it.
+    let one_at_a_time = writes.lock.clone().lock_owned().await;
     let run = writes.ingest.clone();
     let store = state.store.clone();
-    let out = tokio::task::spawn_blocking(move || run(&store, args))
-        .await
-        .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
+    let out = tokio::task::spawn_blocking(move || {
+        let _one_at_a_time = one_at_a_time;
+        run(&store, request)
+    })
+    .await
+    .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
     Ok(Json(out))
 }
 

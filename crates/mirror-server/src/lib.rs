@@ -69,9 +69,70 @@ pub struct CommandOutput {
     pub ok: bool,
 }
 
-/// Runs `mirror ingest` with these arguments on the server's store, in the server's
-/// process (the binary provides it: the same code as the command line).
-pub type IngestHook<S> = Arc<dyn Fn(&S, Vec<String>) -> CommandOutput + Send + Sync>;
+/// What `POST /api/v1/ingest` may ask the server to ingest: the inputs of `mirror ingest`,
+/// by name. Where the games come from online is the server's own setting (its Chess.com
+/// and lichess addresses), not the caller's; PGN inputs are absolute paths of regular
+/// files or directories (never the server's standard input).
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "camelCase", default)]
+pub struct IngestRequest {
+    /// The profile (`--user`).
+    pub user: Option<String>,
+    /// A profile for every player of the PGN inputs (`--all-players`).
+    pub all_players: bool,
+    /// With `all_players`: the fewest games that make a profile (`--min-games`).
+    pub min_games: Option<u64>,
+    /// Chess.com accounts (`--chesscom`).
+    pub chesscom: Vec<String>,
+    /// lichess accounts (`--lichess`).
+    pub lichess: Vec<String>,
+    /// Other spellings of the player's name (`--alias`).
+    pub aliases: Vec<String>,
+    /// PGN files or directories, absolute (`--pgn`).
+    pub pgn: Vec<String>,
+    /// The contact sent to Chess.com (`--contact`).
+    pub contact: Option<String>,
+    /// First month to fetch, `YYYY-MM` (`--since`).
+    pub since: Option<String>,
+    /// Last month to fetch, `YYYY-MM` (`--until`).
+    pub until: Option<String>,
+    /// Seconds before a request times out (`--timeout`).
+    pub timeout_secs: Option<u64>,
+    /// Retries of a failing request (`--retries`).
+    pub retries: Option<u32>,
+    /// Games per write transaction (`--batch-size`).
+    pub batch_size: Option<u32>,
+    /// One line per committed batch in the answer's `stderr` (`--progress plain`).
+    pub plain_progress: bool,
+}
+
+impl IngestRequest {
+    /// What the request cannot ask, named: a relative PGN path, standard input, a path
+    /// that is not a regular file or a directory.
+    pub fn check(&self) -> Result<(), ApiError> {
+        for p in &self.pgn {
+            let path = std::path::Path::new(p);
+            if p == "-" || !path.is_absolute() {
+                return Err(ApiError::BadRequest(format!(
+                    "pgn: {p:?} is not an absolute path (the server reads files, not its \
+                     standard input)"
+                )));
+            }
+            let meta = std::fs::metadata(path)
+                .map_err(|e| ApiError::BadRequest(format!("pgn: cannot read {p:?}: {e}")))?;
+            if !meta.is_file() && !meta.is_dir() {
+                return Err(ApiError::BadRequest(format!(
+                    "pgn: {p:?} is not a regular file or a directory"
+                )));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `mirror ingest` for this request on the server's store, in the server's process
+/// (the binary provides it: the same code as the command line).
+pub type IngestHook<S> = Arc<dyn Fn(&S, IngestRequest) -> CommandOutput + Send + Sync>;
 
 /// Writes through the server: the store is held by this process, so other mirror
 /// commands on the same machine send their writes here (`POST /api/v1/ingest`). Only a
@@ -82,8 +143,9 @@ pub struct Writes<S> {
     pub token: String,
     /// The ingest command.
     pub ingest: IngestHook<S>,
-    /// One write at a time.
-    pub lock: tokio::sync::Mutex<()>,
+    /// One write at a time (held by the ingest itself, which goes on when its caller
+    /// leaves).
+    pub lock: Arc<tokio::sync::Mutex<()>>,
 }
 
 /// Shared state of the server.
@@ -177,7 +239,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         let writes = Writes {
             token,
             ingest,
-            lock: tokio::sync::Mutex::new(()),
+            lock: Arc::new(tokio::sync::Mutex::new(())),
         };
         Self::build(store, blocking, fallbacks, Some(writes))
     }

@@ -473,7 +473,7 @@ fn forward(
     let Some(server) = crate::serve::server_file(store_args)? else {
         return Err(in_use);
     };
-    let argv = server_args(store_args, args)?;
+    let request = server_request(store_args, args)?;
     eprintln!(
         "the store is held by mirror serve at {}: ingesting through it",
         server.url
@@ -488,7 +488,7 @@ fn forward(
             .post(format!("{}/api/v1/ingest", server.url))
             .bearer_auth(&server.token)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(serde_json::json!({ "args": argv }).to_string())
+            .json(&request)
             .send()
             .await
             .with_context(|| {
@@ -515,71 +515,101 @@ fn forward(
     Ok(answer.ok)
 }
 
-/// `args` as the server's `mirror ingest` reads them: PGN paths made absolute (the server
+/// `args` as the server's `mirror ingest` takes them: PGN paths made absolute (the server
 /// runs elsewhere), the contact resolved here (the server's environment may have none),
-/// progress as lines at most (the server draws no bars).
-fn server_args(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<Vec<String>> {
-    let mut v: Vec<String> = Vec::new();
+/// progress as lines at most (the server draws no bars). Where games are fetched from is
+/// the server's setting.
+fn server_request(
+    store_args: &StoreArgs,
+    args: &IngestArgs,
+) -> anyhow::Result<mirror_server::IngestRequest> {
+    let mut pgn = Vec::new();
+    for p in &args.pgn {
+        anyhow::ensure!(
+            p.as_os_str() != "-",
+            "--pgn - (standard input) cannot go through mirror serve, which holds the \
+             store: write the games to a file, or stop the server"
+        );
+        let abs =
+            std::fs::canonicalize(p).with_context(|| format!("cannot read {}", p.display()))?;
+        pgn.push(
+            abs.to_str()
+                .with_context(|| format!("{} is not UTF-8", abs.display()))?
+                .to_string(),
+        );
+    }
+    Ok(mirror_server::IngestRequest {
+        user: args.user.clone(),
+        all_players: args.all_players,
+        min_games: Some(args.min_games),
+        chesscom: args.chesscom.clone(),
+        lichess: args.lichess.clone(),
+        aliases: args.aliases.clone(),
+        pgn,
+        contact: contact(store_args, args)?,
+        since: args.since.map(|m| m.to_string()),
+        until: args.until.map(|m| m.to_string()),
+        timeout_secs: Some(args.timeout),
+        retries: Some(args.retries),
+        batch_size: args.batch_size,
+        plain_progress: args.progress == ProgressMode::Plain,
+    })
+}
+
+/// The command line of `mirror ingest` that `request` stands for, as the server runs it
+/// (every default and check of the command line applies).
+pub fn request_args(request: &mirror_server::IngestRequest) -> Vec<String> {
+    let mut v = vec!["mirror ingest".to_string()];
     let mut push = |flag: &str, value: String| {
         v.push(flag.to_string());
         v.push(value);
     };
-    if let Some(u) = &args.user {
+    if let Some(u) = &request.user {
         push("--user", u.clone());
     }
-    push("--min-games", args.min_games.to_string());
-    for c in &args.chesscom {
+    if let Some(n) = request.min_games {
+        push("--min-games", n.to_string());
+    }
+    for c in &request.chesscom {
         push("--chesscom", c.clone());
     }
-    for l in &args.lichess {
+    for l in &request.lichess {
         push("--lichess", l.clone());
     }
-    for a in &args.aliases {
+    for a in &request.aliases {
         push("--alias", a.clone());
     }
-    push("--lichess-api", args.lichess_api.clone());
-    push("--api-base", args.api_base.clone());
-    if let Some(c) = contact(store_args, args)? {
-        push("--contact", c);
+    if let Some(c) = &request.contact {
+        push("--contact", c.clone());
     }
-    if let Some(m) = args.since {
-        push("--since", m.to_string());
+    for (flag, value) in [("--since", &request.since), ("--until", &request.until)] {
+        if let Some(m) = value {
+            push(flag, m.clone());
+        }
     }
-    if let Some(m) = args.until {
-        push("--until", m.to_string());
+    if let Some(t) = request.timeout_secs {
+        push("--timeout", t.to_string());
     }
-    push("--timeout", args.timeout.to_string());
-    push("--retries", args.retries.to_string());
-    if let Some(n) = args.batch_size {
+    if let Some(r) = request.retries {
+        push("--retries", r.to_string());
+    }
+    if let Some(n) = request.batch_size {
         push("--batch-size", n.to_string());
     }
-    let progress = if args.progress == ProgressMode::Plain {
+    let progress = if request.plain_progress {
         "plain"
     } else {
         "none"
     };
     push("--progress", progress.to_string());
-    if args.all_players {
+    if request.all_players {
         v.push("--all-players".to_string());
     }
-    if !args.pgn.is_empty() {
-        v.push("--pgn".to_string());
-        for p in &args.pgn {
-            anyhow::ensure!(
-                p.as_os_str() != "-",
-                "--pgn - (standard input) cannot go through mirror serve, which holds the \
-                 store: write the games to a file, or stop the server"
-            );
-            let abs =
-                std::fs::canonicalize(p).with_context(|| format!("cannot read {}", p.display()))?;
-            v.push(
-                abs.to_str()
-                    .with_context(|| format!("{} is not UTF-8", abs.display()))?
-                    .to_string(),
-            );
-        }
+    if !request.pgn.is_empty() {
+        // `--pgn=PATH` each: a path is never read as a flag.
+        v.extend(request.pgn.iter().map(|p| format!("--pgn={p}")));
     }
-    Ok(v)
+    v
 }
 
 /// `--all-players`: a profile for every player of the PGN inputs with enough games.

@@ -96,26 +96,28 @@ fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
         args: crate::ingest::IngestArgs,
     }
     let store_args = store_args.clone();
-    Arc::new(move |store: &AnyStore, argv: Vec<String>| {
-        let out = crate::ingest::Out::captured();
-        let parsed = <IngestCommand as clap::Parser>::try_parse_from(
-            std::iter::once("mirror ingest".to_string()).chain(argv),
-        );
-        let ok = match parsed {
-            Err(e) => {
-                out.warn(e.to_string());
-                false
-            }
-            Ok(cmd) => match crate::ingest::ingest(&out, &store_args, &cmd.args, Some(store)) {
-                Ok(ok) => ok,
+    Arc::new(
+        move |store: &AnyStore, request: mirror_server::IngestRequest| {
+            let out = crate::ingest::Out::captured();
+            let parsed = <IngestCommand as clap::Parser>::try_parse_from(
+                crate::ingest::request_args(&request),
+            );
+            let ok = match parsed {
                 Err(e) => {
-                    out.warn(format!("mirror: error: {e:#}"));
+                    out.warn(e.to_string());
                     false
                 }
-            },
-        };
-        out.finish(ok)
-    })
+                Ok(cmd) => match crate::ingest::ingest(&out, &store_args, &cmd.args, Some(store)) {
+                    Ok(ok) => ok,
+                    Err(e) => {
+                        out.warn(format!("mirror: error: {e:#}"));
+                        false
+                    }
+                },
+            };
+            out.finish(ok)
+        },
+    )
 }
 
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {

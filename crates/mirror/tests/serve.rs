@@ -221,6 +221,43 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
             .expect("request")
     });
     assert_eq!(refused.status().as_u16(), 401);
+    // With the token, the request names only what an ingest may read: an absolute file or
+    // directory, never the server's standard input, a FIFO or an unknown field.
+    let token = server["token"].as_str().expect("token").to_string();
+    let fifo = env.db().with_file_name("games.pgn");
+    assert!(
+        std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .expect("mkfifo")
+            .success()
+    );
+    for (body, says) in [
+        (r#"{"args": ["--user", "x"]}"#.to_string(), "unknown field"),
+        (r#"{"user": "x", "pgn": ["-"]}"#.to_string(), "standard input"),
+        (r#"{"user": "x", "pgn": ["games.pgn"]}"#.to_string(), "absolute"),
+        (
+            format!(r#"{{"user": "x", "pgn": ["{}"]}}"#, fifo.display()),
+            "not a regular file",
+        ),
+    ] {
+        let (status, text) = rt.block_on(async {
+            let r = reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("client")
+                .post(format!("{url}/api/v1/ingest"))
+                .bearer_auth(&token)
+                .header("content-type", "application/json")
+                .body(body.clone())
+                .send()
+                .await
+                .expect("request");
+            (r.status().as_u16(), r.text().await.expect("body"))
+        });
+        assert_eq!(status, 400, "{body}: {text}");
+        assert!(text.contains(says), "{body}: {text}");
+    }
     // An ingest the server cannot do says why, in the calling process.
     let err = env.fails(&[
         "ingest",
