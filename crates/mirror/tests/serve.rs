@@ -234,8 +234,14 @@ fn ingest_goes_through_the_server_that_holds_the_store() {
     );
     for (body, says) in [
         (r#"{"args": ["--user", "x"]}"#.to_string(), "unknown field"),
-        (r#"{"user": "x", "pgn": ["-"]}"#.to_string(), "standard input"),
-        (r#"{"user": "x", "pgn": ["games.pgn"]}"#.to_string(), "absolute"),
+        (
+            r#"{"user": "x", "pgn": ["-"]}"#.to_string(),
+            "standard input",
+        ),
+        (
+            r#"{"user": "x", "pgn": ["games.pgn"]}"#.to_string(),
+            "absolute",
+        ),
         (
             format!(r#"{{"user": "x", "pgn": ["{}"]}}"#, fifo.display()),
             "not a regular file",

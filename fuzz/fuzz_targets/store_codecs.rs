@@ -1,0 +1,26 @@
+//! Any bytes through every decoder of the embedded store's `codec/` (edge rows and their
+//! values, move totals' keys, fetch states, position lists, move statistics): a value or
+//! `StoreError::Corrupt`, never a panic.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use mirror_core::{MoveStats, PositionKey};
+use mirror_store::codec::{edge, fetch, positions, total};
+
+fuzz_target!(|data: &[u8]| {
+    let split = usize::from(data.first().copied().unwrap_or(0)).min(data.len());
+    let (key, value) = data.split_at(split);
+    let _ = edge::decode(key, value);
+    let _ = edge::decode_value(data);
+    let _ = total::color_and_move(data);
+    let _ = fetch::decode(data, "2024-01");
+    let probe = data
+        .get(..8)
+        .and_then(|b| <[u8; 8]>::try_from(b).ok())
+        .map_or(0, u64::from_le_bytes);
+    let _ = positions::contains(data, PositionKey(probe));
+    if let Some(stats) = MoveStats::decode(data) {
+        let _ = stats.score_interval();
+        let _ = stats.performance();
+    }
+});
