@@ -234,17 +234,19 @@ impl<S: Book> Engine<S> {
         let rows = self
             .store
             .rows(&self.player, PositionKey::from_position(pos), &filter)?;
-        // A stored move that is not legal here can only come from a hash collision.
+        // A stored move that is not legal here is a corrupt store (or a hash collision):
+        // an error, as in the explorer and the report.
+        let at = PositionKey::from_position(pos);
         let candidates: Vec<BookMove> = rows
             .into_iter()
-            .filter_map(|r| {
-                Some(BookMove {
-                    mv: r.mv.to_move(pos).ok()?,
+            .map(|r| {
+                Ok(BookMove {
+                    mv: r.checked(pos, at)?.0,
                     code: r.mv,
                     stats: r.stats,
                 })
             })
-            .collect();
+            .collect::<Result<_, mirror_store::StoreError>>()?;
         let selection = tiers::select(&candidates, &self.opts.tiers, self.opts.min_games);
         Ok(BookView {
             candidates,

@@ -109,6 +109,10 @@ impl ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let status = self.status();
+        if status.is_server_error() && !matches!(self, ApiError::Busy | ApiError::TimedOut(_)) {
+            // The server's own failure: logged with its cause (the client sees the message).
+            tracing::error!(status = status.as_u16(), error = %self, "request failed");
+        }
         let body = Body {
             error: self.to_string(),
             status: status.as_u16(),

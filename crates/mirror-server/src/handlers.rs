@@ -284,10 +284,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
         let mut total = MoveStats::default();
         let mut moves = Vec::with_capacity(rows.len());
         for r in &rows {
-            let Ok(m) = r.mv.to_move(&pos) else { continue };
-            let interval = r.stats.score_interval().ok_or_else(|| {
-                ApiError::Internal(format!("the store has a move row without games: {}", r.mv))
-            })?;
+            let (m, interval) = r.checked(&pos, key)?;
             total.merge(&r.stats);
             let (white, draws, black) = by_colour(&r.stats, player);
             let mut child = pos.clone();

@@ -221,6 +221,32 @@ pub struct MoveRow {
     pub child: PositionKey,
 }
 
+impl MoveRow {
+    /// The stored move as a move of `pos` (whose key is `at`), with its score: the one
+    /// policy for a row that does not make sense there (a move not legal in the position,
+    /// a row without games), in the engine, the explorer, the report and the server alike:
+    /// [`StoreError::Corrupt`] naming the position and the move.
+    pub fn checked(
+        &self,
+        pos: &shakmaty::Chess,
+        at: PositionKey,
+    ) -> Result<(shakmaty::Move, mirror_core::stats::ScoreInterval)> {
+        let mv = self.mv.to_move(pos).map_err(|_| {
+            StoreError::Corrupt(format!(
+                "position {:016x}: the stored move {} is not legal there",
+                at.0, self.mv
+            ))
+        })?;
+        let score = self.stats.score_interval().ok_or_else(|| {
+            StoreError::Corrupt(format!(
+                "position {:016x}: the stored move {} has no games",
+                at.0, self.mv
+            ))
+        })?;
+        Ok((mv, score))
+    }
+}
+
 /// One stored edge row, unsummed (for exports and reference checks).
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub struct EdgeRow {

@@ -122,15 +122,9 @@ fn date_text(v: u32) -> Option<String> {
 }
 
 fn move_json(pos: &Chess, row: &MoveRow, here: Option<&Opening>) -> anyhow::Result<MoveJson> {
-    let m = row
-        .mv
-        .to_move(pos)
-        .with_context(|| format!("store has an illegal move {} here", row.mv))?;
+    let (m, interval) = row.checked(pos, PositionKey::from_position(pos))?;
     let s = &row.stats;
     let g = s.games();
-    let interval = s
-        .score_interval()
-        .context("the store has a move row without games")?;
     let percent = |x: f64| (1000.0 * x).round() / 10.0;
     let mut child = pos.clone();
     child.play_unchecked(m);

@@ -1,0 +1,139 @@
+//! One policy for a stored row that makes no sense (here: a move that is not legal in its
+//! position, as a damaged store or a hash collision would give): the explorer and the move
+//! endpoint both answer a JSON 500 naming the position and the move, and the server goes
+//! on answering.
+
+use std::sync::Arc;
+
+use axum::{body::Body, http::Request};
+use mirror_core::{GameId, GameRecord, MoveCode, PositionKey, batch::Batch, notation, time::Date};
+use mirror_server::{AppState, router};
+use mirror_store::{
+    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
+    WriteReport,
+    embedded::{EmbeddedStore, OpenMode},
+};
+use mirror_testkit::conformance::{PLAYER, sample_games};
+use shakmaty::{Chess, Color};
+use tower::ServiceExt;
+
+/// A real store whose answers at the start position carry one damaged row: the first
+/// move's code replaced by Black's a7-a5, which White cannot play.
+struct Damaged(EmbeddedStore);
+
+fn black_a5() -> MoveCode {
+    let after_e4 =
+        notation::parse_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+            .expect("fen");
+    let m = notation::parse_move(&after_e4, "a5").expect("legal for Black");
+    MoveCode::from_move(&m).expect("a plain move")
+}
+
+impl GraphStore for Damaged {
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        self.0.write_batch(player, batch)
+    }
+    fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
+        self.0.ingested(player, ids)
+    }
+    fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
+        let mut rows = self.0.moves(player, pos, filter)?;
+        if pos == PositionKey::from_position(&Chess::default())
+            && let Some(first) = rows.first_mut()
+        {
+            first.mv = black_a5();
+        }
+        Ok(rows)
+    }
+    fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
+        self.0.edges(player)
+    }
+    fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
+        self.0.games(player)
+    }
+    fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
+        self.0.game(id)
+    }
+    fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
+        self.0.position_epd(pos)
+    }
+    fn players(&self) -> Result<Vec<PlayerInfo>> {
+        self.0.players()
+    }
+    fn counts(&self, player: &str) -> Result<PlayerCounts> {
+        self.0.counts(player)
+    }
+    fn position_count(&self) -> Result<u64> {
+        self.0.position_count()
+    }
+    fn recent_games(
+        &self,
+        player: &str,
+        pos: PositionKey,
+        filter: &Filter,
+        limit: usize,
+    ) -> Result<Vec<RecentGame>> {
+        self.0.recent_games(player, pos, filter, limit)
+    }
+    fn newest_date(&self, player: &str) -> Result<Option<Date>> {
+        self.0.newest_date(player)
+    }
+    fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
+        self.0.fetch_state(player, unit)
+    }
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+        self.0.set_fetch_state(player, unit, state)
+    }
+    fn accounts(&self, player: &str) -> Result<Vec<mirror_store::Account>> {
+        self.0.accounts(player)
+    }
+    fn add_account(&self, player: &str, account: &mirror_store::Account) -> Result<()> {
+        self.0.add_account(player, account)
+    }
+}
+
+#[tokio::test]
+async fn a_damaged_row_is_a_json_500_naming_it_everywhere() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store =
+        EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
+    store
+        .write_batch(
+            PLAYER,
+            &Batch::from_games(&sample_games(60)).expect("legal"),
+        )
+        .expect("write");
+    let app = router(AppState::new(Arc::new(Damaged(store)), 4));
+    let get = |path: String| {
+        let app = app.clone();
+        async move {
+            let resp = app
+                .oneshot(Request::get(path).body(Body::empty()).expect("request"))
+                .await
+                .expect("answer");
+            let status = resp.status().as_u16();
+            let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+                .await
+                .expect("body");
+            let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+            (status, json)
+        }
+    };
+    let user = PLAYER.replace(' ', "%20");
+    for path in [
+        format!("/api/v1/explore?user={user}&color=white"),
+        format!("/api/v1/move?user={user}&sample=false"),
+    ] {
+        let (status, body) = get(path.clone()).await;
+        assert_eq!(status, 500, "{path}: {body}");
+        let error = body["error"].as_str().expect("error");
+        assert!(error.contains("corrupt store data"), "{error}");
+        assert!(
+            error.contains("a7a5") && error.contains("not legal"),
+            "{error}"
+        );
+    }
+    // Elsewhere in the tree the server answers as before.
+    let (status, body) = get(format!("/api/v1/explore?user={user}&play=e2e4")).await;
+    assert_eq!(status, 200, "{body}");
+}
