@@ -17,7 +17,7 @@ pub struct Guard {
 impl Default for Guard {
     /// The model's top 64 (in practice every legal move), half a pawn: the model's best
     /// move among those that keep the most material. Chosen on the validation games of
-    /// the shared player (see the README's `mirror eval` section).
+    /// the shared player (see `mirror eval` in docs/eval.md).
     fn default() -> Self {
         Guard {
             top: 64,

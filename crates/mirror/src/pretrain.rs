@@ -59,7 +59,7 @@ pub struct PretrainArgs {
 }
 
 /// Epochs of a population base by default: each pass of the shipped base is one epoch
-/// over its sample's 2,400,000 positions (README, "A population base").
+/// over its sample's 2,400,000 positions (docs/model.md, "A population base").
 const PRETRAIN_EPOCHS: usize = 1;
 
 /// The family name a player's name starts or ends with, lowercased: "Karpov, Anatoly",

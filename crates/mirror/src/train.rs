@@ -53,12 +53,12 @@ pub struct TrainArgs {
 
 /// Training positions of a player's training by default (`train`, `eval --train`): 700,000
 /// of the shared 27k-game player's 800,000 train end to end in 54 minutes on 2 cores, to
-/// the same validation top-1 as all of them in 69 (README, "The CNN fallback").
+/// the same validation top-1 as all of them in 69 (docs/model.md).
 pub const TRAIN_POSITIONS: usize = 700_000;
 
 /// Epochs of a player's training by default (`train`, `eval --train`): [`TRAIN_POSITIONS`]
 /// of the shared 27k-game player's three times, then the stages on the last games, fit in
-/// the hour (README, "The CNN fallback").
+/// the hour (docs/model.md).
 pub const TRAIN_EPOCHS: usize = 3;
 
 /// Where a player's training starts, shared by `train` and `eval --train`.
