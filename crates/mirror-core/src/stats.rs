@@ -117,6 +117,11 @@ impl ScoreInterval {
     }
 }
 
+/// The most games one stored row (or total) may count: far more than any player plays
+/// (a row is one player's games of one move, month and kind of game), small enough that
+/// the sums of a position's rows cannot overflow.
+pub const MAX_ROW_GAMES: u32 = 1 << 24;
+
 impl MoveStats {
     /// Statistics of a single game.
     pub fn from_game(outcome: Outcome, opponent_rating: Option<u16>, date: Option<Date>) -> Self {
@@ -132,13 +137,14 @@ impl MoveStats {
         }
     }
 
-    /// Adds `other` into `self`.
+    /// Adds `other` into `self` (saturating: only damaged rows, refused by
+    /// [`MoveStats::decode`], could count 2^32 games).
     pub fn merge(&mut self, other: &MoveStats) {
-        self.wins += other.wins;
-        self.draws += other.draws;
-        self.losses += other.losses;
-        self.rating_sum += other.rating_sum;
-        self.rated_games += other.rated_games;
+        self.wins = self.wins.saturating_add(other.wins);
+        self.draws = self.draws.saturating_add(other.draws);
+        self.losses = self.losses.saturating_add(other.losses);
+        self.rating_sum = self.rating_sum.saturating_add(other.rating_sum);
+        self.rated_games = self.rated_games.saturating_add(other.rated_games);
         self.first = match (self.first, other.first) {
             (0, o) => o,
             (s, 0) => s,
@@ -149,7 +155,9 @@ impl MoveStats {
 
     /// Games counted.
     pub fn games(&self) -> u32 {
-        self.wins + self.draws + self.losses
+        self.wins
+            .saturating_add(self.draws)
+            .saturating_add(self.losses)
     }
 
     /// Share of wins, 0 when there are no games.
@@ -207,13 +215,16 @@ impl MoveStats {
         out
     }
 
-    /// Inverse of [`MoveStats::encode`]; `None` when `bytes` is too short.
+    /// Inverse of [`MoveStats::encode`]; `None` when `bytes` is too short or cannot be a
+    /// count of games: more than [`MAX_ROW_GAMES`] games, more rated games than games, a
+    /// rating sum over 65,535 (a rating's largest value) a rated game (damaged bytes; the
+    /// sums of such values would overflow).
     pub fn decode(bytes: &[u8]) -> Option<MoveStats> {
         let b: &[u8; STATS_LEN] = bytes.get(..STATS_LEN)?.try_into().ok()?;
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
         let mut sum = [0u8; 8];
         sum.copy_from_slice(&b[12..20]);
-        Some(MoveStats {
+        let stats = MoveStats {
             wins: u32_at(0),
             draws: u32_at(4),
             losses: u32_at(8),
@@ -221,7 +232,12 @@ impl MoveStats {
             rated_games: u32_at(20),
             first: u32_at(24),
             last: u32_at(28),
-        })
+        };
+        let games = u64::from(stats.wins) + u64::from(stats.draws) + u64::from(stats.losses);
+        let sane = games <= u64::from(MAX_ROW_GAMES)
+            && stats.rated_games as u64 <= games
+            && stats.rating_sum <= u64::from(u16::MAX) * u64::from(stats.rated_games);
+        sane.then_some(stats)
     }
 }
 
@@ -315,5 +331,30 @@ mod tests {
         );
         assert!(j.low > i.low, "30/50 is surer than 1/1");
         assert!(MoveStats::default().score_interval().is_none());
+    }
+
+    /// Found by the `store_codecs` fuzz target: damaged bytes counting 2^32 games made
+    /// `games()` overflow. Counts that cannot be are refused; real ones round-trip.
+    #[test]
+    fn impossible_counts_do_not_decode() {
+        let real = MoveStats {
+            wins: 3,
+            draws: 1,
+            losses: 2,
+            rating_sum: 4 * 1500,
+            rated_games: 4,
+            first: 20_170_101,
+            last: 20_250_101,
+        };
+        assert_eq!(MoveStats::decode(&real.encode()), Some(real));
+        let mut damaged = real.encode();
+        damaged[0..4].copy_from_slice(&u32::MAX.to_le_bytes());
+        assert_eq!(MoveStats::decode(&damaged), None);
+        let mut rated = real.encode();
+        rated[20..24].copy_from_slice(&7u32.to_le_bytes());
+        assert_eq!(MoveStats::decode(&rated), None, "more rated games than games");
+        let mut sum = real.encode();
+        sum[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
+        assert_eq!(MoveStats::decode(&sum), None, "a rating sum no rated game gives");
     }
 }
