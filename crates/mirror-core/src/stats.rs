@@ -352,9 +352,17 @@ mod tests {
         assert_eq!(MoveStats::decode(&damaged), None);
         let mut rated = real.encode();
         rated[20..24].copy_from_slice(&7u32.to_le_bytes());
-        assert_eq!(MoveStats::decode(&rated), None, "more rated games than games");
+        assert_eq!(
+            MoveStats::decode(&rated),
+            None,
+            "more rated games than games"
+        );
         let mut sum = real.encode();
         sum[12..20].copy_from_slice(&u64::MAX.to_le_bytes());
-        assert_eq!(MoveStats::decode(&sum), None, "a rating sum no rated game gives");
+        assert_eq!(
+            MoveStats::decode(&sum),
+            None,
+            "a rating sum no rated game gives"
+        );
     }
 }

@@ -488,7 +488,7 @@ fn forward(
             .post(format!("{}/api/v1/ingest", server.url))
             .bearer_auth(&server.token)
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .json(&request)
+            .body(serde_json::to_string(&request).context("cannot write the ingest request")?)
             .send()
             .await
             .with_context(|| {
