@@ -15,16 +15,12 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mirror_core::{
-    GameRecord,
-    batch::Batch,
-    pgn::{Decoded, read_games, read_sides},
-};
+use mirror_core::{GameRecord, batch::Batch, pgn::read_sides};
 use mirror_store::{GraphStore, StoreError, WriteReport, player_key};
 use rustc_hash::{FxHashMap, FxHashSet};
 use shakmaty::Color;
 
-use crate::{IngestError, Input, InvalidGame, MAX_INVALID_DETAILS, Progress, Summary, reason_key};
+use crate::{IngestError, Input, Progress, Seen, Summary, read_inputs};
 
 /// How a corpus is split into profiles and written.
 #[derive(Clone, Debug)]
@@ -157,13 +153,9 @@ pub fn count_players(
 
 /// What the decoder tells the writer.
 enum Msg {
-    Source(String, usize),
-    Read(u64),
-    Invalid(InvalidGame),
-    Skipped(String),
+    Seen(Seen),
     /// A readable game with no profiled player.
     Other,
-    SourceError(String),
     /// Batches of several players for one transaction, and the game-sides dropped as
     /// already stored or seen twice.
     Chunk {
@@ -206,21 +198,8 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
         let mut outcome = Ok(());
         for msg in rx {
             match msg {
-                Msg::Source(s, i) => progress.source(&s, i, total),
-                Msg::Read(n) => {
-                    summary.games_read += n;
-                    progress.games(summary.games_read, summary.ingested);
-                }
-                Msg::Invalid(g) => {
-                    summary.invalid += 1;
-                    progress.invalid(&g);
-                    if summary.invalid_games.len() < MAX_INVALID_DETAILS {
-                        summary.invalid_games.push(g);
-                    }
-                }
-                Msg::Skipped(reason) => *summary.skipped.entry(reason).or_default() += 1,
+                Msg::Seen(seen) => seen.record(&mut summary, progress, total),
                 Msg::Other => summary.other_players += 1,
-                Msg::SourceError(e) => summary.source_errors.push(e),
                 Msg::Chunk {
                     batches,
                     duplicates,
@@ -298,82 +277,42 @@ fn decode(
 ) {
     // A closed channel means the writer stopped on an error: stop quietly.
     let send = |m: Msg| tx.send(m).is_ok();
+    let seen = |s: Seen| send(Msg::Seen(s));
     let mut pending = Pending::default();
     let mut held = 0usize;
-    for (i, input) in inputs.into_iter().enumerate() {
-        let name = input.name;
-        if !send(Msg::Source(name.clone(), i)) {
-            return;
-        }
-        let reader = match (input.open)() {
-            Ok(r) => r,
-            Err(e) => {
-                send(Msg::SourceError(format!("{name}: {e}")));
-                continue;
+    let finished = read_inputs(inputs, &seen, |g| {
+        let w = roster.profile(&g.white.name, opts.min_games);
+        let b = roster.profile(&g.black.name, opts.min_games);
+        let sent = match (w, b) {
+            (None, None) => send(Msg::Other),
+            (Some(w), Some(b)) if w == b => {
+                seen(Seen::Skipped("the player is on both sides".into()))
+            }
+            (w, b) => {
+                let (w, b) = (w.map(str::to_string), b.map(str::to_string));
+                if let Some(w) = w {
+                    pending
+                        .entry(w)
+                        .or_default()
+                        .push((g.clone(), Color::White));
+                    held += 1;
+                }
+                if let Some(b) = b {
+                    pending.entry(b).or_default().push((g, Color::Black));
+                    held += 1;
+                }
+                true
             }
         };
-        let mut unreported = 0u64;
-        for item in read_games(reader) {
-            let (number, decoded) = match item {
-                Ok(x) => x,
-                Err(e) => {
-                    send(Msg::SourceError(format!(
-                        "{name}: read error after some games: {e}"
-                    )));
-                    break;
-                }
-            };
-            unreported += 1;
-            if unreported == 1000 {
-                send(Msg::Read(unreported));
-                unreported = 0;
-            }
-            let sent = match decoded {
-                Decoded::Game(g) => {
-                    let w = roster.profile(&g.white.name, opts.min_games);
-                    let b = roster.profile(&g.black.name, opts.min_games);
-                    match (w, b) {
-                        (None, None) => send(Msg::Other),
-                        (Some(w), Some(b)) if w == b => {
-                            send(Msg::Skipped("the player is on both sides".into()))
-                        }
-                        (w, b) => {
-                            let (w, b) = (w.map(str::to_string), b.map(str::to_string));
-                            if let Some(w) = w {
-                                pending
-                                    .entry(w)
-                                    .or_default()
-                                    .push((g.clone(), Color::White));
-                                held += 1;
-                            }
-                            if let Some(b) = b {
-                                pending.entry(b).or_default().push((g, Color::Black));
-                                held += 1;
-                            }
-                            true
-                        }
-                    }
-                }
-                Decoded::Skipped(reason) => send(Msg::Skipped(reason_key(&reason))),
-                Decoded::Invalid(error) => send(Msg::Invalid(InvalidGame {
-                    source: name.clone(),
-                    number,
-                    error,
-                })),
-            };
-            if !sent {
-                return;
-            }
-            if held >= opts.buffer.max(1) {
-                if buf_tx.send(std::mem::take(&mut pending)).is_err() {
-                    return;
-                }
-                held = 0;
-            }
+        if sent && held >= opts.buffer.max(1) {
+            held = 0;
+            return Ok::<_, std::convert::Infallible>(
+                buf_tx.send(std::mem::take(&mut pending)).is_ok(),
+            );
         }
-        send(Msg::Read(unreported));
-    }
-    if !pending.is_empty() {
+        Ok(sent)
+    });
+    if matches!(finished, Ok(true)) && !pending.is_empty() {
         // An error here means the aggregator stopped on an error it reports itself.
         let _ = buf_tx.send(pending);
     }

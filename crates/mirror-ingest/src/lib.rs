@@ -157,13 +157,94 @@ pub struct NoProgress;
 
 impl Progress for NoProgress {}
 
-enum Msg {
+/// What reading the inputs saw, for the summary (one-player and corpus ingests alike).
+pub(crate) enum Seen {
     Source(String, usize),
     Read(u64),
     Invalid(InvalidGame),
     Skipped(String),
-    Other(String, String),
     SourceError(String),
+}
+
+impl Seen {
+    /// Counts this in `summary` and tells `progress`; `total` inputs in all.
+    pub(crate) fn record(self, summary: &mut Summary, progress: &mut dyn Progress, total: usize) {
+        match self {
+            Seen::Source(s, i) => progress.source(&s, i, total),
+            Seen::Read(n) => {
+                summary.games_read += n;
+                progress.games(summary.games_read, summary.ingested);
+            }
+            Seen::Invalid(g) => {
+                summary.invalid += 1;
+                progress.invalid(&g);
+                if summary.invalid_games.len() < MAX_INVALID_DETAILS {
+                    summary.invalid_games.push(g);
+                }
+            }
+            Seen::Skipped(reason) => *summary.skipped.entry(reason).or_default() += 1,
+            Seen::SourceError(e) => summary.source_errors.push(e),
+        }
+    }
+}
+
+/// Reads every game of `inputs` in turn, telling `seen` what it saw and giving each
+/// standard game (with its input's name) to `game`. Stops when `seen` returns false (the
+/// writer stopped) or `game` returns `Ok(false)`, and returns false then.
+pub(crate) fn read_inputs<E>(
+    inputs: Vec<Input>,
+    seen: &impl Fn(Seen) -> bool,
+    mut game: impl FnMut(GameRecord) -> Result<bool, E>,
+) -> Result<bool, E> {
+    for (i, input) in inputs.into_iter().enumerate() {
+        let name = input.name;
+        if !seen(Seen::Source(name.clone(), i)) {
+            return Ok(false);
+        }
+        let reader = match (input.open)() {
+            Ok(r) => r,
+            Err(e) => {
+                seen(Seen::SourceError(format!("{name}: {e}")));
+                continue;
+            }
+        };
+        let mut unreported = 0u64;
+        for item in read_games(reader) {
+            let (number, decoded) = match item {
+                Ok(x) => x,
+                Err(e) => {
+                    seen(Seen::SourceError(format!(
+                        "{name}: read error after some games: {e}"
+                    )));
+                    break;
+                }
+            };
+            unreported += 1;
+            if unreported == 1000 {
+                seen(Seen::Read(unreported));
+                unreported = 0;
+            }
+            let go_on = match decoded {
+                Decoded::Game(g) => game(g)?,
+                Decoded::Skipped(reason) => seen(Seen::Skipped(reason_key(&reason))),
+                Decoded::Invalid(error) => seen(Seen::Invalid(InvalidGame {
+                    source: name.clone(),
+                    number,
+                    error,
+                })),
+            };
+            if !go_on {
+                return Ok(false);
+            }
+        }
+        seen(Seen::Read(unreported));
+    }
+    Ok(true)
+}
+
+enum Msg {
+    Seen(Seen),
+    Other(String, String),
     Batch { batch: Batch, duplicates: u64 },
 }
 
@@ -223,25 +304,12 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
         let mut outcome = Ok(());
         for msg in rx {
             match msg {
-                Msg::Source(s, i) => progress.source(&s, i, total),
-                Msg::Read(n) => {
-                    summary.games_read += n;
-                    progress.games(summary.games_read, summary.ingested);
-                }
-                Msg::Invalid(g) => {
-                    summary.invalid += 1;
-                    progress.invalid(&g);
-                    if summary.invalid_games.len() < MAX_INVALID_DETAILS {
-                        summary.invalid_games.push(g);
-                    }
-                }
-                Msg::Skipped(reason) => *summary.skipped.entry(reason).or_default() += 1,
+                Msg::Seen(seen) => seen.record(&mut summary, progress, total),
                 Msg::Other(white, black) => {
                     summary.other_players += 1;
                     *names.entry(white).or_default() += 1;
                     *names.entry(black).or_default() += 1;
                 }
-                Msg::SourceError(e) => summary.source_errors.push(e),
                 Msg::Batch { batch, duplicates } => {
                     summary.duplicates += duplicates;
                     if outcome.is_err() {
@@ -324,65 +392,21 @@ fn produce<S: GraphStore>(
     let batch_size = opts.batch_size.max(1);
     // A closed channel means the consumer stopped on an error: stop quietly.
     let send = |m: Msg| tx.send(m).is_ok();
-    for (i, input) in inputs.into_iter().enumerate() {
-        let name = input.name;
-        if !send(Msg::Source(name.clone(), i)) {
-            return Ok(());
+    let seen = |s: Seen| send(Msg::Seen(s));
+    let finished = read_inputs(inputs, &seen, |g| match g.color_of(&opts.names) {
+        Some(c) => {
+            pending.push((g, c));
+            if pending.len() >= batch_size {
+                return flush(store, opts, &mut pending, &send);
+            }
+            Ok(true)
         }
-        let reader = match (input.open)() {
-            Ok(r) => r,
-            Err(e) => {
-                send(Msg::SourceError(format!("{name}: {e}")));
-                continue;
-            }
-        };
-        let mut unreported = 0u64;
-        for item in read_games(reader) {
-            let (number, decoded) = match item {
-                Ok(x) => x,
-                Err(e) => {
-                    send(Msg::SourceError(format!(
-                        "{name}: read error after some games: {e}"
-                    )));
-                    break;
-                }
-            };
-            unreported += 1;
-            if unreported == 1000 {
-                send(Msg::Read(unreported));
-                unreported = 0;
-            }
-            match decoded {
-                Decoded::Game(g) => match g.color_of(&opts.names) {
-                    Some(c) => {
-                        pending.push((g, c));
-                        if pending.len() >= batch_size && !flush(store, opts, &mut pending, &send)?
-                        {
-                            return Ok(());
-                        }
-                    }
-                    None if is_both(&g, opts) => {
-                        send(Msg::Skipped("the player is on both sides".into()));
-                    }
-                    None => {
-                        send(Msg::Other(g.white.name, g.black.name));
-                    }
-                },
-                Decoded::Skipped(reason) => {
-                    send(Msg::Skipped(reason_key(&reason)));
-                }
-                Decoded::Invalid(error) => {
-                    send(Msg::Invalid(InvalidGame {
-                        source: name.clone(),
-                        number,
-                        error,
-                    }));
-                }
-            }
-        }
-        send(Msg::Read(unreported));
+        None if is_both(&g, opts) => Ok(seen(Seen::Skipped("the player is on both sides".into()))),
+        None => Ok(send(Msg::Other(g.white.name, g.black.name))),
+    })?;
+    if finished {
+        flush(store, opts, &mut pending, &send)?;
     }
-    flush(store, opts, &mut pending, &send)?;
     Ok(())
 }
 
