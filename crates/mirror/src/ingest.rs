@@ -379,14 +379,8 @@ pub fn ingest(
     }
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.describe()?;
-    let opened;
-    let store: &AnyStore = match held {
-        Some(store) => store,
-        None => {
-            opened = store_args.open(OpenMode::CreateIfMissing)?;
-            &opened
-        }
-    };
+    let mut opened = None;
+    let store = held_or_open(held, &mut opened, store_args)?;
     let recorded = store.accounts(&profile)?;
     if recorded_only {
         feeds = recorded
@@ -612,6 +606,19 @@ pub fn request_args(request: &mirror_server::IngestRequest) -> Vec<String> {
     v
 }
 
+/// The store the caller holds (`mirror serve`), else this invocation's, opened (created
+/// if missing) into `opened`.
+fn held_or_open<'a>(
+    held: Option<&'a AnyStore>,
+    opened: &'a mut Option<AnyStore>,
+    store_args: &StoreArgs,
+) -> anyhow::Result<&'a AnyStore> {
+    Ok(match held {
+        Some(store) => store,
+        None => opened.insert(store_args.open(OpenMode::CreateIfMissing)?),
+    })
+}
+
 /// `--all-players`: a profile for every player of the PGN inputs with enough games.
 fn all_players(
     out: &Out,
@@ -626,14 +633,8 @@ fn all_players(
     );
     let sources = mirror_ingest::expand(&args.pgn)?;
     let path = store_args.describe()?;
-    let opened;
-    let store: &AnyStore = match held {
-        Some(store) => store,
-        None => {
-            opened = store_args.open(OpenMode::CreateIfMissing)?;
-            &opened
-        }
-    };
+    let mut opened = None;
+    let store = held_or_open(held, &mut opened, store_args)?;
     let inputs = || -> Vec<mirror_ingest::Input> {
         sources
             .iter()
