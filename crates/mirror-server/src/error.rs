@@ -118,7 +118,17 @@ impl IntoResponse for ApiError {
             status: status.as_u16(),
             kind: self.kind(),
         };
-        (status, Json(body)).into_response()
+        // Also for the answers given before routing (403, 414, 431, 503 in `listen.rs`),
+        // which the request layer that adds it to every routed answer does not see.
+        (
+            status,
+            [(
+                axum::http::header::X_CONTENT_TYPE_OPTIONS,
+                axum::http::HeaderValue::from_static("nosniff"),
+            )],
+            Json(body),
+        )
+            .into_response()
     }
 }
 

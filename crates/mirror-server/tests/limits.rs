@@ -61,6 +61,13 @@ async fn get_json(s: &Server, path: &str, header: Option<(&str, String)>) -> (u1
     }
     let r = req.send().await.expect("request");
     let status = r.status().as_u16();
+    assert_eq!(
+        r.headers()
+            .get("x-content-type-options")
+            .and_then(|v| v.to_str().ok()),
+        Some("nosniff"),
+        "{path}: every answer says nosniff, those given before routing too"
+    );
     let text = r.text().await.expect("body");
     let json = serde_json::from_str(&text).unwrap_or_else(|_| panic!("not JSON: {text:?}"));
     (status, json)
