@@ -71,6 +71,15 @@ pub enum EvalError {
     /// A judging thread panicked.
     #[error("internal: {0}")]
     Internal(String),
+    /// A file or directory of the evaluation could not be made.
+    #[error("{what}")]
+    Io {
+        /// What was being done.
+        what: String,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
 }
 
 /// How to evaluate.

@@ -43,6 +43,44 @@ pub struct PriorScore {
     pub hits: usize,
 }
 
+/// What [`choose_book_prior`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PriorChoice {
+    /// The split leaves no training or no validation games.
+    NoValidation,
+    /// No validation position is in the book of the training games.
+    NotInBook,
+    /// How each weight did; `best` is the choice.
+    Chosen(PriorTuning),
+}
+
+/// Chooses the model's weight in `player`'s book on the validation games of `split`
+/// ([`tune_book_prior`]), with a book of the training games built in a temporary
+/// directory.
+pub fn choose_book_prior(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    split: mirror_core::split::Fractions,
+    model: &Predictor,
+) -> Result<PriorChoice, EvalError> {
+    let sp = split.split(games.len());
+    let (train, validation) = (&games[sp.train.clone()], &games[sp.val.clone()]);
+    if validation.is_empty() || train.is_empty() {
+        return Ok(PriorChoice::NoValidation);
+    }
+    let tmp = tempfile::tempdir().map_err(|source| EvalError::Io {
+        what: "cannot create a temporary directory for the book".into(),
+        source,
+    })?;
+    let book = crate::book::book_store(player, train, tmp.path())?;
+    Ok(
+        match tune_book_prior(&book, player, validation, model, &EngineOptions::default())? {
+            Some(tuning) => PriorChoice::Chosen(tuning),
+            None => PriorChoice::NotInBook,
+        },
+    )
+}
+
 /// The outcome of [`tune_book_prior`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriorTuning {

@@ -180,11 +180,7 @@ fn ingest_month<S: GraphStore>(
             }
         }
         let (report, dup, plies) = write(store, &opts.player, batch)?;
-        summary.ingested += report.games;
-        summary.duplicates += dup;
-        summary.new_positions += report.new_positions;
-        summary.new_edges += report.new_edges;
-        summary.plies += plies;
+        summary.add_written(&report, dup, plies);
     }
     Ok(())
 }

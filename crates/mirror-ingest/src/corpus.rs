@@ -210,11 +210,7 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
                     }
                     match write_chunk(store, batches) {
                         Ok((report, dup, plies)) => {
-                            summary.ingested += report.games;
-                            summary.duplicates += dup;
-                            summary.new_positions += report.new_positions;
-                            summary.new_edges += report.new_edges;
-                            summary.plies += plies;
+                            summary.add_written(&report, dup, plies);
                             progress.committed(&report, &summary);
                         }
                         Err(e) => outcome = Err(e),

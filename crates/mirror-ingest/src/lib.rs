@@ -133,6 +133,16 @@ pub struct Summary {
 }
 
 impl Summary {
+    /// Counts a committed write: its games, the duplicates dropped on the way and the
+    /// plies written.
+    pub fn add_written(&mut self, report: &WriteReport, duplicates: u64, plies: u64) {
+        self.ingested += report.games;
+        self.duplicates += duplicates;
+        self.new_positions += report.new_positions;
+        self.new_edges += report.new_edges;
+        self.plies += plies;
+    }
+
     /// Whether anything went wrong that the user must hear about through the exit code.
     pub fn has_errors(&self) -> bool {
         !self.source_errors.is_empty()
@@ -317,11 +327,7 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
                     }
                     match write(store, &opts.player, batch) {
                         Ok((report, dup, plies)) => {
-                            summary.ingested += report.games;
-                            summary.duplicates += dup;
-                            summary.new_positions += report.new_positions;
-                            summary.new_edges += report.new_edges;
-                            summary.plies += plies;
+                            summary.add_written(&report, dup, plies);
                             progress.committed(&report, &summary);
                         }
                         Err(e) => outcome = Err(e),

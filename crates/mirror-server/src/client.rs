@@ -35,6 +35,31 @@ pub enum ClientError {
     /// The HTTP client could not be set up.
     #[error("cannot set up the client of the running server")]
     Http(#[source] reqwest::Error),
+    /// The server named by the file did not answer, or its answer broke off.
+    #[error(
+        "the server named by {} ({url}) does not answer: if it stopped uncleanly, remove \
+         that file and run again",
+        path.display()
+    )]
+    Unreachable {
+        /// The server's address.
+        url: String,
+        /// The server file.
+        path: PathBuf,
+        /// Why.
+        #[source]
+        source: reqwest::Error,
+    },
+    /// The server refused the request or answered something else than expected.
+    #[error("mirror serve at {url} refused the ingest ({status}): {text}")]
+    Refused {
+        /// The server's address.
+        url: String,
+        /// The HTTP status.
+        status: u16,
+        /// The answer's body.
+        text: String,
+    },
 }
 
 /// The file next to the embedded store that says which server holds it
@@ -62,6 +87,50 @@ impl ServerFile {
             .no_proxy()
             .build()
             .map_err(ClientError::Http)
+    }
+
+    /// Runs `request` on the server (`POST /api/v1/ingest` with the token) and returns
+    /// what the ingest printed there.
+    pub fn ingest(
+        &self,
+        request: &crate::IngestRequest,
+    ) -> Result<crate::CommandOutput, ClientError> {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|source| ClientError::Io {
+                what: "cannot start the async runtime".into(),
+                source,
+            })?;
+        let client = self.client()?;
+        let unreachable = |source| ClientError::Unreachable {
+            url: self.url.clone(),
+            path: self.path.clone(),
+            source,
+        };
+        let body = serde_json::to_string(request)
+            .expect("an ingest request (strings, numbers, booleans) always serializes");
+        rt.block_on(async {
+            let resp = client
+                .post(format!("{}/api/v1/ingest", self.url))
+                .bearer_auth(&self.token)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body)
+                .send()
+                .await
+                .map_err(unreachable)?;
+            let status = resp.status();
+            let text = resp.text().await.map_err(unreachable)?;
+            let refused = |text: String| ClientError::Refused {
+                url: self.url.clone(),
+                status: status.as_u16(),
+                text,
+            };
+            if !status.is_success() {
+                return Err(refused(text));
+            }
+            serde_json::from_str(&text).map_err(|_| refused(text))
+        })
     }
 
     /// The server file of the embedded store at `store`.

@@ -128,6 +128,63 @@ impl IngestRequest {
         }
         Ok(())
     }
+
+    /// The command line of `mirror ingest` this request stands for, as the server runs it
+    /// (every default and check of the command line applies).
+    pub fn args(&self) -> Vec<String> {
+        let request = self;
+        let mut v = vec!["mirror ingest".to_string()];
+        let mut push = |flag: &str, value: String| {
+            v.push(flag.to_string());
+            v.push(value);
+        };
+        if let Some(u) = &request.user {
+            push("--user", u.clone());
+        }
+        if let Some(n) = request.min_games {
+            push("--min-games", n.to_string());
+        }
+        for c in &request.chesscom {
+            push("--chesscom", c.clone());
+        }
+        for l in &request.lichess {
+            push("--lichess", l.clone());
+        }
+        for a in &request.aliases {
+            push("--alias", a.clone());
+        }
+        if let Some(c) = &request.contact {
+            push("--contact", c.clone());
+        }
+        for (flag, value) in [("--since", &request.since), ("--until", &request.until)] {
+            if let Some(m) = value {
+                push(flag, m.clone());
+            }
+        }
+        if let Some(t) = request.timeout_secs {
+            push("--timeout", t.to_string());
+        }
+        if let Some(r) = request.retries {
+            push("--retries", r.to_string());
+        }
+        if let Some(n) = request.batch_size {
+            push("--batch-size", n.to_string());
+        }
+        let progress = if request.plain_progress {
+            "plain"
+        } else {
+            "none"
+        };
+        push("--progress", progress.to_string());
+        if request.all_players {
+            v.push("--all-players".to_string());
+        }
+        if !request.pgn.is_empty() {
+            // `--pgn=PATH` each: a path is never read as a flag.
+            v.extend(request.pgn.iter().map(|p| format!("--pgn={p}")));
+        }
+        v
+    }
 }
 
 /// Runs `mirror ingest` for this request on the server's store, in the server's process

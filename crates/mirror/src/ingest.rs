@@ -472,38 +472,9 @@ fn forward(
         "the store is held by mirror serve at {}: ingesting through it",
         server.url
     );
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
-    let client = server.client()?;
-    let answer: mirror_server::CommandOutput = rt.block_on(async {
-        let resp = client
-            .post(format!("{}/api/v1/ingest", server.url))
-            .bearer_auth(&server.token)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(serde_json::to_string(&request).context("cannot write the ingest request")?)
-            .send()
-            .await
-            .with_context(|| {
-                format!(
-                    "{in_use:#}; the server it names ({}) does not answer: if it stopped \
-                     uncleanly, remove {} and run again",
-                    server.url,
-                    server.path.display()
-                )
-            })?;
-        let status = resp.status();
-        let text = resp.text().await.context("the server's answer broke off")?;
-        if !status.is_success() {
-            anyhow::bail!(
-                "mirror serve at {} refused the ingest ({status}): {text}",
-                server.url
-            );
-        }
-        serde_json::from_str(&text)
-            .with_context(|| format!("unexpected answer from the server: {text}"))
-    })?;
+    let answer = server
+        .ingest(&request)
+        .with_context(|| format!("{in_use:#}"))?;
     print!("{}", answer.stdout);
     eprint!("{}", answer.stderr);
     Ok(answer.ok)
@@ -548,62 +519,6 @@ fn server_request(
         batch_size: args.batch_size,
         plain_progress: args.progress == ProgressMode::Plain,
     })
-}
-
-/// The command line of `mirror ingest` that `request` stands for, as the server runs it
-/// (every default and check of the command line applies).
-pub fn request_args(request: &mirror_server::IngestRequest) -> Vec<String> {
-    let mut v = vec!["mirror ingest".to_string()];
-    let mut push = |flag: &str, value: String| {
-        v.push(flag.to_string());
-        v.push(value);
-    };
-    if let Some(u) = &request.user {
-        push("--user", u.clone());
-    }
-    if let Some(n) = request.min_games {
-        push("--min-games", n.to_string());
-    }
-    for c in &request.chesscom {
-        push("--chesscom", c.clone());
-    }
-    for l in &request.lichess {
-        push("--lichess", l.clone());
-    }
-    for a in &request.aliases {
-        push("--alias", a.clone());
-    }
-    if let Some(c) = &request.contact {
-        push("--contact", c.clone());
-    }
-    for (flag, value) in [("--since", &request.since), ("--until", &request.until)] {
-        if let Some(m) = value {
-            push(flag, m.clone());
-        }
-    }
-    if let Some(t) = request.timeout_secs {
-        push("--timeout", t.to_string());
-    }
-    if let Some(r) = request.retries {
-        push("--retries", r.to_string());
-    }
-    if let Some(n) = request.batch_size {
-        push("--batch-size", n.to_string());
-    }
-    let progress = if request.plain_progress {
-        "plain"
-    } else {
-        "none"
-    };
-    push("--progress", progress.to_string());
-    if request.all_players {
-        v.push("--all-players".to_string());
-    }
-    if !request.pgn.is_empty() {
-        // `--pgn=PATH` each: a path is never read as a flag.
-        v.extend(request.pgn.iter().map(|p| format!("--pgn={p}")));
-    }
-    v
 }
 
 /// The store the caller holds (`mirror serve`), else this invocation's, opened (created
@@ -725,14 +640,7 @@ fn run_pgn(
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
     }
-    print_summary(
-        out,
-        &format!(
-            "ingested {} new games of {profile} into {path}",
-            summary.ingested
-        ),
-        &summary,
-    );
+    print_profile_summary(out, profile, path, &summary);
     if summary.ingested + summary.duplicates == 0 {
         let mut msg = format!(
             "no game in the input has {} as White or Black",
@@ -859,14 +767,7 @@ fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         )),
         None => out.say(format!("lichess export of {user}: all games")),
     }
-    print_summary(
-        out,
-        &format!(
-            "ingested {} new games of {profile} into {path}",
-            s.games.ingested
-        ),
-        &s.games,
-    );
+    print_profile_summary(out, profile, path, &s.games);
     let ok = !s.games.has_errors();
     if !ok {
         out.warn(
@@ -939,14 +840,7 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
         out.warn(format!("warning: skipped invalid game: {g}"));
     }
-    print_summary(
-        out,
-        &format!(
-            "ingested {} new games of {profile} into {path}",
-            s.games.ingested
-        ),
-        &s.games,
-    );
+    print_profile_summary(out, profile, path, &s.games);
     for (month, why) in &s.months.failed {
         out.warn(format!("error: month {month} failed: {why}"));
     }
@@ -961,6 +855,15 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         duplicates: s.games.duplicates,
         ok: s.months.failed.is_empty(),
     })
+}
+
+/// The summary of one profile's feed.
+fn print_profile_summary(out: &Out, profile: &str, path: &str, s: &Summary) {
+    print_summary(
+        out,
+        &format!("ingested {} new games of {profile} into {path}", s.ingested),
+        s,
+    );
 }
 
 fn print_summary(out: &Out, headline: &str, s: &Summary) {

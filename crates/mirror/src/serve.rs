@@ -99,9 +99,7 @@ fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
     Arc::new(
         move |store: &AnyStore, request: mirror_server::IngestRequest| {
             let out = crate::ingest::Out::captured();
-            let parsed = <IngestCommand as clap::Parser>::try_parse_from(
-                crate::ingest::request_args(&request),
-            );
+            let parsed = <IngestCommand as clap::Parser>::try_parse_from(request.args());
             let ok = match parsed {
                 Err(e) => {
                     out.warn(e.to_string());

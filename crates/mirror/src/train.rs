@@ -419,28 +419,20 @@ fn choose_book_prior(
     dir: &std::path::Path,
     say: &dyn Fn(&str),
 ) -> anyhow::Result<()> {
-    let sp = split.split(games.len());
-    let (train_g, val_g) = (&games[sp.train.clone()], &games[sp.val.clone()]);
-    if val_g.is_empty() || train_g.is_empty() {
-        say(&format!(
-            "the model's weight in the book is not chosen: the split {split} leaves no validation games (likely plays with its own weight)"
-        ));
-        return Ok(());
-    }
-    let tmp = tempfile::tempdir().context("cannot create a temporary directory for the book")?;
-    let book = mirror_eval::book::book_store(player, train_g, tmp.path())?;
-    let tuning = mirror_eval::tune::tune_book_prior(
-        &book,
-        player,
-        val_g,
-        model,
-        &mirror_engine::EngineOptions::default(),
-    )?;
-    let Some(tuning) = tuning else {
-        say(
-            "the model's weight in the book is not chosen: no validation position is in the book of the training games",
-        );
-        return Ok(());
+    let tuning = match mirror_eval::tune::choose_book_prior(player, games, split, model)? {
+        mirror_eval::tune::PriorChoice::Chosen(tuning) => tuning,
+        mirror_eval::tune::PriorChoice::NoValidation => {
+            say(&format!(
+                "the model's weight in the book is not chosen: the split {split} leaves no validation games (likely plays with its own weight)"
+            ));
+            return Ok(());
+        }
+        mirror_eval::tune::PriorChoice::NotInBook => {
+            say(
+                "the model's weight in the book is not chosen: no validation position is in the book of the training games",
+            );
+            return Ok(());
+        }
     };
     say(&format!(
         "the model's weight in the book (likely:W, W pseudo-games), in-book top-1 on the {} validation positions in the book of the training games:",
