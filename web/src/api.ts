@@ -128,3 +128,38 @@ export interface Report {
   /** Shares by quarter, the moves in UCI. */
   drift: (Place & { quarters: { quarter: string; games: number; shares: [string, number][] }[] })[];
 }
+
+/** An ingest run by the server (`/api/v1/imports/{id}`). */
+export interface Job {
+  id: number;
+  what: string;
+  player: string | null;
+  state: 'waiting' | 'running' | 'done' | 'failed';
+  monthsTotal: number | null;
+  monthsDone: number;
+  gamesRead: number;
+  gamesNew: number;
+  invalid: number;
+  errors: string[];
+  log: string[];
+  logDropped: number;
+  elapsedMs: number;
+}
+
+/** A POST whose answer is JSON; `token` when the server needs one (beyond loopback). */
+export async function post<T>(path: string, body: BodyInit, type: string, token?: string): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json', 'content-type': type };
+  if (token) headers.authorization = `Bearer ${token}`;
+  const resp = await fetch(path, { method: 'POST', headers, body });
+  const text = await resp.text();
+  let answer: unknown;
+  try {
+    answer = JSON.parse(text);
+  } catch {
+    throw new ApiError(`${path} answered ${resp.status} with no JSON`, resp.status);
+  }
+  if (!resp.ok) {
+    throw new ApiError((answer as { error?: string }).error ?? `${path} answered ${resp.status}`, resp.status);
+  }
+  return answer as T;
+}

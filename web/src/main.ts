@@ -3,6 +3,7 @@
 // back and forward buttons walk through it.
 
 import { Chessground } from 'chessground';
+import * as add from './add';
 import { type Player, getJson } from './api';
 import * as explore from './explore';
 import * as playView from './play';
@@ -36,6 +37,7 @@ const host = {
     host.state = state;
     void show();
   },
+  reloadPlayers: loadPlayers,
 };
 
 async function show(): Promise<void> {
@@ -43,23 +45,28 @@ async function show(): Promise<void> {
   for (const a of nav.querySelectorAll('a')) {
     const view = a.dataset.view as PageState['view'];
     a.classList.toggle('active', view === s.view);
-    a.setAttribute('href', href({ ...s, view, moves: view === 'report' ? [] : view === s.view ? s.moves : [] }));
+    a.setAttribute('href', href({ ...s, view, moves: view === 'report' || view === 'add' ? [] : view === s.view ? s.moves : [] }));
   }
   picker.value = s.user;
   document.body.dataset.view = s.view;
   document.title = s.user ? `mirror · ${s.user} · ${s.view}` : 'mirror';
   const left = el('div', { class: 'left' }, boardBox, below);
-  if (s.view === 'report') {
+  if (s.view === 'report' || s.view === 'add') {
+    // No board in these views: its arrows go before it leaves the page (a detached board
+    // has no size to draw them in).
+    board.setAutoShapes([]);
+    board.setShapes([]);
     main.replaceChildren(side);
     side.className = 'side wide';
-    await report.render(host, side, below);
+    if (s.view === 'add') add.render(host, side);
+    else await report.render(host, side, below);
   } else {
     side.className = 'side';
     main.replaceChildren(left, side);
     if (s.view === 'play') playView.render(host, side, below);
     else await explore.render(host, side, below);
+    board.redrawAll();
   }
-  board.redrawAll();
 }
 
 for (const a of nav.querySelectorAll('a')) {
@@ -80,18 +87,29 @@ document.addEventListener('keydown', e => {
   if (e.key === 'ArrowLeft' && host.state.moves.length) host.go({ moves: host.state.moves.slice(0, -1) });
 });
 
+/** Fills the player picker from the server; returns the players. */
+async function loadPlayers(): Promise<Player[]> {
+  const players = await getJson<Player[]>('/api/v1/players');
+  picker.replaceChildren(
+    el('option', { value: '' }, players.length ? 'choose…' : 'no players yet'),
+    ...players.map(p => el('option', { value: p.name }, `${p.name} (${p.games.toLocaleString('en-US')} games)`)),
+  );
+  picker.value = host.state.user;
+  return players;
+}
+
 async function start(): Promise<void> {
-  let players: Player[] = [];
+  let players: Player[];
   try {
-    players = await getJson<Player[]>('/api/v1/players');
+    players = await loadPlayers();
   } catch (e) {
     main.replaceChildren(message(`The server did not list its players: ${(e as Error).message}`, 'error'));
     return;
   }
-  picker.replaceChildren(
-    el('option', { value: '' }, players.length ? 'choose…' : 'no players: run mirror ingest'),
-    ...players.map(p => el('option', { value: p.name }, `${p.name} (${p.games.toLocaleString('en-US')} games)`)),
-  );
+  if (!players.length && host.state.view !== 'add') {
+    host.go({ view: 'add' }, false);
+    return;
+  }
   if (!host.state.user && players.length === 1) {
     host.go({ user: players[0].name }, false);
     return;

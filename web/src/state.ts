@@ -1,6 +1,6 @@
 // What the page shows, held in its URL: a view is a link.
 
-export type View = 'explore' | 'play' | 'report';
+export type View = 'explore' | 'play' | 'report' | 'add';
 export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 export const SOURCES = ['chesscom', 'lichess', 'otb'];
 
@@ -36,7 +36,7 @@ export function read(search: string = location.search): PageState {
   const color = q.get('color');
   const rated = q.get('rated');
   return {
-    view: view === 'play' || view === 'report' ? view : 'explore',
+    view: view === 'play' || view === 'report' || view === 'add' ? view : 'explore',
     user: q.get('user') ?? '',
     moves: list(q.get('moves')),
     filters: {
@@ -68,6 +68,7 @@ export function href(s: PageState): string {
   const q = new URLSearchParams();
   if (s.view !== 'explore') q.set('view', s.view);
   if (s.user) q.set('user', s.user);
+  if (s.view === 'add') return `/?${q.toString()}`;
   if (s.moves.length) q.set('moves', s.moves.join(','));
   if (s.view === 'play') {
     q.set('side', s.side);

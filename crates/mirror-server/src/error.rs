@@ -39,6 +39,9 @@ pub enum ApiError {
     /// The server is overloaded.
     #[error("server busy, try again")]
     Busy,
+    /// Too much of one kind of work waiting (imports): try again when some has ended.
+    #[error("{0}")]
+    TooMany(String),
     /// A write without the server's token (see [`crate::Writes`]).
     #[error("{0}")]
     Unauthorized(String),
@@ -77,6 +80,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::Busy => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::TimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -96,6 +100,7 @@ impl ApiError {
             ApiError::UnsupportedMediaType(_) => "unsupported_media_type",
             ApiError::Unprocessable(_) => "unprocessable",
             ApiError::Busy => "busy",
+            ApiError::TooMany(_) => "too_many",
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::TimedOut(_) => "timed_out",
@@ -132,11 +137,23 @@ impl IntoResponse for ApiError {
     }
 }
 
+/// `e` and each of its causes, joined by ": ".
+pub fn with_causes(e: &dyn std::error::Error) -> String {
+    let mut text = e.to_string();
+    let mut cause = e.source();
+    while let Some(c) = cause {
+        text.push_str(": ");
+        text.push_str(&c.to_string());
+        cause = c.source();
+    }
+    text
+}
+
 impl From<mirror_engine::EngineError> for ApiError {
     fn from(e: mirror_engine::EngineError) -> ApiError {
         match e {
-            mirror_engine::EngineError::NoLegalMoves(why) => {
-                ApiError::Unprocessable(format!("no legal moves in this position ({why})"))
+            e @ mirror_engine::EngineError::NoLegalMoves { .. } => {
+                ApiError::Unprocessable(e.to_string())
             }
             mirror_engine::EngineError::Store(s) => s.into(),
         }
@@ -149,7 +166,8 @@ impl From<mirror_store::StoreError> for ApiError {
             mirror_store::StoreError::InvalidPlayer(p) => {
                 ApiError::BadRequest(format!("invalid player name {p:?}"))
             }
-            other => ApiError::Internal(other.to_string()),
+            // The cause goes with it: logged with the 500, and in its body.
+            other => ApiError::Internal(with_causes(&other)),
         }
     }
 }

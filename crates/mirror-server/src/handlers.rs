@@ -361,44 +361,176 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
     headers: axum::http::HeaderMap,
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Json<crate::CommandOutput>, ApiError> {
+    let writes = writer(&state, &headers, true)?;
+    let request: crate::IngestRequest = serde_json::from_value(json_value(body)?)
+        .map_err(|e| ApiError::BadRequest(format!("invalid ingest request: {e}")))?;
+    let request = tokio::task::spawn_blocking(move || request.check().map(|()| request))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the request's check failed: {e}")))??;
+    let job = state
+        .jobs
+        .add("mirror ingest".to_string(), request.user.clone())?;
+    // The ingest goes on to its end when the caller leaves (the lock goes with it), and
+    // the next one waits for it.
+    let run = tokio::spawn(run_job(state.clone(), writes, job.clone(), request, None));
+    run.await
+        .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
+    Ok(Json(job.output()))
+}
+
+/// The server's writes, if `headers` may use them: with the token, or (`page`) from a
+/// same-site page when the server answers on loopback only.
+fn writer<S>(
+    state: &Arc<AppState<S>>,
+    headers: &axum::http::HeaderMap,
+    token_always: bool,
+) -> Result<Arc<crate::Writes<S>>, ApiError> {
     let Some(writes) = &state.writes else {
         return Err(ApiError::Unauthorized(
             "this server accepts no writes".into(),
         ));
     };
-    let given = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
-    // In constant time: how long a wrong guess takes says nothing about the token.
-    let matches = given.is_some_and(|g| {
-        bool::from(subtle::ConstantTimeEq::ct_eq(
-            g.as_bytes(),
-            writes.token.as_bytes(),
-        ))
-    });
-    if !matches {
+    if (token_always || writes.page_needs_token) && !writes.authorized(headers) {
         return Err(ApiError::Unauthorized(
-            "a write needs the token from the server's file next to the store \
-             (Authorization: Bearer TOKEN)"
+            "a write needs the server's token (Authorization: Bearer TOKEN): the file next \
+             to the store, or MIRROR_SERVER_TOKEN where the server was started"
                 .into(),
         ));
     }
-    let request: crate::IngestRequest = serde_json::from_value(json_value(body)?)
-        .map_err(|e| ApiError::BadRequest(format!("invalid ingest request: {e}")))?;
-    request.check()?;
-    // The lock goes with the ingest, not with this request: an ingest goes on to its end
-    // when the caller leaves, and the next one waits for it.
+    Ok(writes.clone())
+}
+
+/// Runs `request` as `job` once the ingest before it has ended; `upload` (a PGN sent by
+/// the page) is removed after.
+async fn run_job<S: GraphStore + Send + Sync + 'static>(
+    state: Arc<AppState<S>>,
+    writes: Arc<crate::Writes<S>>,
+    job: Arc<crate::jobs::Job>,
+    request: crate::IngestRequest,
+    upload: Option<tempfile::TempPath>,
+) {
     let one_at_a_time = writes.lock.clone().lock_owned().await;
-    let run = writes.ingest.clone();
+    job.start();
     let store = state.store.clone();
-    let out = tokio::task::spawn_blocking(move || {
+    let on_blocking = job.clone();
+    let ran = tokio::task::spawn_blocking(move || {
         let _one_at_a_time = one_at_a_time;
-        run(&store, request)
+        let _upload = upload;
+        (writes.ingest)(&store, request, on_blocking)
+    })
+    .await;
+    match ran {
+        Ok(ok) => job.finish(ok),
+        Err(e) => {
+            tracing::error!(job = job.id(), error = %e, "an ingest stopped");
+            job.warn(&format!("error: the ingest stopped: {e}"));
+            job.finish(false);
+        }
+    }
+}
+
+/// `POST /api/v1/imports` with an [`ImportRequest`](crate::jobs::ImportRequest): starts
+/// the ingest and answers 202 with its job at once; `GET /api/v1/imports/{id}` follows it.
+pub(crate) async fn import<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    headers: axum::http::HeaderMap,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    let writes = writer(&state, &headers, false)?;
+    let asked: crate::jobs::ImportRequest = serde_json::from_value(json_value(body)?)
+        .map_err(|e| ApiError::BadRequest(format!("invalid import request: {e}")))?;
+    let (request, what) = asked.ingest()?;
+    if asked.chesscom.is_none() && asked.lichess.is_none() {
+        // New games of a player the store has: that player must be there.
+        let user = asked.user.clone().unwrap_or_default();
+        let known = state.known_players.clone();
+        let found = user.clone();
+        state
+            .quick(move |store, _| require_player(&known, store, &found))
+            .await?;
+    }
+    let job = state.jobs.add(what, asked.player())?;
+    tokio::spawn(run_job(state.clone(), writes, job.clone(), request, None));
+    Ok((StatusCode::ACCEPTED, Json(job.status())).into_response())
+}
+
+/// `POST /api/v1/imports/pgn?user=NAME[&alias=OTHER]` with PGN text as the body (up to
+/// [`UPLOAD_LIMIT`](crate::jobs::UPLOAD_LIMIT)): the games of NAME in it, as
+/// `mirror ingest --user NAME --pgn FILE` takes them; 202 with the job.
+pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    headers: axum::http::HeaderMap,
+    q: RawQuery,
+    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+) -> Result<Response, ApiError> {
+    let writes = writer(&state, &headers, false)?;
+    let (user, alias) = params::UploadQuery::from_raw(query(q)?)?.parse()?;
+    let body = body.map_err(|_| ApiError::TooLarge(crate::jobs::UPLOAD_LIMIT))?;
+    if body.is_empty() {
+        return Err(ApiError::BadRequest(
+            "the body is empty: send the PGN text of the games".into(),
+        ));
+    }
+    let saved = tokio::task::spawn_blocking(move || -> std::io::Result<tempfile::TempPath> {
+        let mut file = tempfile::Builder::new()
+            .prefix("mirror-upload-")
+            .suffix(".pgn")
+            .tempfile()?;
+        std::io::Write::write_all(&mut file, &body)?;
+        Ok(file.into_temp_path())
     })
     .await
-    .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
-    Ok(Json(out))
+    .map_err(|e| ApiError::Internal(format!("the upload was not saved: {e}")))?
+    .map_err(|e| ApiError::Internal(format!("the upload was not saved: {e}")))?;
+    let path = saved
+        .to_str()
+        .ok_or_else(|| ApiError::Internal("the upload's file name is not UTF-8".into()))?
+        .to_string();
+    let request = crate::IngestRequest {
+        user: Some(user.clone()),
+        aliases: alias.into_iter().collect(),
+        pgn: vec![path],
+        plain_progress: true,
+        ..crate::IngestRequest::default()
+    };
+    let job = state
+        .jobs
+        .add(format!("PGN upload for {user}"), Some(user))?;
+    tokio::spawn(run_job(
+        state.clone(),
+        writes,
+        job.clone(),
+        request,
+        Some(saved),
+    ));
+    Ok((StatusCode::ACCEPTED, Json(job.status())).into_response())
+}
+
+/// `GET /api/v1/imports`: the ingests run through this server, running and recent, the
+/// newest first.
+pub(crate) async fn imports<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Json<Vec<crate::jobs::JobStatus>>, ApiError> {
+    params::none(&query(q)?)?;
+    Ok(Json(state.jobs.statuses()))
+}
+
+/// `GET /api/v1/imports/{id}`: one ingest, as it runs.
+pub(crate) async fn import_status<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    q: RawQuery,
+) -> Result<Json<crate::jobs::JobStatus>, ApiError> {
+    params::none(&query(q)?)?;
+    let id: u64 = id
+        .parse()
+        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a job number")))?;
+    let job = state
+        .jobs
+        .get(id)
+        .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{id} (no such job kept)")))?;
+    Ok(Json(job.status()))
 }
 
 /// `GET /api/v1/book`: the player's summed move rows from a position, exactly as the store

@@ -11,6 +11,9 @@
 //!   process while the server holds the store.
 //! - `POST /api/v1/ingest`: `mirror ingest` run by the server on its store, for the
 //!   command line while the server holds the store (with the server's token).
+//! - `POST /api/v1/imports`, `POST /api/v1/imports/pgn`, `GET /api/v1/imports[/{id}]`:
+//!   the page adds a player (a Chess.com or lichess account, a PGN upload) or fetches an
+//!   existing player's new games, and follows the ingest as it runs (`jobs.rs`).
 //! - `GET /api/v1/openapi.json`: the OpenAPI document of all this.
 //! - `GET /health`, `GET /metrics` (Prometheus text).
 //! - `GET /`: the web page (explore your tree on a board, play your mirror), its files
@@ -23,6 +26,7 @@ pub mod cache;
 pub mod client;
 pub mod error;
 mod handlers;
+pub mod jobs;
 pub mod listen;
 
 pub use handlers::OPENAPI;
@@ -188,8 +192,9 @@ impl IngestRequest {
 }
 
 /// Runs `mirror ingest` for this request on the server's store, in the server's process
-/// (the binary provides it: the same code as the command line).
-pub type IngestHook<S> = Arc<dyn Fn(&S, IngestRequest) -> CommandOutput + Send + Sync>;
+/// (the binary provides it: the same code as the command line), reporting into the job as
+/// it goes; returns whether every source answered.
+pub type IngestHook<S> = Arc<dyn Fn(&S, IngestRequest, Arc<jobs::Job>) -> bool + Send + Sync>;
 
 /// Writes through the server: the store is held by this process, so other mirror
 /// commands on the same machine send their writes here (`POST /api/v1/ingest`). Only a
@@ -203,6 +208,27 @@ pub struct Writes<S> {
     /// One write at a time (held by the ingest itself, which goes on when its caller
     /// leaves).
     pub lock: Arc<tokio::sync::Mutex<()>>,
+    /// Whether the page's imports need the token too: yes when the server answers beyond
+    /// this machine; on a loopback address a same-site page may import without it (the
+    /// listener refuses other sites and other host names).
+    pub page_needs_token: bool,
+}
+
+impl<S> Writes<S> {
+    /// Whether `headers` carry the token (`Authorization: Bearer TOKEN`), compared in
+    /// constant time: how long a wrong guess takes says nothing about the token.
+    pub fn authorized(&self, headers: &axum::http::HeaderMap) -> bool {
+        headers
+            .get(axum::http::header::AUTHORIZATION)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.strip_prefix("Bearer "))
+            .is_some_and(|given| {
+                bool::from(subtle::ConstantTimeEq::ct_eq(
+                    given.as_bytes(),
+                    self.token.as_bytes(),
+                ))
+            })
+    }
 }
 
 /// Shared state of the server.
@@ -233,7 +259,9 @@ pub struct AppState<S> {
     /// The requests waiting for a player's version, sharing one read.
     pub versions: versions::VersionReads,
     /// Writes through this server (`None`: none accepted).
-    pub writes: Option<Writes<S>>,
+    pub writes: Option<Arc<Writes<S>>>,
+    /// The ingests run through this server, running and recent.
+    pub jobs: Arc<jobs::Jobs>,
 }
 
 impl<S> std::fmt::Debug for AppState<S> {
@@ -261,7 +289,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         store: Arc<S>,
         blocking: usize,
         fallbacks: Option<FallbackFactory>,
-        writes: Option<Writes<S>>,
+        writes: Option<Arc<Writes<S>>>,
     ) -> Arc<AppState<S>> {
         // The opening table is read once per process (a few milliseconds): at start, not
         // in the first explorer request.
@@ -282,6 +310,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             in_flight: Arc::default(),
             versions: versions::VersionReads::default(),
             writes,
+            jobs: Arc::default(),
         })
     }
 
@@ -292,13 +321,15 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         fallbacks: Option<FallbackFactory>,
         token: String,
         ingest: IngestHook<S>,
+        page_needs_token: bool,
     ) -> Arc<AppState<S>> {
         let writes = Writes {
             token,
             ingest,
             lock: Arc::new(tokio::sync::Mutex::new(())),
+            page_needs_token,
         };
-        Self::build(store, blocking, fallbacks, Some(writes))
+        Self::build(store, blocking, fallbacks, Some(Arc::new(writes)))
     }
 
     /// Runs a short store read: on this task when the store's reads are local and quick
@@ -390,6 +421,22 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/ingest",
             axum::routing::post(handlers::ingest::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/imports",
+            get(handlers::imports::<S>)
+                .post(handlers::import::<S>)
+                .fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/imports/pgn",
+            axum::routing::post(handlers::import_pgn::<S>)
+                .layer(DefaultBodyLimit::max(jobs::UPLOAD_LIMIT))
+                .fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/imports/{id}",
+            get(handlers::import_status::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/book",

@@ -361,6 +361,43 @@ impl NewestQuery {
     }
 }
 
+/// Refuses every parameter: for an endpoint that takes none.
+pub fn none(raw: &Raw) -> Result<(), ApiError> {
+    let mut keys: Vec<&String> = raw.keys().collect();
+    keys.sort_unstable();
+    match keys.first() {
+        None => Ok(()),
+        Some(k) => Err(bad(format!(
+            "unknown parameter {k:?}: this endpoint takes none"
+        ))),
+    }
+}
+
+query! {
+    /// `POST /api/v1/imports/pgn`: whose games the uploaded PGN holds.
+    UploadQuery {
+        /// The profile, also the player's name in the games (White or Black).
+        user = "user",
+        /// Another spelling of the player's name in the games.
+        alias = "alias",
+    }
+}
+
+impl UploadQuery {
+    /// The profile and the other spelling, checked.
+    pub fn parse(self) -> Result<(String, Option<String>), ApiError> {
+        let user = user(self.user.as_deref())?;
+        let alias = match self.alias.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(a) => {
+                player_key(a).map_err(|_| bad(format!("invalid alias {a:?}")))?;
+                Some(a.to_string())
+            }
+        };
+        Ok((user, alias))
+    }
+}
+
 /// What `/api/v1/explore` asks, checked.
 #[derive(Debug)]
 pub struct ExploreRequest {

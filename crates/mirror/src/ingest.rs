@@ -17,8 +17,9 @@ use mirror_ingest::{
     corpus::{self, CorpusOptions},
     lichess::{LichessOptions, ingest_lichess},
 };
-use mirror_server::CommandOutput;
+use mirror_server::jobs::Job;
 use mirror_store::{Account, GraphStore, WriteReport, embedded::OpenMode};
+use std::sync::Arc;
 
 use std::path::PathBuf;
 
@@ -106,39 +107,29 @@ pub enum ProgressMode {
     None,
 }
 
-/// Where an ingest reports: this process's terminal, or (when `mirror serve` runs it for
-/// another mirror process) text sent back to that process.
+/// Where an ingest reports: this process's terminal, or (when `mirror serve` runs it) the
+/// server's job, which the page and the process that sent it read.
 pub struct Out {
-    captured: Option<std::sync::Mutex<CommandOutput>>,
+    job: Option<Arc<Job>>,
 }
 
 impl Out {
     /// This process's stdout and stderr.
     pub fn terminal() -> Out {
-        Out { captured: None }
+        Out { job: None }
     }
 
-    /// Kept, for [`Out::finish`].
-    pub fn captured() -> Out {
-        Out {
-            captured: Some(std::sync::Mutex::default()),
-        }
+    /// Into `job`.
+    pub fn job(job: Arc<Job>) -> Out {
+        Out { job: Some(job) }
     }
 
     fn emit(&self, line: String, to_stderr: bool) {
-        match &self.captured {
+        match &self.job {
             None if to_stderr => eprintln!("{line}"),
             None => println!("{line}"),
-            Some(c) => {
-                let mut c = c.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                let text = if to_stderr {
-                    &mut c.stderr
-                } else {
-                    &mut c.stdout
-                };
-                text.push_str(&line);
-                text.push('\n');
-            }
+            Some(job) if to_stderr => job.warn(&line),
+            Some(job) => job.say(&line),
         }
     }
 
@@ -152,27 +143,19 @@ impl Out {
         self.emit(line, true);
     }
 
+    /// The job, when there is one (its counters follow the ingest).
+    fn tally(&self) -> Option<&Job> {
+        self.job.as_deref()
+    }
+
     /// Whether progress bars may be drawn (on this process's terminal only).
     fn bars(&self, mode: ProgressMode) -> bool {
-        self.captured.is_none()
+        self.job.is_none()
             && match mode {
                 ProgressMode::Bar => true,
                 ProgressMode::Auto => std::io::stderr().is_terminal(),
                 ProgressMode::Plain | ProgressMode::None => false,
             }
-    }
-
-    /// What was kept, and whether the command succeeded.
-    pub fn finish(self, ok: bool) -> CommandOutput {
-        let mut out = self
-            .captured
-            .map(|c| {
-                c.into_inner()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-            })
-            .unwrap_or_default();
-        out.ok = ok;
-        out
     }
 }
 
@@ -225,13 +208,19 @@ impl Progress for CliProgress<'_> {
         }
     }
 
-    fn games(&mut self, games_read: u64, _ingested: u64) {
+    fn games(&mut self, games_read: u64, ingested: u64) {
         if let Some(bar) = &self.bar {
             bar.set_position(games_read);
+        }
+        if let Some(job) = self.out.tally() {
+            job.games(games_read, ingested);
         }
     }
 
     fn committed(&mut self, report: &WriteReport, summary: &Summary) {
+        if let Some(job) = self.out.tally() {
+            job.games(summary.games_read, summary.ingested);
+        }
         if self.plain {
             self.out.warn(format!(
                 "committed {} games (total: {} read, {} ingested, {} new positions, {} new edges)",
@@ -245,6 +234,9 @@ impl Progress for CliProgress<'_> {
     }
 
     fn invalid(&mut self, game: &InvalidGame) {
+        if let Some(job) = self.out.tally() {
+            job.invalid(1);
+        }
         self.invalid_shown += 1;
         if self.invalid_shown <= SHOWN_INVALID {
             self.println(&format!("warning: skipped invalid game: {game}"));
@@ -412,6 +404,9 @@ pub fn ingest(
     let several = feeds.len() > 1;
     let mut outcomes = Vec::new();
     for feed in &feeds {
+        if let Some(job) = out.tally() {
+            job.next_source();
+        }
         if several {
             out.say(format!("== {feed} =="));
         }
@@ -678,6 +673,9 @@ struct MonthProgress<'a> {
 
 impl ChesscomProgress for MonthProgress<'_> {
     fn start(&mut self, months: u64) {
+        if let Some(job) = self.out.tally() {
+            job.months(0, months);
+        }
         if let Some(bar) = &self.bar {
             bar.set_length(months);
         } else if self.plain {
@@ -686,6 +684,10 @@ impl ChesscomProgress for MonthProgress<'_> {
     }
 
     fn month(&mut self, month: Month, done: u64, s: &ChesscomSummary) {
+        if let Some(job) = self.out.tally() {
+            job.months(done, s.months.total);
+            job.games(s.games.games_read, s.games.ingested);
+        }
         if let Some(bar) = &self.bar {
             bar.set_position(done);
             bar.set_message(format!("{month}: {} new games", s.games.ingested));
@@ -837,6 +839,9 @@ fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
         s.months.up_to_date,
         s.months.failed.len()
     ));
+    if let Some(job) = out.tally() {
+        job.invalid(s.games.invalid);
+    }
     for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
         out.warn(format!("warning: skipped invalid game: {g}"));
     }

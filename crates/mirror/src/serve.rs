@@ -23,6 +23,11 @@ pub struct ServeArgs {
     /// Store operations running at once (the rest wait).
     #[arg(long, default_value_t = 64)]
     pub blocking: usize,
+    /// The secret that writes through the server need (`Authorization: Bearer TOKEN`):
+    /// other mirror processes read it from the file next to the store; the page asks for
+    /// it when the server answers beyond this machine. Random unless set (16+ characters).
+    #[arg(long, env = "MIRROR_SERVER_TOKEN", hide_env_values = true)]
+    pub token: Option<String>,
 }
 
 async fn shutdown_signal() {
@@ -97,10 +102,9 @@ fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
     }
     let store_args = store_args.clone();
     Arc::new(
-        move |store: &AnyStore, request: mirror_server::IngestRequest| {
-            let out = crate::ingest::Out::captured();
-            let parsed = <IngestCommand as clap::Parser>::try_parse_from(request.args());
-            let ok = match parsed {
+        move |store: &AnyStore, request: mirror_server::IngestRequest, job| {
+            let out = crate::ingest::Out::job(job);
+            match <IngestCommand as clap::Parser>::try_parse_from(request.args()) {
                 Err(e) => {
                     out.warn(e.to_string());
                     false
@@ -112,8 +116,7 @@ fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
                         false
                     }
                 },
-            };
-            out.finish(ok)
+            }
         },
     )
 }
@@ -126,7 +129,8 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             args.bind
         )
     })?;
-    let store: Arc<AnyStore> = Arc::new(store_args.open(OpenMode::MustExist)?);
+    // Created when missing: a new user adds their first player on the page.
+    let store: Arc<AnyStore> = Arc::new(store_args.open(OpenMode::CreateIfMissing)?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
@@ -148,7 +152,11 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         } else {
             local
         };
-        let token = format!("{:032x}", rand::random::<u128>());
+        let token = match args.token {
+            Some(t) if t.trim().len() >= 16 => t.trim().to_string(),
+            Some(_) => anyhow::bail!("--token (MIRROR_SERVER_TOKEN) needs at least 16 characters"),
+            None => format!("{:032x}", rand::random::<u128>()),
+        };
         let _file = match store_args.kind() {
             crate::cli::StoreKind::Embedded => Some(ServerFile::write(
                 &store_args.path()?,
@@ -167,6 +175,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             Some(model_fallbacks(store_args)),
             token,
             ingest_hook(store_args),
+            !local.ip().is_loopback(),
         );
         serve(listener, state, shutdown_signal()).await?;
         anyhow::Ok(())

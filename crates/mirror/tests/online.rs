@@ -228,3 +228,225 @@ fn ingest_from_lichess_then_rerun_from_the_cursor() {
     );
     assert_eq!(summary_value(&stdout, "ingested"), 0);
 }
+
+/// One HTTP request to the server: `(status, JSON body)`.
+fn http(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<(&str, Vec<u8>)>,
+) -> (u16, serde_json::Value) {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            let client = reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("client");
+            let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+            let mut req = client.request(method, url);
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            if let Some((kind, bytes)) = body {
+                req = req.header("content-type", kind).body(bytes);
+            }
+            let resp = req.send().await.expect("request");
+            let status = resp.status().as_u16();
+            (status, resp.json().await.expect("a JSON answer"))
+        })
+}
+
+fn post_json(url: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+    let bytes = serde_json::to_vec(body).expect("json");
+    http("POST", url, &[], Some(("application/json", bytes)))
+}
+
+/// Follows job `id` until it ends; returns its last status.
+fn wait_for_job(base: &str, job: &serde_json::Value) -> serde_json::Value {
+    let id = job["id"].as_u64().expect("a job id");
+    for _ in 0..600 {
+        let (status, now) = http("GET", &format!("{base}/api/v1/imports/{id}"), &[], None);
+        assert_eq!(status, 200, "{now}");
+        if matches!(now["state"].as_str(), Some("done" | "failed")) {
+            return now;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("job {id} did not end in 30 s");
+}
+
+/// The page's "Add a player": a Chess.com account through `mirror serve` (which starts on a
+/// store that does not exist yet) gives the store exactly what `mirror ingest` gives, with
+/// its months and games counted in the job; "sync" fetches nothing new; a PGN upload adds
+/// its player; bad requests are refused by name, and nothing is written for them.
+#[test]
+fn the_page_adds_a_player_and_syncs_through_the_server() {
+    let server = FakeChesscom::with_recordings();
+    let env = Env::new();
+    let mut cmd = env.cmd();
+    cmd.env("MIRROR_CHESSCOM_API", &server.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid");
+    let (mut child, url, _, _stderr) = spawn_serve(cmd);
+
+    let (status, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
+    assert_eq!((status, players), (200, serde_json::json!([])));
+    let imports = format!("{url}/api/v1/imports");
+    let (status, job) = post_json(&imports, &serde_json::json!({ "chesscom": "hikaru" }));
+    assert_eq!(status, 202, "{job}");
+    assert_eq!(job["what"], "Chess.com hikaru");
+    assert_eq!(job["player"], "hikaru");
+    let done = wait_for_job(&url, &job);
+    assert_eq!(done["state"], "done", "{done}");
+    assert_eq!(done["monthsTotal"], 2, "{done}");
+    assert_eq!(done["monthsDone"], 2, "{done}");
+    assert_eq!(done["gamesNew"], 214, "{done}");
+    assert!(done["gamesRead"].as_u64() >= Some(214), "{done}");
+    assert_eq!(done["errors"], serde_json::json!([]), "{done}");
+    let log = done["log"].to_string();
+    assert!(log.contains("ingested 214 new games of hikaru"), "{log}");
+    let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
+    assert_eq!(
+        players,
+        serde_json::json!([{ "name": "hikaru", "games": 214 }])
+    );
+
+    // Sync: the profile's recorded account again, nothing new.
+    let (status, job) = post_json(&imports, &serde_json::json!({ "user": "hikaru" }));
+    assert_eq!(status, 202, "{job}");
+    let synced = wait_for_job(&url, &job);
+    assert_eq!(synced["state"], "done", "{synced}");
+    assert_eq!(synced["gamesNew"], 0, "{synced}");
+    assert!(
+        synced["log"].to_string().contains("2 already complete"),
+        "{synced}"
+    );
+
+    // A PGN upload for another player.
+    let pgn = std::fs::read(first500()).expect("pgn");
+    let (status, job) = http(
+        "POST",
+        &format!("{imports}/pgn?user=Biskupstunga"),
+        &[],
+        Some(("application/x-chess-pgn", pgn)),
+    );
+    assert_eq!(status, 202, "{job}");
+    let uploaded = wait_for_job(&url, &job);
+    assert_eq!(uploaded["state"], "done", "{uploaded}");
+    assert_eq!(uploaded["gamesNew"], 499, "{uploaded}");
+    let (_, list) = http("GET", &imports, &[], None);
+    let ids: Vec<u64> = list
+        .as_array()
+        .expect("a list")
+        .iter()
+        .filter_map(|j| j["id"].as_u64())
+        .collect();
+    assert_eq!(ids, [3, 2, 1], "{list}");
+
+    // Refused, by name, and nothing written.
+    for (body, status, says) in [
+        (
+            serde_json::json!({ "chesscom": "no/such" }),
+            400,
+            "Chess.com",
+        ),
+        (
+            serde_json::json!({ "chesscom": "a", "lichess": "b" }),
+            400,
+            "not both",
+        ),
+        (serde_json::json!({}), 400, "name a Chess.com account"),
+        (
+            serde_json::json!({ "url": "http://x" }),
+            400,
+            "unknown field",
+        ),
+        (
+            serde_json::json!({ "user": "Nobody Here" }),
+            404,
+            "Nobody Here",
+        ),
+    ] {
+        let (got, answer) = post_json(&imports, &body);
+        assert_eq!(got, status, "{body}: {answer}");
+        assert!(
+            answer["error"].to_string().contains(says),
+            "{body}: {answer}"
+        );
+    }
+    let (status, answer) = http(
+        "POST",
+        &imports,
+        &[("origin", "http://evil.example")],
+        Some(("application/json", br#"{"chesscom":"hikaru"}"#.to_vec())),
+    );
+    assert_eq!(status, 403, "{answer}");
+    let (status, answer) = http("GET", &format!("{imports}/99"), &[], None);
+    assert_eq!(status, 404, "{answer}");
+    let (_, list) = http("GET", &imports, &[], None);
+    assert_eq!(list.as_array().map(Vec::len), Some(3), "{list}");
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// Beyond loopback the page's imports need the server's token.
+#[test]
+fn beyond_loopback_an_import_needs_the_token() {
+    let server = FakeChesscom::with_recordings();
+    let env = Env::new();
+    let token = "a-token-of-sixteen-or-more";
+    let mut child = env
+        .cmd()
+        .env("MIRROR_CHESSCOM_API", &server.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid")
+        .env("MIRROR_SERVER_TOKEN", token)
+        .args(["serve", "--bind", "0.0.0.0:0"])
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+    let mut url = None;
+    for _ in 0..4 {
+        let mut line = String::new();
+        stderr.read_line(&mut line).expect("a line");
+        if let Some(port) = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("http://0.0.0.0:"))
+        {
+            url = Some(format!("http://127.0.0.1:{}", port.trim_end_matches('/')));
+            break;
+        }
+    }
+    let url = url.expect("the server's address");
+    let imports = format!("{url}/api/v1/imports");
+    let body = br#"{"chesscom":"hikaru"}"#.to_vec();
+    let (status, answer) = http(
+        "POST",
+        &imports,
+        &[],
+        Some(("application/json", body.clone())),
+    );
+    assert_eq!(status, 401, "{answer}");
+    let (status, answer) = http(
+        "POST",
+        &imports,
+        &[("authorization", "Bearer not-the-token-at-all")],
+        Some(("application/json", body.clone())),
+    );
+    assert_eq!(status, 401, "{answer}");
+    assert!(server.seen().is_empty(), "nothing was fetched");
+    let bearer = format!("Bearer {token}");
+    let (status, job) = http(
+        "POST",
+        &imports,
+        &[("authorization", &bearer)],
+        Some(("application/json", body)),
+    );
+    assert_eq!(status, 202, "{job}");
+    assert_eq!(wait_for_job(&url, &job)["gamesNew"], 214);
+    let _ = child.kill();
+    let _ = child.wait();
+}

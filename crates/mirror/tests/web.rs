@@ -8,6 +8,8 @@
 //! line and passes. Screenshots (desktop and phone) go to `$MIRROR_E2E_SHOTS` when set.
 
 mod common;
+#[path = "../../mirror-ingest/tests/support/mod.rs"]
+mod support;
 
 use std::{path::Path, process::Command};
 
@@ -79,6 +81,47 @@ fn the_page_in_chromium_agrees_with_the_api_and_plays() {
         cmd
     });
     assert!(stdout.contains(" 0 failed"), "{stdout}");
+}
+
+/// "Add a player" on the page of a server started on an empty store: a Chess.com account
+/// (the fake Chess.com serving real recordings), its new games, a PGN upload; driven by
+/// `web/e2e/add.mjs`.
+#[test]
+fn the_page_adds_players_from_chesscom_and_a_pgn_file() {
+    if !tools_here(missing()) {
+        return;
+    }
+    let chesscom = support::fake_chesscom::FakeChesscom::with_recordings();
+    let env = Env::new();
+    let mut cmd = env.cmd();
+    cmd.env("MIRROR_CHESSCOM_API", &chesscom.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid");
+    let (mut child, url, _, _stderr) = spawn_serve(cmd);
+    let pgn = first500();
+    let mut node = Command::new("node");
+    node.current_dir(repo().join("web")).args([
+        "e2e/add.mjs",
+        "--base",
+        &url,
+        "--pgn",
+        pgn.to_str().expect("utf-8 path"),
+        "--pgn-user",
+        PLAYER,
+    ]);
+    if let Ok(dir) = std::env::var("MIRROR_E2E_SHOTS") {
+        node.args(["--shots", &dir]);
+    }
+    let out = node.output();
+    let _ = child.kill();
+    let _ = child.wait();
+    let out = out.expect("run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains(" 0 failed"),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 #[test]

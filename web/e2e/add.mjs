@@ -1,0 +1,147 @@
+// The page's "Add a player" in Debian's Chromium (headless, Playwright):
+//   node e2e/add.mjs --base http://127.0.0.1:PORT --pgn FILE --pgn-user NAME [--shots DIR]
+// against a `mirror serve` on an empty store whose Chess.com is the fake one of the tests
+// (serving the recorded games of hikaru). Adds hikaru from Chess.com, fetches his new
+// games (none), adds NAME from an uploaded PGN file; each figure the page shows is checked
+// against the API. Any console error fails the run.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { launch } from './browser.mjs';
+
+const arg = name => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+const base = arg('base');
+const pgn = arg('pgn');
+const pgnUser = arg('pgn-user');
+const shots = arg('shots');
+if (!base || !pgn || !pgnUser) {
+  console.error('usage: node e2e/add.mjs --base URL --pgn FILE --pgn-user NAME [--shots DIR]');
+  process.exit(2);
+}
+if (shots) fs.mkdirSync(shots, { recursive: true });
+
+const api = async p => {
+  const r = await fetch(`${base}${p}`);
+  assert.equal(r.status, 200, `${p}: ${r.status}`);
+  return r.json();
+};
+
+const errors = [];
+const { context, close } = await launch();
+const page = await context.newPage();
+page.on('console', m => {
+  if (m.type() === 'error') errors.push(`console: ${m.text()}`);
+});
+page.on('pageerror', e => errors.push(`page error: ${e.message}`));
+const shot = async name => {
+  if (shots) await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
+};
+
+/** The job the page followed, once it ended, and the API's account of it. */
+async function finished() {
+  await page.waitForSelector('#add-progress[data-state=done], #add-progress[data-state=failed]', { timeout: 60_000 });
+  const jobs = await api('/api/v1/imports');
+  const job = jobs[0];
+  const shown = {
+    state: await page.getAttribute('#add-progress', 'data-state'),
+    read: await page.textContent('#add-progress [data-count=read]'),
+    fresh: await page.textContent('#add-progress [data-count=new]'),
+  };
+  assert.deepEqual(shown, {
+    state: job.state,
+    read: `${job.gamesRead.toLocaleString('en-US')} games read`,
+    fresh: `${job.gamesNew.toLocaleString('en-US')} new`,
+  });
+  return job;
+}
+
+const checks = [];
+const check = (name, f) => checks.push({ name, f });
+
+check('an empty store opens on "Add a player"', async () => {
+  await page.goto(`${base}/`);
+  await page.waitForSelector('#add-kind');
+  assert.equal(new URL(page.url()).searchParams.get('view'), 'add');
+  assert.equal(await page.textContent('#player option'), 'no players yet');
+  assert.equal(await page.isVisible('#add-file'), false);
+  assert.equal(await page.isVisible('#add-token'), false, 'no token on a loopback server');
+});
+
+check('a Chess.com account is imported with its months and games shown', async () => {
+  await page.fill('#add-name', 'hikaru');
+  await page.click('#add-go');
+  const job = await finished();
+  assert.equal(job.state, 'done');
+  assert.equal(job.what, 'Chess.com hikaru');
+  assert.equal(job.gamesNew, 214);
+  assert.equal((await page.textContent('#add-progress .months')).trim(), '2 of 2 months');
+  await shot('add-chesscom');
+  const players = await api('/api/v1/players');
+  assert.deepEqual(players, [{ name: 'hikaru', games: 214 }]);
+  await page.waitForSelector('#player option[value="hikaru"]', { state: 'attached' });
+  assert.equal(await page.textContent('#player option[value="hikaru"]'), 'hikaru (214 games)');
+  await page.click('#add-explore');
+  await page.waitForSelector('table.moves tbody tr');
+  const explore = await api('/api/v1/explore?user=hikaru');
+  const rows = await page.$$eval('table.moves tbody tr', trs => trs.map(tr => tr.dataset.uci));
+  assert.deepEqual(rows, explore.moves.map(m => m.uci));
+});
+
+check('"Fetch the new games" of the player finds none', async () => {
+  await page.click('#nav a[data-view=add]');
+  await page.click('#add-sync');
+  const job = await finished();
+  assert.equal(job.state, 'done');
+  assert.equal(job.what, 'new games of hikaru');
+  assert.equal(job.gamesNew, 0);
+  assert.ok(job.log.some(l => l.includes('2 already complete')), job.log.join('\n'));
+});
+
+check('a PGN file is uploaded and its player added', async () => {
+  await page.selectOption('#add-kind', 'pgn');
+  assert.equal(await page.isVisible('#add-file'), true);
+  await page.setInputFiles('#add-file', pgn);
+  await page.fill('#add-name', pgnUser);
+  await page.click('#add-go');
+  const job = await finished();
+  assert.equal(job.state, 'done');
+  assert.equal(job.player, pgnUser);
+  const players = await api('/api/v1/players');
+  const added = players.find(p => p.name === pgnUser);
+  assert.ok(added, JSON.stringify(players));
+  assert.equal(added.games, job.gamesNew);
+  await page.waitForSelector(`#player option[value="${pgnUser}"]`, { state: 'attached' });
+  await shot('add-pgn');
+});
+
+check('a name Chess.com cannot have is refused on the page, by name', async () => {
+  await page.selectOption('#add-kind', 'chesscom');
+  await page.fill('#add-name', 'no/such');
+  await page.click('#add-go');
+  await page.waitForSelector('.add-out p.error');
+  assert.match(await page.textContent('.add-out p.error'), /Chess\.com/);
+  const jobs = await api('/api/v1/imports');
+  assert.equal(jobs.length, 3, 'no job for a refused name');
+  // The refused request's 400 is in the console as a failed load; nothing else.
+  errors.splice(0, errors.length, ...errors.filter(e => !e.includes('400')));
+});
+
+let failed = 0;
+for (const { name, f } of checks) {
+  const before = errors.length;
+  try {
+    await f();
+    assert.deepEqual(errors.slice(before), [], 'no console errors');
+    console.log(`ok   ${name}`);
+  } catch (e) {
+    failed += 1;
+    console.log(`FAIL ${name}\n     ${String(e.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
+    await shot(`add-failed-${checks.findIndex(c => c.name === name)}`).catch(() => {});
+  }
+}
+await close();
+console.log(`${checks.length - failed} passed, ${failed} failed`);
+process.exit(failed ? 1 : 0);

@@ -1,0 +1,159 @@
+// Add a player: a Chess.com or lichess account, or a PGN file, imported by the server
+// while the page follows it (months, games, errors); and the new games of the chosen
+// player, from the accounts recorded with it. On a loopback server nothing more is
+// needed; beyond it, the server's token (asked for once, kept for this tab).
+
+import { ApiError, type Job, getJson, post } from './api';
+import type { PageState } from './state';
+import { count, el, message } from './ui';
+
+export interface AddHost {
+  state: PageState;
+  go(next: Partial<PageState>, push?: boolean): void;
+  /** Lists the players again (a new one appears in the picker). */
+  reloadPlayers(): Promise<unknown>;
+}
+
+const TOKEN_KEY = 'mirror-token';
+const POLL_MS = 400;
+
+type Kind = 'chesscom' | 'lichess' | 'pgn';
+
+function progressView(job: Job): HTMLElement {
+  const months =
+    job.monthsTotal !== null
+      ? el(
+          'div',
+          { class: 'months' },
+          el('progress', { max: Math.max(job.monthsTotal, 1), value: job.monthsDone }),
+          ` ${job.monthsDone} of ${job.monthsTotal} months`,
+        )
+      : null;
+  const state = { waiting: 'waiting for the import before it', running: 'importing…', done: 'done', failed: 'stopped with errors' }[
+    job.state
+  ];
+  return el(
+    'div',
+    { class: `job ${job.state}`, id: 'add-progress', 'data-state': job.state },
+    el('p', { class: 'status' }, `${job.what}: ${state}`),
+    months,
+    el(
+      'p',
+      { class: 'counts' },
+      el('span', { 'data-count': 'read' }, `${count(job.gamesRead)} games read`),
+      ' · ',
+      el('span', { 'data-count': 'new' }, `${count(job.gamesNew)} new`),
+      job.invalid ? ` · ${count(job.invalid)} invalid, skipped` : '',
+      ` · ${(job.elapsedMs / 1000).toFixed(1)} s`,
+    ),
+    job.errors.length ? el('ul', { class: 'error errors' }, ...job.errors.map(e => el('li', {}, e))) : null,
+    el('pre', { class: 'log' }, job.log.slice(-12).join('\n')),
+  );
+}
+
+export function render(host: AddHost, side: HTMLElement): void {
+  const kind = el(
+    'select',
+    { id: 'add-kind', 'aria-label': 'Where the games are' },
+    el('option', { value: 'chesscom' }, 'Chess.com account'),
+    el('option', { value: 'lichess' }, 'lichess account'),
+    el('option', { value: 'pgn' }, 'PGN file'),
+  );
+  const name = el('input', { id: 'add-name', placeholder: 'username', autocomplete: 'off', required: true });
+  const file = el('input', { id: 'add-file', type: 'file', accept: '.pgn,application/x-chess-pgn,text/plain' });
+  const token = el('input', { id: 'add-token', type: 'password', placeholder: "the server's token", autocomplete: 'off' });
+  token.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
+  const tokenRow = el('label', { class: 'row token', hidden: !token.value }, 'Token ', token);
+  const go = el('button', { id: 'add-go', type: 'submit' }, 'Import');
+  const out = el('div', { class: 'add-out' });
+  const form = el('form', { class: 'filters add' }, kind, name, file, go, tokenRow);
+  const setKind = () => {
+    const pgn = (kind.value as Kind) === 'pgn';
+    file.hidden = !pgn;
+    name.placeholder = pgn ? "the player's name in the games" : 'username';
+  };
+  setKind();
+  kind.addEventListener('change', setKind);
+
+  const user = host.state.user;
+  const sync = user
+    ? el('button', { id: 'add-sync', type: 'button' }, `Fetch the new games of ${user}`)
+    : null;
+
+  let busy = false;
+  const run = async (start: () => Promise<Job>): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    go.disabled = true;
+    if (sync) sync.disabled = true;
+    try {
+      let job = await start();
+      out.replaceChildren(progressView(job));
+      while (job.state === 'waiting' || job.state === 'running') {
+        await new Promise(r => setTimeout(r, POLL_MS));
+        job = await getJson<Job>(`/api/v1/imports/${job.id}`);
+        out.replaceChildren(progressView(job));
+      }
+      await host.reloadPlayers();
+      if (job.player && job.gamesNew + job.gamesRead > 0) {
+        const player = job.player;
+        out.append(
+          el(
+            'p',
+            {},
+            el('a', { href: `/?user=${encodeURIComponent(player)}`, id: 'add-explore' }, `Explore ${player}'s games`),
+          ),
+        );
+      }
+    } catch (e) {
+      if (e instanceof ApiError && e.status === 401) {
+        tokenRow.hidden = false;
+        out.replaceChildren(message(`${e.message}. Enter the token and import again.`, 'error'));
+      } else {
+        out.replaceChildren(message((e as Error).message, 'error'));
+      }
+    } finally {
+      busy = false;
+      go.disabled = false;
+      if (sync) sync.disabled = false;
+    }
+  };
+  const secret = (): string | undefined => {
+    const t = token.value.trim();
+    if (t) sessionStorage.setItem(TOKEN_KEY, t);
+    return t || undefined;
+  };
+
+  form.addEventListener('submit', e => {
+    e.preventDefault();
+    const who = name.value.trim();
+    const k = kind.value as Kind;
+    if (k === 'pgn') {
+      const f = file.files?.[0];
+      if (!f) {
+        out.replaceChildren(message('Choose a PGN file.', 'error'));
+        return;
+      }
+      const q = new URLSearchParams({ user: who });
+      void run(() => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', secret()));
+    } else {
+      void run(() => post<Job>('/api/v1/imports', JSON.stringify({ [k]: who }), 'application/json', secret()));
+    }
+  });
+  sync?.addEventListener('click', () => {
+    void run(() => post<Job>('/api/v1/imports', JSON.stringify({ user }), 'application/json', secret()));
+  });
+
+  side.replaceChildren(
+    el('h2', {}, 'Add a player'),
+    el(
+      'p',
+      { class: 'note' },
+      'The server fetches the games (Chess.com asks for a contact: set MIRROR_CONTACT where it runs) ' +
+        'or reads the file, and adds each game once: importing again adds only new games.',
+    ),
+    form,
+    sync ? el('div', { class: 'controls' }, sync) : '',
+    out,
+  );
+}
