@@ -40,7 +40,44 @@ impl fmt::Display for SkipReason {
     }
 }
 
-/// A game that could not be read: the first bad move (or, at ply 0, its tags).
+/// Why a move of a game cannot be taken.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum MoveFault {
+    /// Not a legal move (or not one move) in the position, as SAN or UCI.
+    #[error(transparent)]
+    Illegal(#[from] shakmaty::san::SanError),
+    /// Legal, but not standard chess (a drop, a null move).
+    #[error(transparent)]
+    Unsupported(#[from] crate::moves::UnsupportedMove),
+}
+
+/// What is wrong with a game that could not be read.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum GameFault {
+    /// A move cannot be played in the position reached (given as FEN).
+    #[error("{fault} in {fen}")]
+    Move {
+        /// Why.
+        #[source]
+        fault: MoveFault,
+        /// The position, as FEN.
+        fen: String,
+    },
+    /// The PGN reader could not parse the game's text (the game is skipped to its end).
+    #[error("unreadable ({detail}; a tag line may be over {TAG_LINE_BYTES} bytes)")]
+    Unreadable {
+        /// The reader's error, as it said it.
+        detail: String,
+    },
+    /// A site's game record whose `pgn` field could not be read.
+    #[error("unreadable pgn field: {detail}")]
+    UnreadableField {
+        /// The reader's error, as it said it.
+        detail: String,
+    },
+}
+
+/// A game that could not be read: the first bad move (or, at ply 0, its text).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameError {
     /// 1-based ply of the bad move; 0 when the game's text could not be parsed at all.
@@ -48,7 +85,13 @@ pub struct GameError {
     /// The move as written.
     pub move_text: String,
     /// What is wrong with it.
-    pub reason: String,
+    pub reason: GameFault,
+}
+
+impl std::error::Error for GameError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.reason)
+    }
 }
 
 impl fmt::Display for GameError {
@@ -210,10 +253,10 @@ impl Visitor for GameVisitor {
             Ok(m) => Ok(m),
             Err(err) => uci_fallback(&san_plus.san, &mt.pos).ok_or(err),
         };
-        let code = m.map_err(|e| e.to_string()).and_then(|m| {
+        let code = m.map_err(MoveFault::from).and_then(|m| {
             MoveCode::from_move(&m)
                 .map(|c| (m, c))
-                .map_err(|e| e.to_string())
+                .map_err(MoveFault::from)
         });
         match code {
             Ok((m, code)) => {
@@ -221,13 +264,13 @@ impl Visitor for GameVisitor {
                 mt.moves.push(code);
                 ControlFlow::Continue(())
             }
-            Err(reason) => ControlFlow::Break(Decoded::Invalid(GameError {
+            Err(fault) => ControlFlow::Break(Decoded::Invalid(GameError {
                 ply: u32::try_from(mt.moves.len() + 1).unwrap_or(u32::MAX),
                 move_text: san_plus.to_string(),
-                reason: format!(
-                    "{reason} in {}",
-                    Fen::from_position(&mt.pos, shakmaty::EnPassantMode::Legal)
-                ),
+                reason: GameFault::Move {
+                    fault,
+                    fen: Fen::from_position(&mt.pos, shakmaty::EnPassantMode::Legal).to_string(),
+                },
             })),
         }
     }
@@ -442,9 +485,9 @@ impl<R: Read> Iterator for Games<R> {
                         Decoded::Invalid(GameError {
                             ply: 0,
                             move_text: String::new(),
-                            reason: format!(
-                                "unreadable ({e}; a tag line may be over {TAG_LINE_BYTES} bytes)"
-                            ),
+                            reason: GameFault::Unreadable {
+                                detail: e.to_string(),
+                            },
                         }),
                     ))),
                     Err(e) => Some(Err(e)),

@@ -24,9 +24,15 @@ pub enum EngineError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
-    /// The game is over in this position.
-    #[error("no legal moves in this position ({0})")]
-    NoLegalMoves(String),
+    /// The game is over in this position: checkmate, else stalemate.
+    #[error(
+        "no legal moves in this position ({})",
+        if *checkmate { "checkmate" } else { "stalemate" }
+    )]
+    NoLegalMoves {
+        /// Whether the side to move is checkmated (else it is stalemated).
+        checkmate: bool,
+    },
 }
 
 /// `filter` narrowed to the games of `time_class`; `None` when it leaves those out.
@@ -444,12 +450,9 @@ impl<S: Book> Engine<S> {
 
     fn choose_inner(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
         if pos.legal_moves().is_empty() {
-            let why = if pos.is_checkmate() {
-                "checkmate"
-            } else {
-                "stalemate"
-            };
-            return Err(EngineError::NoLegalMoves(why.into()));
+            return Err(EngineError::NoLegalMoves {
+                checkmate: pos.is_checkmate(),
+            });
         }
         if let Some((ending, plies, keeping)) = crate::endgame::winning_moves(pos) {
             return Ok(self.endgame_choice(pos, ending, plies, &keeping));
@@ -720,7 +723,10 @@ mod tests {
         assert_eq!(*why, FallbackWhy::NotInBook);
         assert!(c.describe().contains("not in the player's games"));
         let mate = notation::parse_fen("7k/6Q1/6K1/8/8/8/8/8 b - - 0 1").expect("fen");
-        assert!(matches!(e.choose(&mate), Err(EngineError::NoLegalMoves(w)) if w == "checkmate"));
+        assert!(matches!(
+            e.choose(&mate),
+            Err(EngineError::NoLegalMoves { checkmate: true })
+        ));
     }
 
     #[test]

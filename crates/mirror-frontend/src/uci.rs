@@ -306,8 +306,8 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                             writeln!(out, "info string {}", choice.describe())?;
                             notation::uci(choice.mv)
                         }
-                        Err(EngineError::NoLegalMoves(why)) => {
-                            writeln!(out, "info string no legal moves ({why})")?;
+                        Err(e @ EngineError::NoLegalMoves { .. }) => {
+                            writeln!(out, "info string {e}")?;
                             "0000".to_string()
                         }
                         Err(e) => {

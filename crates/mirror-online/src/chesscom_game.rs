@@ -75,7 +75,9 @@ pub fn decode_game(g: &ApiGame) -> Decoded {
             return Decoded::Invalid(mirror_core::pgn::GameError {
                 ply: 0,
                 move_text: String::new(),
-                reason: format!("unreadable pgn field: {e}"),
+                reason: mirror_core::pgn::GameFault::UnreadableField {
+                    detail: e.to_string(),
+                },
             });
         }
         None => return Decoded::Skipped(SkipReason::NoMoves),

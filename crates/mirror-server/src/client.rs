@@ -276,19 +276,25 @@ impl RemoteBook {
         path: &str,
         params: &[(&str, String)],
     ) -> Result<T, StoreError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            StoreError::Backend(format!("mirror serve at {} ({path}): {e}", self.url))
+        let fail = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Database {
+            what: format!("mirror serve at {} ({path}) failed", self.url),
+            source,
         };
         let url = reqwest::Url::parse_with_params(&format!("{}{path}", self.url), params)
-            .map_err(|e| fail(&e))?;
+            .map_err(|e| fail(Box::new(e)))?;
         self.rt.block_on(async {
-            let resp = self.client.get(url).send().await.map_err(|e| fail(&e))?;
+            let resp = self
+                .client
+                .get(url)
+                .send()
+                .await
+                .map_err(|e| fail(Box::new(e)))?;
             let status = resp.status();
-            let text = resp.text().await.map_err(|e| fail(&e))?;
+            let text = resp.text().await.map_err(|e| fail(Box::new(e)))?;
             if !status.is_success() {
-                return Err(fail(&format!("{status}: {text}")));
+                return Err(fail(format!("it answered {status}: {text}").into()));
             }
-            serde_json::from_str(&text).map_err(|e| fail(&e))
+            serde_json::from_str(&text).map_err(|e| fail(Box::new(e)))
         })
     }
 

@@ -90,11 +90,10 @@ impl RecentSearch<'_> {
     ) -> Result<Scan> {
         let range = self
             .by_date
-            .range((self.pid, lo, "")..=(self.pid, hi, "\u{10ffff}"))
-            .map_err(backend)?;
+            .range((self.pid, lo, "")..=(self.pid, hi, "\u{10ffff}"))?;
         let (mut seen, mut checked) = (0, 0);
         for item in range.rev() {
-            let (k, v) = item.map_err(backend)?;
+            let (k, v) = item?;
             let (_, date, id) = k.value();
             if let Some((d, i)) = from
                 && (date, id) > (*d, i.as_str())
@@ -115,7 +114,7 @@ impl RecentSearch<'_> {
                 continue;
             }
             checked += 1;
-            let through = match self.positions.get(id).map_err(backend)? {
+            let through = match self.positions.get(id)? {
                 Some(keys) => codec::positions::contains(keys.value(), self.pos)?,
                 // No position list: replay the game to know.
                 None => true,
@@ -123,7 +122,7 @@ impl RecentSearch<'_> {
             if !through {
                 continue;
             }
-            let Some(rec) = self.games.get(id).map_err(backend)? else {
+            let Some(rec) = self.games.get(id)? else {
                 continue;
             };
             let rec =
@@ -174,14 +173,6 @@ const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fe
 /// (player key, source code, name lower-cased) -> the name as given.
 const ACCOUNTS: TableDefinition<'_, (&str, u8, &str), &str> = TableDefinition::new("accounts");
 
-/// A redb error, kept as the cause.
-fn backend(e: impl std::error::Error + Send + Sync + 'static) -> StoreError {
-    StoreError::Database {
-        what: "the embedded store's database (redb) failed".into(),
-        source: Box::new(e),
-    }
-}
-
 /// How to open a store file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum OpenMode {
@@ -204,19 +195,18 @@ pub struct EmbeddedStore {
 impl EmbeddedStore {
     /// Opens (or creates) the store at `path` and checks its schema version.
     pub fn open(path: &Path, mode: OpenMode) -> Result<EmbeddedStore> {
-        let open_err = |message: String| StoreError::Open {
+        let open_err = |source: Box<dyn std::error::Error + Send + Sync>| StoreError::Open {
             path: path.to_path_buf(),
-            message,
+            source,
         };
         let exists = path.exists();
         if !exists && mode == OpenMode::MustExist {
-            return Err(open_err(
-                "no such file (ingest some games first, or pass --db)".into(),
-            ));
+            return Err(StoreError::Missing {
+                path: path.to_path_buf(),
+            });
         }
         if !exists && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir)
-                .map_err(|e| open_err(format!("cannot create {}: {e}", dir.display())))?;
+            std::fs::create_dir_all(dir).map_err(|e| open_err(Box::new(e)))?;
         }
         let db = Database::builder()
             .set_cache_size(256 << 20)
@@ -225,7 +215,7 @@ impl EmbeddedStore {
                 redb::DatabaseError::DatabaseAlreadyOpen => StoreError::InUse {
                     path: path.to_path_buf(),
                 },
-                other => open_err(other.to_string()),
+                other => open_err(Box::new(other)),
             })?;
         let store = EmbeddedStore {
             db,
@@ -243,7 +233,7 @@ impl EmbeddedStore {
     fn commit(&self, txn: redb::WriteTransaction) -> Result<()> {
         use std::sync::atomic::Ordering;
         self.version.fetch_add(1, Ordering::AcqRel);
-        let done = txn.commit().map_err(backend);
+        let done = txn.commit().map_err(StoreError::from);
         // Counted even when the commit failed: the data may have changed.
         self.version.fetch_add(1, Ordering::AcqRel);
         done
@@ -255,13 +245,10 @@ impl EmbeddedStore {
     }
 
     fn init_schema(&self) -> Result<()> {
-        let txn = self.db.begin_write().map_err(backend)?;
+        let txn = self.db.begin_write()?;
         {
-            let mut meta = txn.open_table(META).map_err(backend)?;
-            let found = meta
-                .get("schema_version")
-                .map_err(backend)?
-                .map(|v| v.value());
+            let mut meta = txn.open_table(META)?;
+            let found = meta.get("schema_version")?.map(|v| v.value());
             match found {
                 Some(v) if v == SCHEMA_VERSION => {}
                 Some(v) => {
@@ -272,68 +259,58 @@ impl EmbeddedStore {
                     });
                 }
                 None => {
-                    let games = txn.open_table(GAMES).map_err(backend)?;
-                    if !games.is_empty().map_err(backend)? {
+                    let games = txn.open_table(GAMES)?;
+                    if !games.is_empty()? {
                         return Err(StoreError::SchemaMismatch {
                             path: self.path.clone(),
                             found: 0,
                             expected: SCHEMA_VERSION,
                         });
                     }
-                    meta.insert("schema_version", SCHEMA_VERSION)
-                        .map_err(backend)?;
+                    meta.insert("schema_version", SCHEMA_VERSION)?;
                 }
             }
             // Create every table so that readers never meet a missing one.
-            txn.open_table(PLAYERS).map_err(backend)?;
-            txn.open_table(PLAYER_TOTALS).map_err(backend)?;
-            txn.open_table(GAMES).map_err(backend)?;
-            txn.open_table(PLAYER_GAMES).map_err(backend)?;
-            txn.open_table(GAMES_BY_DATE).map_err(backend)?;
-            txn.open_table(POSITIONS).map_err(backend)?;
-            txn.open_table(EDGES).map_err(backend)?;
-            txn.open_table(MOVE_TOTALS).map_err(backend)?;
-            txn.open_table(GAME_POSITIONS).map_err(backend)?;
-            txn.open_table(POSITION_GAMES).map_err(backend)?;
-            txn.open_table(GAME_NUMBERS).map_err(backend)?;
-            txn.open_table(FETCH).map_err(backend)?;
-            txn.open_table(ACCOUNTS).map_err(backend)?;
+            txn.open_table(PLAYERS)?;
+            txn.open_table(PLAYER_TOTALS)?;
+            txn.open_table(GAMES)?;
+            txn.open_table(PLAYER_GAMES)?;
+            txn.open_table(GAMES_BY_DATE)?;
+            txn.open_table(POSITIONS)?;
+            txn.open_table(EDGES)?;
+            txn.open_table(MOVE_TOTALS)?;
+            txn.open_table(GAME_POSITIONS)?;
+            txn.open_table(POSITION_GAMES)?;
+            txn.open_table(GAME_NUMBERS)?;
+            txn.open_table(FETCH)?;
+            txn.open_table(ACCOUNTS)?;
         }
-        txn.commit().map_err(backend)
+        txn.commit().map_err(StoreError::from)
     }
 
     /// Overwrites the schema version (for tests of the mismatch error).
     #[doc(hidden)]
     pub fn set_schema_version_for_test(&self, v: u64) -> Result<()> {
-        let txn = self.db.begin_write().map_err(backend)?;
-        txn.open_table(META)
-            .map_err(backend)?
-            .insert("schema_version", v)
-            .map_err(backend)?;
-        txn.commit().map_err(backend)
+        let txn = self.db.begin_write()?;
+        txn.open_table(META)?.insert("schema_version", v)?;
+        txn.commit().map_err(StoreError::from)
     }
 
     fn player_id(&self, player: &str) -> Result<Option<u32>> {
         let key = player_key(player)?;
-        let txn = self.db.begin_read().map_err(backend)?;
-        let players = txn.open_table(PLAYERS).map_err(backend)?;
-        Ok(players
-            .get(key.as_str())
-            .map_err(backend)?
-            .map(|v| v.value().0))
+        let txn = self.db.begin_read()?;
+        let players = txn.open_table(PLAYERS)?;
+        Ok(players.get(key.as_str())?.map(|v| v.value().0))
     }
 
     fn player_id_or_create(txn: &WriteTransaction, player: &str) -> Result<u32> {
         let key = player_key(player)?;
-        let mut players = txn.open_table(PLAYERS).map_err(backend)?;
-        if let Some(v) = players.get(key.as_str()).map_err(backend)? {
+        let mut players = txn.open_table(PLAYERS)?;
+        if let Some(v) = players.get(key.as_str())? {
             return Ok(v.value().0);
         }
-        let id = u32::try_from(players.len().map_err(backend)? + 1)
-            .map_err(|_| StoreError::Backend("too many players".into()))?;
-        players
-            .insert(key.as_str(), (id, player.trim()))
-            .map_err(backend)?;
+        let id = u32::try_from(players.len()? + 1).map_err(|_| StoreError::Full("players"))?;
+        players.insert(key.as_str(), (id, player.trim()))?;
         Ok(id)
     }
 
@@ -341,28 +318,23 @@ impl EmbeddedStore {
         let pid = Self::player_id_or_create(txn, player)?;
         let mut report = WriteReport::default();
         {
-            let mut pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
-            let mut by_date = txn.open_table(GAMES_BY_DATE).map_err(backend)?;
-            let mut games = txn.open_table(GAMES).map_err(backend)?;
-            let mut game_positions = txn.open_table(GAME_POSITIONS).map_err(backend)?;
-            let mut position_games = txn.open_table(POSITION_GAMES).map_err(backend)?;
-            let mut numbers = txn.open_table(GAME_NUMBERS).map_err(backend)?;
+            let mut pg = txn.open_table(PLAYER_GAMES)?;
+            let mut by_date = txn.open_table(GAMES_BY_DATE)?;
+            let mut games = txn.open_table(GAMES)?;
+            let mut game_positions = txn.open_table(GAME_POSITIONS)?;
+            let mut position_games = txn.open_table(POSITION_GAMES)?;
+            let mut numbers = txn.open_table(GAME_NUMBERS)?;
             let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
             let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
             // The next game number: the player's games so far.
-            let mut number = match txn
-                .open_table(PLAYER_TOTALS)
-                .map_err(backend)?
-                .get(pid)
-                .map_err(backend)?
-            {
+            let mut number = match txn.open_table(PLAYER_TOTALS)?.get(pid)? {
                 Some(t) => u32::try_from(t.value().0)
-                    .map_err(|_| StoreError::Backend("too many games for one player".into()))?,
+                    .map_err(|_| StoreError::Full("games of one player"))?,
                 None => 0,
             };
             let mut present = Vec::new();
             for (g, _) in batch.games() {
-                if pg.get((pid, g.id.0.as_str())).map_err(backend)?.is_some() {
+                if pg.get((pid, g.id.0.as_str()))?.is_some() {
                     present.push(g.id.clone());
                 }
             }
@@ -372,9 +344,7 @@ impl EmbeddedStore {
             for ((g, color), firsts) in batch.games().iter().zip(batch.move_positions()) {
                 let date = codec::mark::date(g.date);
                 let c = codec::mark::color(*color);
-                numbers
-                    .insert((pid, number), g.id.0.as_str())
-                    .map_err(backend)?;
+                numbers.insert((pid, number), g.id.0.as_str())?;
                 postings.extend(
                     firsts
                         .iter()
@@ -383,16 +353,11 @@ impl EmbeddedStore {
                 );
                 number = number
                     .checked_add(1)
-                    .ok_or_else(|| StoreError::Backend("too many games for one player".into()))?;
-                pg.insert((pid, g.id.0.as_str()), (date, c))
-                    .map_err(backend)?;
-                by_date
-                    .insert((pid, date, g.id.0.as_str()), c)
-                    .map_err(backend)?;
-                if games.get(g.id.0.as_str()).map_err(backend)?.is_none() {
-                    games
-                        .insert(g.id.0.as_str(), g.encode().as_slice())
-                        .map_err(backend)?;
+                    .ok_or(StoreError::Full("games of one player"))?;
+                pg.insert((pid, g.id.0.as_str()), (date, c))?;
+                by_date.insert((pid, date, g.id.0.as_str()), c)?;
+                if games.get(g.id.0.as_str())?.is_none() {
+                    games.insert(g.id.0.as_str(), g.encode().as_slice())?;
                     let keys: Vec<PositionKey> = firsts.iter().map(|f| f.pos).collect();
                     new_positions.push((g.id.0.as_str(), codec::positions::encode(&keys)));
                 }
@@ -401,31 +366,27 @@ impl EmbeddedStore {
             // In key order: neighbouring inserts touch the same pages.
             postings.sort_unstable();
             for ((pos, date, number), value) in postings {
-                position_games
-                    .insert((pid, pos, date, number), value)
-                    .map_err(backend)?;
+                position_games.insert((pid, pos, date, number), value)?;
             }
             new_positions.sort_unstable();
             for (id, keys) in new_positions {
-                game_positions
-                    .insert(id, keys.as_slice())
-                    .map_err(backend)?;
+                game_positions.insert(id, keys.as_slice())?;
             }
         }
         {
-            let mut positions = txn.open_table(POSITIONS).map_err(backend)?;
+            let mut positions = txn.open_table(POSITIONS)?;
             let mut keys: Vec<_> = batch.positions().collect();
             keys.sort_unstable_by_key(|(k, _)| *k);
             for (k, packed) in keys {
                 // One tree walk: a position's packed form never changes, so overwriting
                 // an existing row is harmless and tells whether it existed.
-                if positions.insert(k.0, packed).map_err(backend)?.is_none() {
+                if positions.insert(k.0, packed)?.is_none() {
                     report.new_positions += 1;
                 }
             }
         }
         {
-            let mut edges = txn.open_table(EDGES).map_err(backend)?;
+            let mut edges = txn.open_table(EDGES)?;
             let mut rows: Vec<([u8; codec::edge::KEY_LEN], MoveStats, PositionKey)> = batch
                 .edges()
                 .iter()
@@ -442,15 +403,13 @@ impl EmbeddedStore {
                 // Most rows of a large ingest are new: insert first, merge only when the
                 // insert replaced an existing row.
                 let old = edges
-                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
-                    .map_err(backend)?
+                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
                     .map(|v| MoveStats::decode(v.value()));
                 match old {
                     Some(Some(old)) => {
                         stats.merge(&old);
                         edges
-                            .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
-                            .map_err(backend)?;
+                            .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
                     }
                     Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
                     None => report.new_edges += 1,
@@ -473,29 +432,21 @@ impl EmbeddedStore {
             }
             let mut rows: Vec<_> = sums.into_iter().collect();
             rows.sort_unstable_by_key(|r| r.0);
-            let mut totals = txn.open_table(MOVE_TOTALS).map_err(backend)?;
+            let mut totals = txn.open_table(MOVE_TOTALS)?;
             for (key, (mut stats, child)) in rows {
                 let old = totals
-                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
-                    .map_err(backend)?
+                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
                     .map(|v| codec::edge::decode_value(v.value()));
                 if let Some(old) = old {
                     stats.merge(&old?.0);
-                    totals
-                        .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())
-                        .map_err(backend)?;
+                    totals.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
                 }
             }
         }
         {
-            let mut totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
-            let (g, e) = totals
-                .get(pid)
-                .map_err(backend)?
-                .map_or((0, 0), |v| v.value());
-            totals
-                .insert(pid, (g + report.games, e + report.new_edges))
-                .map_err(backend)?;
+            let mut totals = txn.open_table(PLAYER_TOTALS)?;
+            let (g, e) = totals.get(pid)?.map_or((0, 0), |v| v.value());
+            totals.insert(pid, (g + report.games, e + report.new_edges))?;
         }
         Ok(report)
     }
@@ -504,14 +455,14 @@ impl EmbeddedStore {
 impl GraphStore for EmbeddedStore {
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
         let _span = tracing::debug_span!("store.write", backend = "embedded", player).entered();
-        let txn = self.db.begin_write().map_err(backend)?;
+        let txn = self.db.begin_write()?;
         match Self::write_in(&txn, player, batch) {
             Ok(report) => {
                 self.commit(txn)?;
                 Ok(report)
             }
             Err(e) => {
-                txn.abort().map_err(backend)?;
+                txn.abort()?;
                 Err(e)
             }
         }
@@ -521,13 +472,13 @@ impl GraphStore for EmbeddedStore {
         let _span =
             tracing::debug_span!("store.write", backend = "embedded", players = batches.len())
                 .entered();
-        let txn = self.db.begin_write().map_err(backend)?;
+        let txn = self.db.begin_write()?;
         let mut total = WriteReport::default();
         for (player, batch) in batches {
             match Self::write_in(&txn, player, batch) {
                 Ok(report) => total.add(&report),
                 Err(e) => {
-                    txn.abort().map_err(backend)?;
+                    txn.abort()?;
                     return Err(e);
                 }
             }
@@ -540,11 +491,11 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
         };
-        let txn = self.db.begin_read().map_err(backend)?;
-        let pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
+        let txn = self.db.begin_read()?;
+        let pg = txn.open_table(PLAYER_GAMES)?;
         let mut out = Vec::new();
         for id in ids {
-            if pg.get((pid, id.0.as_str())).map_err(backend)?.is_some() {
+            if pg.get((pid, id.0.as_str()))?.is_some() {
                 out.push(id.clone());
             }
         }
@@ -555,18 +506,15 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
         };
-        let txn = self.db.begin_read().map_err(backend)?;
+        let txn = self.db.begin_read()?;
         if filter.is_colour_only() {
             // Both colours' totals: any row means the position keeps totals.
-            let totals = txn.open_table(MOVE_TOTALS).map_err(backend)?;
+            let totals = txn.open_table(MOVE_TOTALS)?;
             let (lo, hi) = codec::total::range(pid, pos);
             let mut kept = false;
             let mut out: Vec<MoveRow> = Vec::new();
-            for item in totals
-                .range(lo.as_slice()..=hi.as_slice())
-                .map_err(backend)?
-            {
-                let (k, v) = item.map_err(backend)?;
+            for item in totals.range(lo.as_slice()..=hi.as_slice())? {
+                let (k, v) = item?;
                 kept = true;
                 let (color, mv) = codec::total::color_and_move(k.value())?;
                 if filter.color.is_some_and(|c| c != color) {
@@ -583,18 +531,15 @@ impl GraphStore for EmbeddedStore {
                 return Ok(out);
             }
         }
-        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let edges = txn.open_table(EDGES)?;
         let (lo, hi) = (
             codec::edge::first_key(pid, pos),
             codec::edge::last_key(pid, pos),
         );
-        let rows = edges
-            .range(lo.as_slice()..=hi.as_slice())
-            .map_err(backend)?
-            .map(|item| {
-                let (k, v) = item.map_err(backend)?;
-                codec::edge::decode(k.value(), v.value())
-            });
+        let rows = edges.range(lo.as_slice()..=hi.as_slice())?.map(|item| {
+            let (k, v) = item?;
+            codec::edge::decode(k.value(), v.value())
+        });
         sum_by_move(rows, filter)
     }
 
@@ -602,13 +547,13 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
         };
-        let txn = self.db.begin_read().map_err(backend)?;
-        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let txn = self.db.begin_read()?;
+        let edges = txn.open_table(EDGES)?;
         let lo = pid.to_be_bytes();
         let hi = (pid + 1).to_be_bytes();
         let mut out = Vec::new();
-        for item in edges.range(lo.as_slice()..hi.as_slice()).map_err(backend)? {
-            let (k, v) = item.map_err(backend)?;
+        for item in edges.range(lo.as_slice()..hi.as_slice())? {
+            let (k, v) = item?;
             out.push(codec::edge::decode(k.value(), v.value())?);
         }
         Ok(out)
@@ -618,17 +563,16 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
         };
-        let txn = self.db.begin_read().map_err(backend)?;
-        let pg = txn.open_table(PLAYER_GAMES).map_err(backend)?;
-        let games = txn.open_table(GAMES).map_err(backend)?;
+        let txn = self.db.begin_read()?;
+        let pg = txn.open_table(PLAYER_GAMES)?;
+        let games = txn.open_table(GAMES)?;
         let mut out = Vec::new();
-        for item in pg.range((pid, "")..(pid + 1, "")).map_err(backend)? {
-            let (k, v) = item.map_err(backend)?;
+        for item in pg.range((pid, "")..(pid + 1, ""))? {
+            let (k, v) = item?;
             let (_, id) = k.value();
             let (date, color) = v.value();
             let rec = games
-                .get(id)
-                .map_err(backend)?
+                .get(id)?
                 .ok_or_else(|| StoreError::Corrupt(format!("game {id} has no record")))?;
             let rec =
                 GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -639,9 +583,9 @@ impl GraphStore for EmbeddedStore {
     }
 
     fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
-        let txn = self.db.begin_read().map_err(backend)?;
-        let games = txn.open_table(GAMES).map_err(backend)?;
-        let Some(v) = games.get(id.0.as_str()).map_err(backend)? else {
+        let txn = self.db.begin_read()?;
+        let games = txn.open_table(GAMES)?;
+        let Some(v) = games.get(id.0.as_str())? else {
             return Ok(None);
         };
         GameRecord::decode(v.value())
@@ -650,9 +594,9 @@ impl GraphStore for EmbeddedStore {
     }
 
     fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
-        let txn = self.db.begin_read().map_err(backend)?;
-        let positions = txn.open_table(POSITIONS).map_err(backend)?;
-        match positions.get(pos.0).map_err(backend)? {
+        let txn = self.db.begin_read()?;
+        let positions = txn.open_table(POSITIONS)?;
+        match positions.get(pos.0)? {
             None => Ok(None),
             Some(v) => unpack_epd(v.value())
                 .map(Some)
@@ -661,14 +605,14 @@ impl GraphStore for EmbeddedStore {
     }
 
     fn players(&self) -> Result<Vec<PlayerInfo>> {
-        let txn = self.db.begin_read().map_err(backend)?;
-        let players = txn.open_table(PLAYERS).map_err(backend)?;
-        let totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
+        let txn = self.db.begin_read()?;
+        let players = txn.open_table(PLAYERS)?;
+        let totals = txn.open_table(PLAYER_TOTALS)?;
         let mut out = Vec::new();
-        for item in players.iter().map_err(backend)? {
-            let (_, v) = item.map_err(backend)?;
+        for item in players.iter()? {
+            let (_, v) = item?;
             let (id, name) = v.value();
-            let games = totals.get(id).map_err(backend)?.map_or(0, |t| t.value().0);
+            let games = totals.get(id)?.map_or(0, |t| t.value().0);
             out.push(PlayerInfo {
                 name: name.to_string(),
                 games,
@@ -681,21 +625,15 @@ impl GraphStore for EmbeddedStore {
         let Some(pid) = self.player_id(player)? else {
             return Ok(PlayerCounts::default());
         };
-        let txn = self.db.begin_read().map_err(backend)?;
-        let totals = txn.open_table(PLAYER_TOTALS).map_err(backend)?;
-        let (games, edge_rows) = totals
-            .get(pid)
-            .map_err(backend)?
-            .map_or((0, 0), |v| v.value());
+        let txn = self.db.begin_read()?;
+        let totals = txn.open_table(PLAYER_TOTALS)?;
+        let (games, edge_rows) = totals.get(pid)?.map_or((0, 0), |v| v.value());
         Ok(PlayerCounts { games, edge_rows })
     }
 
     fn position_count(&self) -> Result<u64> {
-        let txn = self.db.begin_read().map_err(backend)?;
-        txn.open_table(POSITIONS)
-            .map_err(backend)?
-            .len()
-            .map_err(backend)
+        let txn = self.db.begin_read()?;
+        txn.open_table(POSITIONS)?.len().map_err(StoreError::from)
     }
 
     fn recent_games(
@@ -711,23 +649,22 @@ impl GraphStore for EmbeddedStore {
         if limit == 0 {
             return Ok(Vec::new());
         }
-        let txn = self.db.begin_read().map_err(backend)?;
+        let txn = self.db.begin_read()?;
         // A position that keeps totals has its games in date order (a day's games in
         // ingest order: all of the last day found are read, then ordered by id as
         // everywhere else).
-        let games = txn.open_table(GAMES).map_err(backend)?;
-        let postings = txn.open_table(POSITION_GAMES).map_err(backend)?;
-        let numbers = txn.open_table(GAME_NUMBERS).map_err(backend)?;
+        let games = txn.open_table(GAMES)?;
+        let postings = txn.open_table(POSITION_GAMES)?;
+        let numbers = txn.open_table(GAME_NUMBERS)?;
         let mut listed = false;
         let mut found: Vec<RecentGame> = Vec::new();
         let mut last_day = None;
         for item in postings
-            .range((pid, pos.0, 0, 0)..=(pid, pos.0, u32::MAX, u32::MAX))
-            .map_err(backend)?
+            .range((pid, pos.0, 0, 0)..=(pid, pos.0, u32::MAX, u32::MAX))?
             .rev()
             .take(RECENT_MAX_CHECKS)
         {
-            let (k, v) = item.map_err(backend)?;
+            let (k, v) = item?;
             listed = true;
             let (_, _, date, number) = k.value();
             if last_day.is_some_and(|d| d != date) {
@@ -741,13 +678,11 @@ impl GraphStore for EmbeddedStore {
                 continue;
             }
             let id = numbers
-                .get((pid, number))
-                .map_err(backend)?
+                .get((pid, number))?
                 .ok_or_else(|| StoreError::Corrupt(format!("game number {number} has no id")))?;
             let id = id.value();
             let rec = games
-                .get(id)
-                .map_err(backend)?
+                .get(id)?
                 .ok_or_else(|| StoreError::Corrupt(format!("game {id} is listed but missing")))?;
             let game =
                 GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
@@ -768,9 +703,9 @@ impl GraphStore for EmbeddedStore {
             return Ok(found);
         }
         let mut search = RecentSearch {
-            by_date: txn.open_table(GAMES_BY_DATE).map_err(backend)?,
+            by_date: txn.open_table(GAMES_BY_DATE)?,
             games,
-            positions: txn.open_table(GAME_POSITIONS).map_err(backend)?,
+            positions: txn.open_table(GAME_POSITIONS)?,
             pid,
             pos,
             filter,
@@ -785,17 +720,14 @@ impl GraphStore for EmbeddedStore {
         };
         // The others: only on the days the position's edge rows were played (a row's
         // games share its month; a row without a month may hold undated games).
-        let edges = txn.open_table(EDGES).map_err(backend)?;
+        let edges = txn.open_table(EDGES)?;
         let mut days: Vec<(u32, u32)> = Vec::new();
         let (lo, hi) = (
             codec::edge::first_key(pid, pos),
             codec::edge::last_key(pid, pos),
         );
-        for item in edges
-            .range(lo.as_slice()..=hi.as_slice())
-            .map_err(backend)?
-        {
-            let (k, v) = item.map_err(backend)?;
+        for item in edges.range(lo.as_slice()..=hi.as_slice())? {
+            let (k, v) = item?;
             let row = codec::edge::decode(k.value(), v.value())?;
             if filter.accepts(&row.dims) {
                 let first = if row.dims.month.is_some() {
@@ -824,9 +756,9 @@ impl GraphStore for EmbeddedStore {
 
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
         let key = player_key(player)?;
-        let txn = self.db.begin_read().map_err(backend)?;
-        let t = txn.open_table(FETCH).map_err(backend)?;
-        match t.get((key.as_str(), unit)).map_err(backend)? {
+        let txn = self.db.begin_read()?;
+        let t = txn.open_table(FETCH)?;
+        match t.get((key.as_str(), unit))? {
             None => Ok(None),
             Some(v) => codec::fetch::decode(v.value(), unit).map(Some),
         }
@@ -834,11 +766,9 @@ impl GraphStore for EmbeddedStore {
 
     fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
         let key = player_key(player)?;
-        let txn = self.db.begin_write().map_err(backend)?;
-        txn.open_table(FETCH)
-            .map_err(backend)?
-            .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())
-            .map_err(backend)?;
+        let txn = self.db.begin_write()?;
+        txn.open_table(FETCH)?
+            .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())?;
         self.commit(txn)
     }
 
@@ -854,13 +784,13 @@ impl GraphStore for EmbeddedStore {
 
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {
         let key = player_key(player)?;
-        let txn = self.db.begin_read().map_err(backend)?;
-        let t = txn.open_table(ACCOUNTS).map_err(backend)?;
+        let txn = self.db.begin_read()?;
+        let t = txn.open_table(ACCOUNTS)?;
         let mut out = Vec::new();
         // Source codes are 0-2, so code 255 bounds the player's rows.
         let range = (key.as_str(), 0u8, "")..(key.as_str(), u8::MAX, "");
-        for item in t.range(range).map_err(backend)? {
-            let (k, v) = item.map_err(backend)?;
+        for item in t.range(range)? {
+            let (k, v) = item?;
             let (_, code, _) = k.value();
             out.push(Account {
                 source: GameSource::from_code(code)
@@ -876,12 +806,12 @@ impl GraphStore for EmbeddedStore {
         let key = player_key(player)?;
         let name = account.checked_name()?;
         let lower = name.to_ascii_lowercase();
-        let txn = self.db.begin_write().map_err(backend)?;
+        let txn = self.db.begin_write()?;
         {
-            let mut t = txn.open_table(ACCOUNTS).map_err(backend)?;
+            let mut t = txn.open_table(ACCOUNTS)?;
             let k = (key.as_str(), account.source.code(), lower.as_str());
-            if t.get(k).map_err(backend)?.is_none() {
-                t.insert(k, name).map_err(backend)?;
+            if t.get(k)?.is_none() {
+                t.insert(k, name)?;
             }
         }
         self.commit(txn)

@@ -28,13 +28,20 @@ pub use embedded::EmbeddedStore;
 /// Errors of a store.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    /// The database file could not be opened or created.
-    #[error("cannot open store {path}: {message}")]
+    /// The store's file does not exist (and was not to be created).
+    #[error("cannot open store {path}: no such file (ingest some games first, or pass --db)")]
+    Missing {
+        /// The file.
+        path: PathBuf,
+    },
+    /// The database file could not be opened or created; the cause is kept.
+    #[error("cannot open store {path}")]
     Open {
         /// The file.
         path: PathBuf,
-        /// What went wrong.
-        message: String,
+        /// What failed: creating its directory, or redb opening the file.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
     },
     /// Another process holds the embedded store's file (redb allows one at a time).
     #[error("cannot open store {path}: it is in use by another mirror process")]
@@ -61,9 +68,9 @@ pub enum StoreError {
         /// Version this build writes.
         expected: u64,
     },
-    /// A database operation failed.
-    #[error("store operation failed: {0}")]
-    Backend(String),
+    /// The embedded store's database (redb) failed; its error is the cause.
+    #[error("the embedded store's database (redb) failed")]
+    Embedded(#[source] Box<redb::Error>),
     /// The database (the embedded redb file, or the Neo4j server) could not do what was
     /// asked; its error is kept as the cause.
     #[error("{what}")]
@@ -74,6 +81,21 @@ pub enum StoreError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// A Cypher statement was given other parameters than its file declares (a bug of
+    /// mirror's, caught before anything is sent).
+    #[error("{file}: parameters {given:?} passed, {declared:?} declared")]
+    StatementParams {
+        /// The statement's file in `cypher/`.
+        file: String,
+        /// The parameters passed.
+        given: Vec<String>,
+        /// The parameters the file declares.
+        declared: Vec<String>,
+    },
+    /// The embedded store numbers players and each player's games with 32 bits: no more
+    /// fit.
+    #[error("the store holds as many {0} as it can number (2^32)")]
+    Full(&'static str),
     /// Stored data could not be decoded.
     #[error("corrupt store data: {0}")]
     Corrupt(String),
@@ -85,6 +107,26 @@ pub enum StoreError {
     #[error("invalid player name {0:?}")]
     InvalidPlayer(String),
 }
+
+/// Each of redb's errors becomes [`StoreError::Embedded`], kept as the cause.
+macro_rules! from_redb {
+    ($($t:ty),* $(,)?) => {
+        $(impl From<$t> for StoreError {
+            fn from(e: $t) -> StoreError {
+                StoreError::Embedded(Box::new(e.into()))
+            }
+        })*
+    };
+}
+
+from_redb!(
+    redb::Error,
+    redb::DatabaseError,
+    redb::TransactionError,
+    redb::TableError,
+    redb::StorageError,
+    redb::CommitError,
+);
 
 /// Positions with at least this many pieces keep move totals in every store (22.6% of the
 /// plies of the shared player's games; every one of their 20 most played positions): the

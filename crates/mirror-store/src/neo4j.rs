@@ -245,10 +245,11 @@ impl Statement {
         let mut declared: Vec<&str> = self.params.to_vec();
         declared.sort_unstable();
         if given != declared {
-            return Err(StoreError::Backend(format!(
-                "{}: parameters {given:?} passed, {declared:?} declared",
-                self.file
-            )));
+            return Err(StoreError::StatementParams {
+                file: self.file.to_string(),
+                given: given.iter().map(ToString::to_string).collect(),
+                declared: declared.iter().map(ToString::to_string).collect(),
+            });
         }
         let mut q = neo4rs::query(self.text);
         for (k, v) in args {
