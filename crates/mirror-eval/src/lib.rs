@@ -56,6 +56,17 @@ pub enum EvalError {
         /// What went wrong.
         message: String,
     },
+    /// Talking to Stockfish failed; the system's error is the cause.
+    #[error("stockfish {path}: {what}")]
+    StockfishIo {
+        /// The executable.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
     /// A stored game does not replay (the store is damaged).
     #[error("stored game {game} does not replay")]
     Replay {

@@ -69,7 +69,11 @@ impl Stockfish {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|e| fail(&format!("cannot start: {e}")))?;
+            .map_err(|source| EvalError::StockfishIo {
+                path: path.to_path_buf(),
+                what: "cannot start",
+                source,
+            })?;
         let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
             return Err(fail(&"no pipes"));
         };
@@ -106,7 +110,11 @@ impl Stockfish {
     fn send(&mut self, line: &str) -> Result<(), EvalError> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|e| self.err(format!("write failed (did it exit?): {e}")))
+            .map_err(|source| EvalError::StockfishIo {
+                path: self.path.clone(),
+                what: "write failed (did it exit?)",
+                source,
+            })
     }
 
     fn read_until(&mut self, mut done: impl FnMut(&str) -> bool) -> Result<(), EvalError> {
@@ -116,7 +124,11 @@ impl Stockfish {
             let n = self
                 .stdout
                 .read_line(&mut line)
-                .map_err(|e| self.err(format!("read failed: {e}")))?;
+                .map_err(|source| EvalError::StockfishIo {
+                    path: self.path.clone(),
+                    what: "read failed",
+                    source,
+                })?;
             if n == 0 {
                 return Err(self.err("exited unexpectedly"));
             }

@@ -87,7 +87,7 @@ pub fn ingest_chesscom<S: GraphStore>(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| IngestError::Online(FetchError::Client(e.to_string())))?;
+        .map_err(|e| IngestError::Online(FetchError::Runtime(e)))?;
     let months: Vec<Month> = rt
         .block_on(client.archives(&user))?
         .into_iter()

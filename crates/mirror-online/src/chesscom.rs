@@ -101,7 +101,7 @@ impl Client {
         let http = reqwest::Client::builder()
             .user_agent(http::user_agent(user, cfg.contact.as_deref()))
             .build()
-            .map_err(|e| FetchError::Client(e.to_string()))?;
+            .map_err(FetchError::Client)?;
         Ok(Client { http, cfg })
     }
 

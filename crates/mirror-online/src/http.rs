@@ -59,8 +59,14 @@ pub enum FetchError {
         reason: String,
     },
     /// The HTTP client could not be built.
-    #[error("cannot build the HTTP client: {0}")]
-    Client(String),
+    #[error("cannot build the HTTP client")]
+    Client(#[source] reqwest::Error),
+    /// The async runtime that runs the requests could not be started.
+    #[error("cannot start the async runtime for the requests")]
+    Runtime(#[source] std::io::Error),
+    /// The lichess token cannot go in a header.
+    #[error("the lichess token has characters a header cannot carry")]
+    BadToken(#[source] reqwest::header::InvalidHeaderValue),
 }
 
 /// How the client waits between retries.

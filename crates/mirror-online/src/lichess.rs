@@ -124,11 +124,11 @@ pub fn open_export(
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
-        .map_err(|e| FetchError::Client(e.to_string()))?;
+        .map_err(FetchError::Runtime)?;
     let client = reqwest::Client::builder()
         .user_agent(http::user_agent(&user, cfg.contact.as_deref()))
         .build()
-        .map_err(|e| FetchError::Client(e.to_string()))?;
+        .map_err(FetchError::Client)?;
     let mut url = format!(
         "{}/api/games/user/{user}?sort=dateAsc&moves=true&tags=true&clocks=false&evals=false&opening=false&literate=false",
         cfg.base.trim_end_matches('/')
@@ -145,9 +145,7 @@ pub fn open_export(
         header::HeaderValue::from_static("application/x-chess-pgn"),
     );
     if let Some(token) = &cfg.token {
-        let value = header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(|_| {
-            FetchError::Client("the lichess token has characters a header cannot carry".into())
-        })?;
+        let value = header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(FetchError::BadToken)?;
         headers.insert(header::AUTHORIZATION, value);
     }
     let meaning = Meaning {
