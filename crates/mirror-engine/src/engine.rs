@@ -15,7 +15,8 @@ use crate::{
     choice::{BookRule, Choice, FallbackWhy, Source},
     fallback::{Fallback, RandomLegal},
     options::EngineOptions,
-    policy::{self, BookMove, Policy, Selection, habit, likely, lower, tiers},
+    outcomes::Outcomes,
+    policy::{BookMove, Policy, Selection, habit, likely, lower, tiers},
 };
 
 /// Errors of the engine.
@@ -458,67 +459,16 @@ impl<S: Book> Engine<S> {
             return Ok(self.endgame_choice(pos, ending, plies, &keeping));
         }
         let view = self.book(pos)?;
-        let policy = self.policy();
-        let why = match policy {
-            Policy::Tiers => match &view.selection {
-                Some(sel) => return Ok(self.pick_tier(&view, sel)),
-                None if view.candidates.is_empty() => FallbackWhy::NotInBook,
-                None if view
-                    .candidates
-                    .iter()
-                    .all(|c| c.stats.games() < self.opts.min_games) =>
-                {
-                    FallbackWhy::TooFewGames {
-                        min_games: self.opts.min_games,
-                    }
-                }
-                None => FallbackWhy::NoTierAccepts,
-            },
-            Policy::Lower => {
-                let ranked = lower::rank(&view.candidates, self.opts.min_games);
-                if let Some(&(mv, low)) = ranked.first() {
-                    let stats = view
-                        .candidates
-                        .iter()
-                        .find(|c| c.mv == mv)
-                        .map(|c| c.stats)
-                        .expect("lower::rank returns book moves");
-                    return Ok(Choice {
-                        mv,
-                        source: Source::Book {
-                            rule: BookRule::Lower { low },
-                            stats,
-                            probability: 1.0,
-                            candidates: view
-                                .candidates
-                                .iter()
-                                .map(|c| (c.mv, c.stats, f64::from(u8::from(c.mv == mv))))
-                                .collect(),
-                        },
-                    });
-                }
-                if view.candidates.is_empty() {
-                    FallbackWhy::NotInBook
+        let why = match self.book_outcomes(pos, &view)? {
+            Ok(outcomes) => {
+                let u: f64 = if outcomes.draws() {
+                    self.rng.random()
                 } else {
-                    FallbackWhy::TooFewGames {
-                        min_games: self.opts.min_games,
-                    }
-                }
+                    0.0
+                };
+                return Ok(outcomes.choice(outcomes.index(u)));
             }
-            Policy::Habit { prior } | Policy::Likely { prior } => {
-                let likely = matches!(policy, Policy::Likely { .. });
-                let dist = self.blend(pos, &view, prior, likely)?;
-                if !dist.is_empty() {
-                    return Ok(self.pick_blended(&view, &dist));
-                }
-                if view.candidates.is_empty() {
-                    FallbackWhy::NotInBook
-                } else {
-                    FallbackWhy::TooFewGames {
-                        min_games: self.opts.min_games,
-                    }
-                }
-            }
+            Err(why) => why,
         };
         let guard = self.opts.guard;
         let (mv, detail) = self.fallback.choose(
@@ -539,77 +489,89 @@ impl<S: Book> Engine<S> {
         })
     }
 
-    /// A move of the tier, sampled by games played.
-    fn pick_tier(&mut self, view: &BookView, sel: &Selection) -> Choice {
-        let u: f64 = self.rng.random();
-        let picked = *sel.pick(u);
-        Choice {
-            mv: picked.mv,
-            source: Source::Book {
-                rule: BookRule::Tier {
-                    number: sel.tier + 1,
-                    rule: sel.rule,
-                },
-                stats: picked.stats,
-                probability: sel.probability(&picked.mv),
-                candidates: view
+    /// The book's outcomes in `pos` (see [`Outcomes`]), or why the book does not answer.
+    fn book_outcomes(
+        &mut self,
+        pos: &Chess,
+        view: &BookView,
+    ) -> Result<Result<Outcomes, FallbackWhy>, EngineError> {
+        let min_games = self.opts.min_games;
+        let not_in_book_or_few = || {
+            if view.candidates.is_empty() {
+                FallbackWhy::NotInBook
+            } else {
+                FallbackWhy::TooFewGames { min_games }
+            }
+        };
+        let policy = self.policy();
+        Ok(match policy {
+            Policy::Tiers => match &view.selection {
+                Some(sel) => Ok(Outcomes::tier(
+                    sel.tier + 1,
+                    sel.rule,
+                    sel.moves.iter().map(|(c, p)| (c.mv, *p)).collect(),
+                    &view.candidates,
+                )),
+                None if view.candidates.is_empty() => Err(FallbackWhy::NotInBook),
+                None if view
                     .candidates
                     .iter()
-                    .map(|c| (c.mv, c.stats, sel.probability(&c.mv)))
-                    .collect(),
+                    .all(|c| c.stats.games() < self.opts.min_games) =>
+                {
+                    Err(FallbackWhy::TooFewGames {
+                        min_games: self.opts.min_games,
+                    })
+                }
+                None => Err(FallbackWhy::NoTierAccepts),
             },
-        }
+            Policy::Lower => match lower::rank(&view.candidates, self.opts.min_games).first() {
+                Some(&(mv, low)) => Ok(Outcomes::lower(mv, low, &view.candidates)),
+                None => Err(not_in_book_or_few()),
+            },
+            Policy::Habit { prior } | Policy::Likely { prior } => {
+                let likely = matches!(policy, Policy::Likely { .. });
+                let dist = self.blend(pos, view, prior, likely)?;
+                if dist.is_empty() {
+                    Err(not_in_book_or_few())
+                } else {
+                    let rule = if likely {
+                        BookRule::Likely { prior }
+                    } else {
+                        BookRule::Habit { prior }
+                    };
+                    let prior_policy = format!(
+                        "{} (as {policy}'s prior)",
+                        self.fallback.name(self.opts.guard)
+                    );
+                    Ok(Outcomes::blend(rule, dist, &view.candidates, prior_policy))
+                }
+            }
+        })
     }
 
-    /// A move of the blend: sampled (`habit`) or the likeliest (`likely`).
-    fn pick_blended(&mut self, view: &BookView, dist: &[(Move, f64)]) -> Choice {
-        let (mv, rule) = match self.policy() {
-            Policy::Likely { prior } => (dist[0].0, BookRule::Likely { prior }),
-            Policy::Habit { prior } => {
-                let u: f64 = self.rng.random();
-                (policy::sample(dist, u), BookRule::Habit { prior })
-            }
-            Policy::Tiers | Policy::Lower => unreachable!("only habit and likely blend"),
-        };
-        // What the engine really plays with: the blend for habit, certainty for likely.
-        let likely = matches!(rule, BookRule::Likely { .. });
-        let p_of = |m: &Move| {
-            if likely {
-                f64::from(u8::from(*m == mv))
-            } else {
-                dist.iter().find(|(d, _)| d == m).map_or(0.0, |(_, p)| *p)
-            }
-        };
-        let probability = p_of(&mv);
-        match view.candidates.iter().find(|c| c.mv == mv) {
-            Some(c) => Choice {
-                mv,
-                source: Source::Book {
-                    rule,
-                    stats: c.stats,
-                    probability,
-                    candidates: view
-                        .candidates
-                        .iter()
-                        .map(|c| (c.mv, c.stats, p_of(&c.mv)))
-                        .collect(),
-                },
-            },
-            None => Choice {
-                mv,
-                source: Source::Fallback {
-                    policy: format!(
-                        "{} (as {}'s prior)",
-                        self.fallback.name(self.opts.guard),
-                        self.policy()
-                    ),
-                    detail: format!("p={probability:.2} in a position the player knows"),
-                    why: FallbackWhy::PriorChose,
-                    rejected: view.candidates.iter().map(|c| (c.mv, c.stats)).collect(),
-                },
-            },
+    /// The engine's outcomes in `pos`, reached by the opponent's move `last`, when its
+    /// answer there is a draw from the book (see [`Outcomes`]); `None` when it answers
+    /// otherwise (no legal move, a won ending, the fallback: [`Engine::choose_after`]).
+    /// Drawing [`first_draw`] of the seed from them plays what a fresh engine with that
+    /// seed plays.
+    pub fn outcomes_after(
+        &mut self,
+        pos: &Chess,
+        last: Option<Move>,
+    ) -> Result<Option<Outcomes>, EngineError> {
+        self.last = last;
+        if pos.legal_moves().is_empty() || crate::endgame::winning_moves(pos).is_some() {
+            return Ok(None);
         }
+        let view = self.book(pos)?;
+        Ok(self.book_outcomes(pos, &view)?.ok())
     }
+}
+
+/// The first uniform number in `[0, 1)` of an engine seeded with `seed`: what a fresh
+/// engine draws for its first move (see [`Engine::outcomes_after`]).
+pub fn first_draw(seed: u64) -> f64 {
+    ChaCha8Rng::seed_from_u64(seed).random()
 }
 
 #[cfg(test)]
@@ -668,6 +630,62 @@ mod tests {
             matches!(&choice.source, Source::Book { rule, .. } if rule.tier() == Some(sel.tier + 1))
         );
         assert!(choice.describe().starts_with("book, tier"));
+    }
+
+    #[test]
+    fn kept_outcomes_drawn_with_the_seed_play_what_a_fresh_engine_plays() {
+        // Every book policy, the player's own positions and one out of the book: drawing
+        // `first_draw(seed)` from the outcomes equals a fresh engine with that seed, move
+        // and source alike.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store(&dir);
+        let positions: Vec<(Chess, Option<Move>)> = {
+            let mut out = vec![(Chess::default(), None)];
+            let mut pos = Chess::default();
+            for uci in ["e2e4", "e7e5", "g1f3", "b8c6", "f1b5"] {
+                let m = notation::parse_move(&pos, uci).expect("legal");
+                pos.play_unchecked(m);
+                out.push((pos.clone(), Some(m)));
+            }
+            out.push((
+                notation::parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").expect("fen"),
+                None,
+            ));
+            out
+        };
+        let mut answered = 0;
+        for policy in ["tiers", "habit:1", "likely:1", "lower", "habit:0"] {
+            let base = EngineOptions {
+                policy: policy.parse().expect("a policy"),
+                ..EngineOptions::sampling()
+            };
+            for (pos, last) in &positions {
+                let mut keeper = Engine::new(&store, PLAYER, base.clone());
+                let outcomes = keeper.outcomes_after(pos, *last).expect("outcomes");
+                for seed in 0..40 {
+                    let mut fresh = Engine::new(
+                        &store,
+                        PLAYER,
+                        EngineOptions {
+                            seed,
+                            ..base.clone()
+                        },
+                    );
+                    let played = fresh.choose_after(pos, *last).expect("a choice");
+                    match &outcomes {
+                        Some(o) => {
+                            assert_eq!(o.choice(o.index(first_draw(seed))), played, "{policy}");
+                            answered += 1;
+                        }
+                        None => assert!(
+                            matches!(played.source, Source::Fallback { .. }),
+                            "{policy}: no outcomes only where the fallback answers"
+                        ),
+                    }
+                }
+            }
+        }
+        assert!(answered >= 40 * 5 * 4, "the book answered: {answered}");
     }
 
     #[test]

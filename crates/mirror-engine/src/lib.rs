@@ -11,14 +11,16 @@ pub mod engine;
 pub mod fallback;
 pub mod guard;
 pub mod options;
+pub mod outcomes;
 pub mod policy;
 
 pub use book::{Book, BookCache, KeptBook};
 pub use choice::{BookRule, Choice, FallbackWhy, Source};
-pub use engine::{BookView, Engine, EngineError};
+pub use engine::{BookView, Engine, EngineError, first_draw};
 #[cfg(feature = "model")]
 pub use fallback::ModelFallback;
 pub use fallback::{Fallback, FallbackFactory, RandomLegal};
 pub use guard::Guard;
 pub use options::{EngineOptions, OPTION_NAMES, OptionError, canonical_name};
+pub use outcomes::Outcomes;
 pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};

@@ -145,7 +145,8 @@ pub fn open_export(
         header::HeaderValue::from_static("application/x-chess-pgn"),
     );
     if let Some(token) = &cfg.token {
-        let value = header::HeaderValue::from_str(&format!("Bearer {token}")).map_err(FetchError::BadToken)?;
+        let value = header::HeaderValue::from_str(&format!("Bearer {token}"))
+            .map_err(FetchError::BadToken)?;
         headers.insert(header::AUTHORIZATION, value);
     }
     let meaning = Meaning {

@@ -16,30 +16,80 @@ use rustc_hash::FxHashMap;
 /// Bodies of at most this many bytes in all are kept.
 pub const CACHE_BYTES: usize = 64 << 20;
 
-/// A bounded map from a request (its route and parsed parameters) to its JSON body and the
-/// version of the player's data it was read at.
+/// What a kept answer weighs against the cache's budget, in bytes.
+pub trait Weight {
+    /// Bytes held.
+    fn weight(&self) -> usize;
+}
+
+impl Weight for Bytes {
+    fn weight(&self) -> usize {
+        self.len()
+    }
+}
+
+/// A `/move` answer kept before its draw: the JSON body of each move the engine may play,
+/// with its probability, in the order of the draw ([`mirror_engine::Outcomes`]).
 #[derive(Debug)]
-pub struct ResponseCache {
-    inner: Mutex<Inner>,
+pub struct KeptMove {
+    /// Whether the engine draws (else the first body is the answer).
+    pub draws: bool,
+    /// Each move's probability and body.
+    pub bodies: Vec<(f64, Bytes)>,
+}
+
+impl KeptMove {
+    /// The body for the uniform number `u`: the rule of
+    /// [`Outcomes::index`](mirror_engine::Outcomes::index).
+    pub fn body(&self, u: f64) -> Option<&Bytes> {
+        if !self.draws {
+            return self.bodies.first().map(|(_, b)| b);
+        }
+        let mut acc = 0.0;
+        for (p, body) in &self.bodies {
+            acc += p;
+            if u < acc {
+                return Some(body);
+            }
+        }
+        self.bodies.last().map(|(_, b)| b)
+    }
+}
+
+impl Weight for std::sync::Arc<KeptMove> {
+    fn weight(&self) -> usize {
+        self.bodies.iter().map(|(_, b)| b.len() + 8).sum()
+    }
+}
+
+/// A bounded map from a request (its route and parsed parameters) to its JSON body (or, for
+/// `/move`, its bodies before the draw) and the version of the player's data it was read
+/// at.
+#[derive(Debug)]
+pub struct ResponseCache<V = Bytes> {
+    inner: Mutex<Inner<V>>,
     budget: usize,
 }
 
-#[derive(Debug, Default)]
-struct Inner {
-    entries: FxHashMap<String, (u64, Bytes)>,
+#[derive(Debug)]
+struct Inner<V> {
+    entries: FxHashMap<String, (u64, V)>,
     bytes: usize,
 }
 
-impl ResponseCache {
+impl<V: Clone + Weight> ResponseCache<V> {
     /// A cache holding at most `budget` bytes of keys and bodies.
-    pub fn new(budget: usize) -> ResponseCache {
+    pub fn new(budget: usize) -> ResponseCache<V> {
         ResponseCache {
-            inner: Mutex::new(Inner::default()),
+            inner: Mutex::new(Inner {
+                entries: FxHashMap::default(),
+                bytes: 0,
+            }),
             budget,
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner<V>> {
         // A panic while holding the lock leaves a consistent map (every update is one
         // insert or removal), so a poisoned lock is still usable.
         self.inner
@@ -48,7 +98,7 @@ impl ResponseCache {
     }
 
     /// The body kept for `key` if it was read at version `version` of its player's data.
-    pub fn get(&self, key: &str, version: u64) -> Option<Bytes> {
+    pub fn get(&self, key: &str, version: u64) -> Option<V> {
         let inner = self.lock();
         match inner.entries.get(key) {
             Some((v, body)) if *v == version => Some(body.clone()),
@@ -59,8 +109,8 @@ impl ResponseCache {
     /// Keeps `body` for `key`, read at version `version` of its player's data (an answer
     /// read at an older version than the one kept is dropped). When the budget is spent,
     /// entries are dropped in the map's order (an arbitrary one: no position is favoured).
-    pub fn put(&self, key: String, version: u64, body: Bytes) {
-        let size = key.len() + body.len();
+    pub fn put(&self, key: String, version: u64, body: V) {
+        let size = key.len() + body.weight();
         if size > self.budget {
             return;
         }
@@ -70,7 +120,7 @@ impl ResponseCache {
                 // Read before a change that another request has already seen.
                 return;
             }
-            let freed = key.len() + old.len();
+            let freed = key.len() + old.weight();
             inner.bytes -= freed;
             inner.entries.remove(&key);
         }
@@ -79,7 +129,7 @@ impl ResponseCache {
                 break;
             };
             if let Some((_, old)) = inner.entries.remove(&victim) {
-                inner.bytes -= victim.len() + old.len();
+                inner.bytes -= victim.len() + old.weight();
             }
         }
         inner.entries.insert(key, (version, body));

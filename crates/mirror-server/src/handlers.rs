@@ -77,10 +77,14 @@ fn require_player<S: GraphStore>(
     Ok(())
 }
 
+/// `/move`: the engine's answer, drawn with the request's seed. In the player's book the
+/// engine's outcomes (every move it may play there, each answer written out) are kept per
+/// (player, data version, position, options): a request for a kept position draws one on
+/// this task, without the book's reads, the model's prior or the blocking pool.
 async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
     raw: Raw,
-) -> Result<Json<MoveResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     let params::MoveRequest {
         user,
         pos,
@@ -93,14 +97,29 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             .seeds
             .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed)
     });
+    let u = mirror_engine::first_draw(seed);
+    // The version is read before the data (see `kept`): a write by anyone is seen.
+    let version = crate::versions::player_version(&state, &user).await?;
+    let key = format!(
+        "move\n{user}\n{}\n{:?}\n{:?}",
+        notation::fen(&pos),
+        last.map(notation::uci),
+        EngineOptions {
+            seed: 0,
+            ..options.clone()
+        }
+    );
+    if let Some(v) = version
+        && let Some(kept) = state.kept_moves.get(&key, v)
+        && let Some(body) = kept.body(u)
+    {
+        return Ok(json_bytes(body.clone()));
+    }
     // A position without legal moves is the engine's error (422), checked once there.
     let known = state.known_players.clone();
     let book_cache = state.book_cache.clone();
-    // The book's reads are kept per version of the player's data (read from the store
-    // first, so a write by anyone is seen); the model's ranking of a position is kept by
-    // the model itself: a request samples from kept parts.
-    let version = crate::versions::player_version(&state, &user).await?;
-    state
+    let kept_moves = state.kept_moves.clone();
+    let body = state
         .blocking(move |store, fallbacks| {
             require_player(&known, store, &user)?;
             let book = mirror_engine::KeptBook::new(store, &book_cache, version);
@@ -108,78 +127,109 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
             if let Some(make) = fallbacks {
                 engine.set_fallback(make(&user));
             }
-            let choice = engine.choose_after(&pos, last)?;
-            let (source, candidates) = match &choice.source {
-                Source::Book {
-                    rule,
-                    stats,
-                    probability,
-                    candidates,
-                } => (
-                    SourceJson::Book {
-                        policy: rule.policy(),
-                        tier: rule.tier(),
-                        rule: rule.rule(),
-                        games: stats.games(),
-                        wins: stats.wins,
-                        draws: stats.draws,
-                        losses: stats.losses,
-                        probability: *probability,
-                    },
-                    candidates
-                        .iter()
-                        .map(|(m, s, p)| candidate(&pos, *m, s, *p))
-                        .collect(),
-                ),
-                Source::Fallback {
-                    policy,
-                    detail,
-                    rejected,
-                    ..
-                } => (
-                    SourceJson::Fallback {
-                        policy: policy.clone(),
-                        detail: detail.clone(),
-                    },
-                    rejected
-                        .iter()
-                        .map(|(m, s)| candidate(&pos, *m, s, 0.0))
-                        .collect(),
-                ),
-                Source::Endgame {
-                    ending,
-                    plies,
-                    keeping,
-                    legal,
-                    ..
-                } => (
-                    SourceJson::Endgame {
-                        ending,
-                        mate_in: plies.div_ceil(2),
-                        keeping: *keeping,
-                        legal: *legal,
-                    },
-                    Vec::new(),
-                ),
-            };
-            Ok(Json(MoveResponse {
-                user,
-                fen: notation::fen(&pos),
-                uci: notation::uci(choice.mv),
-                san: notation::san(&pos, choice.mv),
-                explanation: choice.describe(),
-                source,
-                candidates,
-            }))
+            if let Some(v) = version
+                && let Some(outcomes) = engine.outcomes_after(&pos, last)?
+            {
+                let bodies = (0..outcomes.reachable())
+                    .map(|i| {
+                        let body = move_body(&user, &pos, &outcomes.choice(i))?;
+                        Ok((outcomes.moves()[i].1, body))
+                    })
+                    .collect::<Result<Vec<_>, ApiError>>()?;
+                let kept = Arc::new(crate::cache::KeptMove {
+                    draws: outcomes.draws(),
+                    bodies,
+                });
+                let body = kept.body(u).cloned().ok_or_else(|| {
+                    ApiError::Internal("the engine's outcomes hold no move".into())
+                })?;
+                kept_moves.put(key, v, kept);
+                return Ok(body);
+            }
+            move_body(&user, &pos, &engine.choose_after(&pos, last)?)
         })
-        .await
+        .await?;
+    Ok(json_bytes(body))
+}
+
+/// The `/move` answer for `choice` in `pos`, as JSON.
+fn move_body(
+    user: &str,
+    pos: &shakmaty::Chess,
+    choice: &mirror_engine::Choice,
+) -> Result<Bytes, ApiError> {
+    let (source, candidates) = match &choice.source {
+        Source::Book {
+            rule,
+            stats,
+            probability,
+            candidates,
+        } => (
+            SourceJson::Book {
+                policy: rule.policy(),
+                tier: rule.tier(),
+                rule: rule.rule(),
+                games: stats.games(),
+                wins: stats.wins,
+                draws: stats.draws,
+                losses: stats.losses,
+                probability: *probability,
+            },
+            candidates
+                .iter()
+                .map(|(m, s, p)| candidate(pos, *m, s, *p))
+                .collect(),
+        ),
+        Source::Fallback {
+            policy,
+            detail,
+            rejected,
+            ..
+        } => (
+            SourceJson::Fallback {
+                policy: policy.clone(),
+                detail: detail.clone(),
+            },
+            rejected
+                .iter()
+                .map(|(m, s)| candidate(pos, *m, s, 0.0))
+                .collect(),
+        ),
+        Source::Endgame {
+            ending,
+            plies,
+            keeping,
+            legal,
+            ..
+        } => (
+            SourceJson::Endgame {
+                ending,
+                mate_in: plies.div_ceil(2),
+                keeping: *keeping,
+                legal: *legal,
+            },
+            Vec::new(),
+        ),
+    };
+    let answer = MoveResponse {
+        user: user.to_string(),
+        fen: notation::fen(pos),
+        uci: notation::uci(choice.mv),
+        san: notation::san(pos, choice.mv),
+        explanation: choice.describe(),
+        source,
+        candidates,
+    };
+    serde_json::to_vec(&answer)
+        .map(Bytes::from)
+        .map_err(|e| ApiError::Internal(format!("cannot write the answer as JSON: {e}")))
 }
 
 /// `GET /api/v1/move`.
 pub(crate) async fn move_get<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     q: RawQuery,
-) -> Result<Json<MoveResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     choose_move(state, query(q)?).await
 }
 
@@ -187,7 +237,7 @@ pub(crate) async fn move_get<S: GraphStore + Send + Sync + 'static>(
 pub(crate) async fn move_post<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     body: Result<Json<serde_json::Value>, JsonRejection>,
-) -> Result<Json<MoveResponse>, ApiError> {
+) -> Result<Response, ApiError> {
     choose_move(state, json_body(body)?).await
 }
 

@@ -251,6 +251,9 @@ pub struct AppState<S> {
     pub kept: Arc<cache::ResponseCache>,
     /// The engine's book reads (`/move`) while their player's data is unchanged.
     pub book_cache: Arc<mirror_engine::BookCache>,
+    /// The engine's outcomes in book positions (`/move`'s answers before the draw) while
+    /// their player's data is unchanged.
+    pub kept_moves: Arc<cache::ResponseCache<Arc<cache::KeptMove>>>,
     /// Expensive answers (the report) computed at once: few, so that many distinct
     /// requests cannot take the server's memory (each reads a player's whole graph).
     pub heavy: Arc<Semaphore>,
@@ -306,6 +309,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             known_players: Arc::default(),
             kept: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             book_cache: Arc::new(mirror_engine::BookCache::new()),
+            kept_moves: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
             in_flight: Arc::default(),
             versions: versions::VersionReads::default(),

@@ -1070,3 +1070,68 @@ async fn the_same_question_written_two_ways_is_one_answer() {
     assert_ne!(other, first, "another question");
     assert_eq!(s.state.kept.len(), kept + 1);
 }
+
+/// `/move` in the book keeps the engine's outcomes and draws per request: every seed gets,
+/// first computed and then kept, exactly what a fresh engine with that seed plays; a write
+/// to the player's games is seen at the next request.
+#[tokio::test]
+async fn kept_move_outcomes_answer_as_a_fresh_engine_and_follow_writes() {
+    let s = start(100).await;
+    let fresh = |seed: u64, policy: &str| {
+        let mut e = mirror_engine::Engine::new(
+            s.store.clone(),
+            PLAYER,
+            mirror_engine::EngineOptions {
+                seed,
+                policy: policy.parse().expect("policy"),
+                ..mirror_engine::EngineOptions::sampling()
+            },
+        );
+        let pos = mirror_core::notation::parse_fen(
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+        )
+        .expect("fen");
+        let last = mirror_core::notation::parse_move(&shakmaty::Chess::default(), "e2e4").ok();
+        mirror_core::notation::uci(e.choose_after(&pos, last).expect("choice").mv)
+    };
+    for policy in ["habit:1", "tiers", "likely:1"] {
+        let mut seen = std::collections::HashSet::new();
+        for round in 0..2 {
+            for seed in 0..24u64 {
+                let (status, v) = get(
+                    &s,
+                    &format!(
+                        "/api/v1/move?user=Biskupstunga&moves=e2e4&policy={policy}&seed={seed}"
+                    ),
+                )
+                .await;
+                assert_eq!(status, 200, "{v}");
+                let uci = v["uci"].as_str().expect("uci").to_string();
+                assert_eq!(
+                    uci,
+                    fresh(seed, policy),
+                    "{policy} seed {seed} round {round}"
+                );
+                seen.insert(uci);
+            }
+        }
+        if policy == "habit:1" {
+            assert!(seen.len() > 1, "{policy} varies with the seed: {seen:?}");
+        }
+    }
+    assert!(!s.state.kept_moves.is_empty(), "the outcomes were kept");
+    // More games: the kept outcomes are of an older version, and not used.
+    let ask = "/api/v1/move?user=Biskupstunga&moves=e2e4&policy=habit:1&seed=5";
+    let (_, before) = get(&s, ask).await;
+    let mut b = Batch::new();
+    for (g, c) in &sample_games(400)[100..] {
+        b.add_game(g.clone(), *c).expect("legal");
+    }
+    s.store.write_batch(PLAYER, &b).expect("write");
+    let (_, after) = get(&s, ask).await;
+    assert_eq!(after["uci"].as_str(), Some(fresh(5, "habit:1").as_str()));
+    assert_ne!(
+        before["source"]["games"], after["source"]["games"],
+        "the new games count: {before} {after}"
+    );
+}

@@ -1,0 +1,167 @@
+//! The engine's answer in a book position before its draw: every move it may play there,
+//! with its probability, in the order of the draw, and the [`Choice`] each one makes.
+//! [`Engine::choose`](crate::Engine::choose) draws from it; a server keeps it per
+//! (player, data version, position, options) and draws per request, so that a popular
+//! position costs one draw instead of the book's reads and the model's prior.
+
+use shakmaty::Move;
+
+use crate::{
+    choice::{BookRule, Choice, FallbackWhy, Source},
+    policy::{BookMove, Tier},
+};
+
+/// How the moves were weighed, for the choice each one makes.
+#[derive(Clone, Debug, PartialEq)]
+enum How {
+    /// A tier of the `tiers` policy (1-based number, rule).
+    Tier { number: usize, rule: Tier },
+    /// `lower`: the best lower bound.
+    Lower { low: f64 },
+    /// `habit` or `likely`: the blend of games played and the model's prior. A move the
+    /// player never played is the fallback's, named `prior_policy`.
+    Blend {
+        rule: BookRule,
+        prior_policy: String,
+    },
+}
+
+/// Every move the engine may play in a book position, with its probability, in the order
+/// of the draw (see [`Outcomes::index`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Outcomes {
+    draws: bool,
+    moves: Vec<(Move, f64)>,
+    candidates: Vec<BookMove>,
+    how: How,
+}
+
+impl Outcomes {
+    pub(crate) fn tier(
+        number: usize,
+        rule: Tier,
+        moves: Vec<(Move, f64)>,
+        candidates: &[BookMove],
+    ) -> Outcomes {
+        Outcomes {
+            draws: true,
+            moves,
+            candidates: candidates.to_vec(),
+            how: How::Tier { number, rule },
+        }
+    }
+
+    pub(crate) fn lower(mv: Move, low: f64, candidates: &[BookMove]) -> Outcomes {
+        Outcomes {
+            draws: false,
+            moves: vec![(mv, 1.0)],
+            candidates: candidates.to_vec(),
+            how: How::Lower { low },
+        }
+    }
+
+    pub(crate) fn blend(
+        rule: BookRule,
+        dist: Vec<(Move, f64)>,
+        candidates: &[BookMove],
+        prior_policy: String,
+    ) -> Outcomes {
+        let likely = matches!(rule, BookRule::Likely { .. });
+        Outcomes {
+            // `likely` plays the first; `habit` draws.
+            draws: !likely,
+            moves: dist,
+            candidates: candidates.to_vec(),
+            how: How::Blend { rule, prior_policy },
+        }
+    }
+
+    /// Whether the engine draws a random number here (`tiers`, `habit`) or plays the first
+    /// move (`likely`, `lower`).
+    pub fn draws(&self) -> bool {
+        self.draws
+    }
+
+    /// The moves with the probabilities they are drawn with, in the order of the draw.
+    pub fn moves(&self) -> &[(Move, f64)] {
+        &self.moves
+    }
+
+    /// How many of [`Outcomes::moves`] can be played: all of them when the engine draws,
+    /// else the first.
+    pub fn reachable(&self) -> usize {
+        if self.draws { self.moves.len() } else { 1 }
+    }
+
+    /// The index of the move played for the uniform number `u` in `[0, 1)` (ignored when
+    /// the engine does not draw): the first whose cumulative probability passes `u`; the
+    /// last takes what rounding leaves.
+    pub fn index(&self, u: f64) -> usize {
+        if !self.draws {
+            return 0;
+        }
+        let mut acc = 0.0;
+        for (i, (_, p)) in self.moves.iter().enumerate() {
+            acc += p;
+            if u < acc {
+                return i;
+            }
+        }
+        self.moves.len().saturating_sub(1)
+    }
+
+    /// The probability the engine plays `mv` with (1 for `likely`'s and `lower`'s move).
+    fn probability(&self, mv: &Move, chosen: &Move) -> f64 {
+        if !self.draws {
+            return f64::from(u8::from(mv == chosen));
+        }
+        self.moves
+            .iter()
+            .find(|(m, _)| m == mv)
+            .map_or(0.0, |(_, p)| *p)
+    }
+
+    /// The choice that playing move `i` makes (see [`Outcomes::index`]).
+    pub fn choice(&self, i: usize) -> Choice {
+        let (mv, _) = self.moves[i.min(self.moves.len().saturating_sub(1))];
+        let Some(played) = self.candidates.iter().find(|c| c.mv == mv) else {
+            // A move the player never played: only the blend weighs those (the model's
+            // prior chose it), and it is the fallback's.
+            let How::Blend { prior_policy, .. } = &self.how else {
+                unreachable!("tiers and lower only weigh the player's moves")
+            };
+            let probability = self.probability(&mv, &mv);
+            return Choice {
+                mv,
+                source: Source::Fallback {
+                    policy: prior_policy.clone(),
+                    detail: format!("p={probability:.2} in a position the player knows"),
+                    why: FallbackWhy::PriorChose,
+                    rejected: self.candidates.iter().map(|c| (c.mv, c.stats)).collect(),
+                },
+            };
+        };
+        let rule = match &self.how {
+            How::Tier { number, rule } => BookRule::Tier {
+                number: *number,
+                rule: *rule,
+            },
+            How::Lower { low } => BookRule::Lower { low: *low },
+            How::Blend { rule, .. } => rule.clone(),
+        };
+        let stats = played.stats;
+        Choice {
+            mv,
+            source: Source::Book {
+                rule,
+                stats,
+                probability: self.probability(&mv, &mv),
+                candidates: self
+                    .candidates
+                    .iter()
+                    .map(|c| (c.mv, c.stats, self.probability(&c.mv, &mv)))
+                    .collect(),
+            },
+        }
+    }
+}
