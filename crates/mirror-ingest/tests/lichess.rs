@@ -70,7 +70,15 @@ fn opts(server: &FakeChesscom, run: &Run, now_ms: i64) -> LichessOptions {
                 backoff: Duration::from_secs(1),
                 rate_limit_wait: Duration::from_secs(60),
                 max_wait: Duration::from_secs(300),
-                sleeper: Sleeper::Recorded(run.waits.clone()),
+                sleeper: {
+                    let waits = run.waits.clone();
+                    Sleeper::instead(move |d| {
+                        waits
+                            .lock()
+                            .unwrap_or_else(std::sync::PoisonError::into_inner)
+                            .push(d);
+                    })
+                },
             },
         },
         since: None,

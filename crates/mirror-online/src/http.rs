@@ -2,7 +2,7 @@
 
 use std::{
     fmt,
-    sync::{Arc, Mutex},
+    sync::Arc,
     time::Duration,
 };
 
@@ -69,35 +69,40 @@ pub enum FetchError {
     BadToken(#[source] reqwest::header::InvalidHeaderValue),
 }
 
-/// How the client waits between retries.
+/// How the client waits between retries: tokio's timer, or a function called instead of
+/// waiting (a test records the waits; a caller that must not block gives its own).
 #[derive(Clone, Default)]
-pub enum Sleeper {
-    /// Real waiting (tokio's timer).
-    #[default]
-    Real,
-    /// No waiting: every requested wait is recorded (for tests).
-    Recorded(Arc<Mutex<Vec<Duration>>>),
+pub struct Sleeper {
+    instead: Option<Arc<dyn Fn(Duration) + Send + Sync>>,
 }
 
 impl fmt::Debug for Sleeper {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Sleeper::Real => f.write_str("Sleeper::Real"),
-            Sleeper::Recorded(_) => f.write_str("Sleeper::Recorded"),
-        }
+        f.write_str(match self.instead {
+            None => "Sleeper::real",
+            Some(_) => "Sleeper::instead",
+        })
     }
 }
 
 impl Sleeper {
-    /// Waits (or records the wait).
+    /// Real waiting (tokio's timer).
+    pub fn real() -> Sleeper {
+        Sleeper::default()
+    }
+
+    /// No waiting: `f` is called with each wait asked for.
+    pub fn instead(f: impl Fn(Duration) + Send + Sync + 'static) -> Sleeper {
+        Sleeper {
+            instead: Some(Arc::new(f)),
+        }
+    }
+
+    /// Waits (or calls the function given instead).
     pub async fn sleep(&self, d: Duration) {
-        match self {
-            Sleeper::Real => tokio::time::sleep(d).await,
-            Sleeper::Recorded(log) => {
-                if let Ok(mut v) = log.lock() {
-                    v.push(d);
-                }
-            }
+        match &self.instead {
+            None => tokio::time::sleep(d).await,
+            Some(f) => f(d),
         }
     }
 }
@@ -127,7 +132,7 @@ impl Default for RetryPolicy {
             backoff: Duration::from_secs(1),
             rate_limit_wait: Duration::from_secs(60),
             max_wait: Duration::from_secs(300),
-            sleeper: Sleeper::Real,
+            sleeper: Sleeper::real(),
         }
     }
 }

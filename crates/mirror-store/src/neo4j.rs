@@ -32,6 +32,8 @@
 //! driver's error as its cause. The store's methods are blocking (a private runtime
 //! drives neo4rs); call them from blocking threads.
 
+pub mod bench;
+
 use std::{
     collections::{BTreeMap, HashMap},
     future::Future,
@@ -890,74 +892,6 @@ impl Neo4jStore {
                 txn.run(q).await?;
                 txn.commit().await?;
                 Ok(())
-            }
-        })
-    }
-
-    /// Deletes everything in the database (tests, and benchmarks on a database that held
-    /// nothing of mirror's). Auto-commit: `CALL ... IN TRANSACTIONS` cannot run inside an
-    /// explicit transaction.
-    #[doc(hidden)]
-    pub fn wipe_for_tests(&self) -> Result<()> {
-        let q = TEST_WIPE.query(vec![])?;
-        self.rt()
-            .block_on(self.graph.run(q))
-            .map_err(|e| self.server_error("empty the database", 1, e))?;
-        // An empty graph of this mirror's schema.
-        self.check_version()
-    }
-
-    /// The benchmark's peer: writes one game the seed's way (MyLittleEngine), one `MERGE`
-    /// chain per move in one transaction per game, counting every move (a repeated
-    /// position counts again). Not used by mirror's ingest. Returns the moves written.
-    pub fn write_game_seed_style(
-        &self,
-        player: &str,
-        game: &GameRecord,
-        color: Color,
-    ) -> Result<u64> {
-        let key = player_key(player)?;
-        let stats = MoveStats::from_game(
-            game.result.outcome_for(color),
-            game.side(!color).rating,
-            game.date,
-        );
-        let month = game
-            .date
-            .and_then(|d| d.month())
-            .map(|m| m.to_string())
-            .unwrap_or_default();
-        let mut queries = Vec::with_capacity(game.moves.len());
-        for ply in game.replay() {
-            let ply = ply.map_err(|e| StoreError::Corrupt(format!("game {}: {e}", game.id.0)))?;
-            let mut next = ply.pos.clone();
-            shakmaty::Position::play_unchecked(&mut next, ply.mv);
-            queries.push(BENCH_SEED_MOVE.query(vec![
-                ("player", key.clone().into()),
-                ("from", key_param(ply.key).into()),
-                ("fromEpd", mirror_core::key::epd(&ply.pos).into()),
-                ("to", key_param(PositionKey::from_position(&next)).into()),
-                ("toEpd", mirror_core::key::epd(&next).into()),
-                ("uci", ply.code.to_string().into()),
-                ("color", color_name(color).into()),
-                ("tc", game.time_class.as_str().into()),
-                ("rated", game.rated.into()),
-                ("month", month.clone().into()),
-                ("date", i64::from(stats.first).into()),
-                ("w", i64::from(stats.wins).into()),
-                ("d", i64::from(stats.draws).into()),
-                ("l", i64::from(stats.losses).into()),
-            ])?);
-        }
-        let n = queries.len() as u64;
-        self.transaction("write a game the seed's way", |mut txn| {
-            let queries = queries.clone();
-            async move {
-                for q in queries {
-                    txn.run(q).await?;
-                }
-                txn.commit().await?;
-                Ok(n)
             }
         })
     }

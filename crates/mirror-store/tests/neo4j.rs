@@ -18,7 +18,7 @@ use shakmaty::{CastlingMode, Chess, Color, fen::Epd};
 fn fresh(test: &str) -> Option<(mirror_testkit::Shared, Neo4jStore)> {
     let server = mirror_testkit::shared(&format!("neo4j::{test}"))?;
     let store = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("connect to Neo4j");
-    store.wipe_for_tests().expect("wipe");
+    mirror_store::neo4j::bench::wipe(&store).expect("wipe");
     Some((server, store))
 }
 
@@ -71,7 +71,7 @@ fn an_old_graph_is_refused_with_how_to_rebuild_it() {
     // Emptied, the same database is a new graph again.
     cypher("MATCH (n) DETACH DELETE n");
     let again = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("a new graph");
-    again.wipe_for_tests().expect("wipe");
+    mirror_store::neo4j::bench::wipe(&again).expect("wipe");
 }
 
 #[test]

@@ -269,24 +269,24 @@ fn bench_ingest_neo4j(
     // Warm the server (JIT, caches) with both ways on the first 100 games, so that neither
     // way pays for a cold JVM.
     for (g, c) in games.iter().take(100) {
-        neo.write_game_seed_style(user, g, *c)?;
+        mirror_store::neo4j::bench::write_game_seed_style(&neo, user, g, *c)?;
     }
-    neo.wipe_for_tests()?;
+    mirror_store::neo4j::bench::wipe(&neo)?;
     neo.write_batch(user, &Batch::from_games(games.iter().take(100))?)?;
-    neo.wipe_for_tests()?;
+    mirror_store::neo4j::bench::wipe(&neo)?;
     let t = std::time::Instant::now();
     let mut moves = 0u64;
     for (g, c) in &games {
-        moves += neo.write_game_seed_style(user, g, *c)?;
+        moves += mirror_store::neo4j::bench::write_game_seed_style(&neo, user, g, *c)?;
     }
     let seed_secs = t.elapsed().as_secs_f64();
-    neo.wipe_for_tests()?;
+    mirror_store::neo4j::bench::wipe(&neo)?;
     let t = std::time::Instant::now();
     for chunk in games.chunks(batch_size.max(1)) {
         neo.write_batch(user, &Batch::from_games(chunk)?)?;
     }
     let ours_secs = t.elapsed().as_secs_f64();
-    neo.wipe_for_tests()?;
+    mirror_store::neo4j::bench::wipe(&neo)?;
     let n = games.len() as f64;
     println!(
         "Neo4j at {}: the first {} games of {user}",
@@ -313,7 +313,7 @@ fn bench_ingest_neo4j(
     let secs = s.elapsed.as_secs_f64();
     let rows = neo.counts(user)?.edge_rows;
     let positions = neo.position_count()?;
-    neo.wipe_for_tests()?;
+    mirror_store::neo4j::bench::wipe(&neo)?;
     let e = embedded_ingest(&sources, &opts)?;
     let esecs = e.elapsed.as_secs_f64();
     println!(

@@ -43,10 +43,8 @@ impl Neo {
 }
 
 fn wipe(uri: &str) {
-    Neo4jStore::connect(Neo4jConfig::new(uri))
-        .expect("connect")
-        .wipe_for_tests()
-        .expect("wipe");
+    let store = Neo4jStore::connect(Neo4jConfig::new(uri)).expect("connect");
+    mirror_store::neo4j::bench::wipe(&store).expect("wipe");
 }
 
 /// The numbers of an ingest summary, without the time and the store's name.

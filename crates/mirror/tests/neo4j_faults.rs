@@ -42,10 +42,8 @@ fn ok(out: Output) -> String {
 }
 
 fn wipe(uri: &str) {
-    Neo4jStore::connect(Neo4jConfig::new(uri))
-        .expect("connect")
-        .wipe_for_tests()
-        .expect("wipe");
+    let store = Neo4jStore::connect(Neo4jConfig::new(uri)).expect("connect");
+    mirror_store::neo4j::bench::wipe(&store).expect("wipe");
 }
 
 fn ingest_args(batch: &str) -> Vec<String> {
