@@ -21,6 +21,8 @@ pub use engine::{BookView, Engine, EngineError, first_draw};
 pub use fallback::ModelFallback;
 pub use fallback::{Fallback, FallbackFactory, RandomLegal};
 pub use guard::Guard;
-pub use options::{EngineOptions, OPTION_NAMES, OptionError, canonical_name};
+pub use options::{
+    EngineOptions, KNOBS, Knob, KnobGroup, KnobKind, OptionError, canonical_name, knob, knob_names,
+};
 pub use outcomes::Outcomes;
 pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};

@@ -90,35 +90,400 @@ impl EngineOptions {
     }
 }
 
-/// The knobs [`EngineOptions::set`] knows, as written in a config file. UCI's CamelCase
-/// (`MinGames`) and HTTP's camelCase (`minGames`) name the same knobs: case, `_` and `-`
-/// do not matter.
-pub const OPTION_NAMES: [&str; 18] = [
-    "policy",
-    "tiers",
-    "min_games",
-    "seed",
-    "recent_months",
-    "recent_weight",
-    "guard",
-    "guard_top",
-    "guard_margin",
-    "sample",
-    "time_class",
-    "rated",
-    "since",
-    "until",
-    "opponent_rating",
-    "sources",
-    "game_time_class",
-    "context_weight",
+/// What a knob's value is: how each front end declares it (UCI's option type, the HTTP
+/// parameter's schema, the command line's value name) and the bounds [`EngineOptions::set`]
+/// checks.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum KnobKind {
+    /// Text the knob parses itself (a policy, tiers, a month, a list).
+    Text,
+    /// A whole number from `min` to `max`.
+    Int {
+        /// The least value.
+        min: i64,
+        /// The greatest value.
+        max: i64,
+    },
+    /// A number at least 0.
+    Weight,
+    /// `true` or `false` (also `on`/`off`, `yes`/`no`, `1`/`0`).
+    Bool,
+    /// One of these words.
+    Choice(&'static [&'static str]),
+}
+
+/// Which front-end group a knob belongs to.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum KnobGroup {
+    /// The engine's own: every front end offers it under its name, from this table.
+    Engine,
+    /// The filter of the player's games: the explorer filters the same way, so each front
+    /// end spells it in its shared filter group (the command line's `--time-class`,
+    /// `--rated`/`--casual`, HTTP's lichess names `speeds`, `modes`).
+    Filter,
+    /// The seed: each front end gives its own default (the clock, the server's sequence).
+    Seed,
+}
+
+/// One knob of the engine: its name (the config key; UCI's CamelCase `MinGames` and HTTP's
+/// camelCase `minGames` are the same name), what it does, its kind, and how it is read and
+/// set. Every front end declares its knobs from [`KNOBS`]: adding a knob is one entry
+/// here and its field in [`EngineOptions`].
+#[derive(Clone, Copy)]
+pub struct Knob {
+    /// The name, snake_case.
+    pub name: &'static str,
+    /// What it does (the flag's help, the HTTP parameter's description).
+    pub doc: &'static str,
+    /// Its kind.
+    pub kind: KnobKind,
+    /// Its group.
+    pub group: KnobGroup,
+    /// Its value in the options, as text [`EngineOptions::set`] takes ("" for none).
+    pub get: fn(&EngineOptions) -> String,
+    /// Sets it from text (after the kind's bounds are checked).
+    set: fn(&mut EngineOptions, &'static str, &str) -> Result<(), OptionError>,
+}
+
+impl std::fmt::Debug for Knob {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Knob")
+            .field("name", &self.name)
+            .field("kind", &self.kind)
+            .field("group", &self.group)
+            .finish()
+    }
+}
+
+impl Knob {
+    /// The name in UCI's spelling: `min_games` → `MinGames`.
+    pub fn uci_name(&self) -> String {
+        self.name
+            .split('_')
+            .map(|w| {
+                let mut c = w.chars();
+                c.next()
+                    .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
+                    .unwrap_or_default()
+            })
+            .collect()
+    }
+
+    /// The name in HTTP's spelling: `min_games` → `minGames`.
+    pub fn http_name(&self) -> String {
+        let upper = self.uci_name();
+        let mut c = upper.chars();
+        c.next()
+            .map(|f| f.to_ascii_lowercase().to_string() + c.as_str())
+            .unwrap_or_default()
+    }
+
+    /// The name as a command-line flag: `min_games` → `min-games`.
+    pub fn flag(&self) -> String {
+        self.name.replace('_', "-")
+    }
+}
+
+fn join<T: std::fmt::Display>(items: &[T]) -> String {
+    items
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn or_empty<T: std::fmt::Display>(v: Option<T>) -> String {
+    v.map_or(String::new(), |v| v.to_string())
+}
+
+/// A non-negative, finite weight.
+fn weight(name: &'static str, value: &str) -> Result<f64, OptionError> {
+    let w: f64 = parsed(name, value)?;
+    if !(w.is_finite() && w >= 0.0) {
+        return Err(invalid(name, value, "must be a non-negative number"));
+    }
+    Ok(w)
+}
+
+/// The guard's settings, which need the guard on.
+fn guard_mut<'a>(
+    o: &'a mut EngineOptions,
+    name: &'static str,
+    value: &str,
+) -> Result<&'a mut Guard, OptionError> {
+    o.guard
+        .as_mut()
+        .ok_or_else(|| invalid(name, value, "the guard is off"))
+}
+
+/// `since` or `until`, checked against the other.
+fn set_month(o: &mut EngineOptions, name: &'static str, value: &str) -> Result<(), OptionError> {
+    let m = month(name, value)?;
+    let (since, until) = if name == "since" {
+        (m, o.filter.until)
+    } else {
+        (o.filter.since, m)
+    };
+    if let (Some(s), Some(u)) = (since, until)
+        && s > u
+    {
+        return Err(invalid(
+            name,
+            value,
+            format!("since {s} is after until {u}"),
+        ));
+    }
+    o.filter.since = since;
+    o.filter.until = until;
+    Ok(())
+}
+
+/// Every knob of the engine, in the order the front ends list them.
+pub static KNOBS: &[Knob] = &[
+    Knob {
+        name: "policy",
+        doc: "How book positions are answered: tiers (the seed's win-rate tiers), habit[:W] \
+              (sampled by games played, the model's probabilities as W pseudo-games), \
+              likely[:W] (always the likeliest of those) or lower (the best 95% lower bound \
+              of the score).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Engine,
+        get: |o| o.policy.to_string(),
+        set: |o, _, v| {
+            o.policy = v
+                .parse()
+                .map_err(|e: ParsePolicyError| OptionError::Rejected(Box::new(e)))?;
+            o.model_weight = false;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "tiers",
+        doc: "The tiers policy's tiers, in order (default w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Engine,
+        get: |o| o.tiers.to_string(),
+        set: |o, _, v| {
+            o.tiers = v
+                .parse()
+                .map_err(|e: ParseTiersError| OptionError::Rejected(Box::new(e)))?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "min_games",
+        doc: "Book moves played in fewer games than this are left out (default 1).",
+        kind: KnobKind::Int {
+            min: 1,
+            max: 1_000_000,
+        },
+        group: KnobGroup::Engine,
+        get: |o| o.min_games.to_string(),
+        set: |o, n, v| {
+            o.min_games = parsed(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "seed",
+        doc: "Seed of the random choices: the same seed gives the same moves.",
+        kind: KnobKind::Int {
+            min: 0,
+            max: i64::MAX,
+        },
+        group: KnobGroup::Seed,
+        get: |o| o.seed.to_string(),
+        set: |o, n, v| {
+            o.seed = parsed(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "recent_months",
+        doc: "With habit/likely: games of the player's last N months (up to their newest \
+              game) count recent_weight extra (default 12; 0: off).",
+        kind: KnobKind::Int { min: 0, max: 1200 },
+        group: KnobGroup::Engine,
+        get: |o| o.recent_months.to_string(),
+        set: |o, n, v| {
+            o.recent_months = parsed(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "recent_weight",
+        doc: "The extra weight of a recent game (default 20).",
+        kind: KnobKind::Weight,
+        group: KnobGroup::Engine,
+        get: |o| o.recent_weight.to_string(),
+        set: |o, n, v| {
+            o.recent_weight = weight(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "guard",
+        doc: "The blunder guard on the model's moves (default true; false plays the model's \
+              first choice even when it gives material away).",
+        kind: KnobKind::Bool,
+        group: KnobGroup::Engine,
+        get: |o| o.guard.is_some().to_string(),
+        set: |o, n, v| {
+            o.guard = if boolean(n, v)? {
+                Some(o.guard.unwrap_or_default())
+            } else {
+                None
+            };
+            Ok(())
+        },
+    },
+    Knob {
+        name: "guard_top",
+        doc: "The guard checks this many of the model's best moves (default 64).",
+        kind: KnobKind::Int { min: 1, max: 256 },
+        group: KnobGroup::Engine,
+        get: |o| o.guard.unwrap_or_default().top.to_string(),
+        set: |o, n, v| {
+            let top = parsed(n, v)?;
+            guard_mut(o, n, v)?.top = top;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "guard_margin",
+        doc: "Centipawns of material a model move may lose against the best checked one \
+              (default 50).",
+        kind: KnobKind::Int {
+            min: 0,
+            max: 10_000,
+        },
+        group: KnobGroup::Engine,
+        get: |o| o.guard.unwrap_or_default().margin.to_string(),
+        set: |o, n, v| {
+            let margin = parsed(n, v)?;
+            guard_mut(o, n, v)?.margin = margin;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "sample",
+        doc: "Out of the book, sample the guarded model's distribution (true) or play its \
+              first choice (false).",
+        kind: KnobKind::Bool,
+        group: KnobGroup::Engine,
+        get: |o| o.sample.to_string(),
+        set: |o, n, v| {
+            o.sample = boolean(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "time_class",
+        doc: "Only the player's games of these time classes (comma-separated; empty: all).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Filter,
+        get: |o| join(&o.filter.time_classes),
+        set: |o, n, v| {
+            o.filter.time_classes = parsed_list::<TimeClass>(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "rated",
+        doc: "Only rated games (true), only casual ones (false), or any.",
+        kind: KnobKind::Choice(&["any", "true", "false"]),
+        group: KnobGroup::Filter,
+        get: |o| o.filter.rated.map_or("any".to_string(), |r| r.to_string()),
+        set: |o, n, v| {
+            o.filter.rated = match v.trim().to_ascii_lowercase().as_str() {
+                "any" | "" => None,
+                _ => Some(boolean(n, v)?),
+            };
+            Ok(())
+        },
+    },
+    Knob {
+        name: "since",
+        doc: "Only games from this month on (YYYY-MM; empty: no limit).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Filter,
+        get: |o| or_empty(o.filter.since),
+        set: set_month,
+    },
+    Knob {
+        name: "until",
+        doc: "Only games up to this month (YYYY-MM; empty: no limit).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Filter,
+        get: |o| or_empty(o.filter.until),
+        set: set_month,
+    },
+    Knob {
+        name: "opponent_rating",
+        doc: "Only games against opponents rated MIN-MAX.",
+        kind: KnobKind::Text,
+        group: KnobGroup::Filter,
+        get: |o| or_empty(o.filter.opponent_rating),
+        set: |o, n, v| {
+            o.filter.opponent_rating = if v.trim().is_empty() {
+                None
+            } else {
+                Some(parsed(n, v)?)
+            };
+            Ok(())
+        },
+    },
+    Knob {
+        name: "sources",
+        doc: "Only games from these sites: chesscom, lichess, otb (comma-separated).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Filter,
+        get: |o| join(&o.filter.sources),
+        set: |o, n, v| {
+            o.filter.sources = parsed_list::<GameSource>(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "game_time_class",
+        doc: "The time class of the game being played: bullet, blitz, rapid, classical or \
+              daily (empty: unknown).",
+        kind: KnobKind::Text,
+        group: KnobGroup::Engine,
+        get: |o| or_empty(o.game_time_class),
+        set: |o, n, v| {
+            o.game_time_class = if v.trim().is_empty() {
+                None
+            } else {
+                Some(parsed(n, v)?)
+            };
+            Ok(())
+        },
+    },
+    Knob {
+        name: "context_weight",
+        doc: "With habit/likely: the player's games of game_time_class count this many times \
+              extra, times recency's weight (0: off).",
+        kind: KnobKind::Weight,
+        group: KnobGroup::Engine,
+        get: |o| o.context_weight.to_string(),
+        set: |o, n, v| {
+            o.context_weight = weight(n, v)?;
+            Ok(())
+        },
+    },
 ];
+
+/// The knobs' names, as written in a config file.
+pub fn knob_names() -> Vec<&'static str> {
+    KNOBS.iter().map(|k| k.name).collect()
+}
 
 /// A knob that could not be set.
 #[derive(Debug, thiserror::Error)]
 pub enum OptionError {
     /// No such knob.
-    #[error("unknown engine option {0:?}; the options are {names}", names = OPTION_NAMES.join(", "))]
+    #[error("unknown engine option {0:?}; the options are {names}", names = knob_names().join(", "))]
     Unknown(String),
     /// The knob's own parser refused the value (its message names the knob and value).
     #[error(transparent)]
@@ -138,6 +503,11 @@ pub enum OptionError {
 
 /// The canonical name of a knob: `MinGames`, `minGames`, `min-games` → `min_games`.
 pub fn canonical_name(name: &str) -> Option<&'static str> {
+    knob(name).map(|k| k.name)
+}
+
+/// The knob named `name` in any spelling (`MinGames`, `minGames`, `min-games`).
+pub fn knob(name: &str) -> Option<&'static Knob> {
     let squash = |s: &str| -> String {
         s.chars()
             .filter(|c| !matches!(c, '_' | '-' | ' '))
@@ -145,7 +515,7 @@ pub fn canonical_name(name: &str) -> Option<&'static str> {
             .collect()
     };
     let wanted = squash(name);
-    OPTION_NAMES.into_iter().find(|n| squash(n) == wanted)
+    KNOBS.iter().find(|k| squash(k.name) == wanted)
 }
 
 fn invalid(name: &'static str, value: &str, why: impl Into<String>) -> OptionError {
@@ -205,122 +575,20 @@ impl EngineOptions {
     /// `game_time_class` forgets it; `rated` takes `true`
     /// (rated games only), `false` (casual only) or `any`. On error nothing changes.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
-        let name = canonical_name(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
-        match name {
-            "policy" => {
-                self.policy = value
-                    .parse()
-                    .map_err(|e: ParsePolicyError| OptionError::Rejected(Box::new(e)))?;
-                self.model_weight = false;
+        let knob = knob(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
+        if let KnobKind::Int { min, max } = knob.kind {
+            let n: i64 = parsed(knob.name, value)?;
+            if n < min {
+                return Err(invalid(knob.name, value, format!("must be at least {min}")));
             }
-            "tiers" => {
-                self.tiers = value
-                    .parse()
-                    .map_err(|e: ParseTiersError| OptionError::Rejected(Box::new(e)))?;
+            if n > max {
+                return Err(invalid(knob.name, value, format!("must be at most {max}")));
             }
-            "min_games" => {
-                let n: u32 = parsed(name, value)?;
-                if n == 0 {
-                    return Err(invalid(name, value, "must be at least 1"));
-                }
-                self.min_games = n;
-            }
-            "seed" => self.seed = parsed(name, value)?,
-            "recent_months" => {
-                let n: u32 = parsed(name, value)?;
-                if n > 1200 {
-                    return Err(invalid(name, value, "at most 1200 months"));
-                }
-                self.recent_months = n;
-            }
-            "recent_weight" => {
-                let w: f64 = parsed(name, value)?;
-                if !(w.is_finite() && w >= 0.0) {
-                    return Err(invalid(name, value, "must be a non-negative number"));
-                }
-                self.recent_weight = w;
-            }
-            "guard" => {
-                self.guard = if boolean(name, value)? {
-                    Some(self.guard.unwrap_or_default())
-                } else {
-                    None
-                };
-            }
-            "guard_top" | "guard_margin" => {
-                let Some(mut g) = self.guard else {
-                    return Err(invalid(name, value, "the guard is off"));
-                };
-                if name == "guard_top" {
-                    let n: usize = parsed(name, value)?;
-                    if n == 0 {
-                        return Err(invalid(name, value, "must be at least 1"));
-                    }
-                    g.top = n;
-                } else {
-                    let cp: i32 = parsed(name, value)?;
-                    if cp < 0 {
-                        return Err(invalid(name, value, "must be at least 0 centipawns"));
-                    }
-                    g.margin = cp;
-                }
-                self.guard = Some(g);
-            }
-            "sample" => self.sample = boolean(name, value)?,
-            "time_class" => {
-                self.filter.time_classes = parsed_list::<TimeClass>(name, value)?;
-            }
-            "rated" => {
-                self.filter.rated = match value.trim().to_ascii_lowercase().as_str() {
-                    "any" | "" => None,
-                    _ => Some(boolean(name, value)?),
-                };
-            }
-            "since" | "until" => {
-                let m = month(name, value)?;
-                let (since, until) = if name == "since" {
-                    (m, self.filter.until)
-                } else {
-                    (self.filter.since, m)
-                };
-                if let (Some(s), Some(u)) = (since, until)
-                    && s > u
-                {
-                    return Err(invalid(
-                        name,
-                        value,
-                        format!("since {s} is after until {u}"),
-                    ));
-                }
-                self.filter.since = since;
-                self.filter.until = until;
-            }
-            "opponent_rating" => {
-                self.filter.opponent_rating = if value.trim().is_empty() {
-                    None
-                } else {
-                    Some(parsed(name, value)?)
-                };
-            }
-            "sources" => {
-                self.filter.sources = parsed_list::<GameSource>(name, value)?;
-            }
-            "game_time_class" => {
-                self.game_time_class = if value.trim().is_empty() {
-                    None
-                } else {
-                    Some(parsed(name, value)?)
-                };
-            }
-            "context_weight" => {
-                let w: f64 = parsed(name, value)?;
-                if !(w.is_finite() && w >= 0.0) {
-                    return Err(invalid(name, value, "must be a non-negative number"));
-                }
-                self.context_weight = w;
-            }
-            _ => unreachable!("canonical_name only returns OPTION_NAMES"),
         }
+        // On error nothing changes: the knob sets a copy.
+        let mut next = self.clone();
+        (knob.set)(&mut next, knob.name, value)?;
+        *self = next;
         Ok(())
     }
 }

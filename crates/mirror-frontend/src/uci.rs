@@ -1,7 +1,7 @@
 //! The UCI protocol, so any chess GUI or match runner can play the mirror.
 //!
 //! Supported: `uci`, `isready`, `ucinewgame`, `setoption` (Player, and every engine
-//! option of [`mirror_engine::OPTION_NAMES`] in CamelCase: Policy, Tiers, MinGames, Seed,
+//! option of [`mirror_engine::KNOBS`] in CamelCase: Policy, Tiers, MinGames, Seed,
 //! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, Sample, TimeClass, Rated, Since,
 //! Until, OpponentRating, Sources, GameTimeClass, ContextWeight), `position startpos|fen ...
 //! [moves ...]`, `go` with any time control (the mirror answers at once; with `infinite` or
@@ -12,7 +12,7 @@
 use std::io::{self, BufRead, Write};
 
 use mirror_core::{TimeClass, notation, time::Convention};
-use mirror_engine::{Book, Engine, EngineError, Fallback, OPTION_NAMES, canonical_name};
+use mirror_engine::{Book, Engine, EngineError, Fallback, KNOBS, KnobKind, canonical_name};
 use shakmaty::{Chess, Color, Move, Position};
 
 /// The time class a `go` command's clock shows, with the seconds and increment it read:
@@ -130,84 +130,42 @@ fn set_option<S: Book>(
     Ok(name)
 }
 
-/// The UCI name of an engine option: `min_games` → `MinGames`.
-/// Items comma-separated, as the list options take them.
-fn joined<T: std::fmt::Display>(items: &[T]) -> String {
-    items
-        .iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-fn uci_name(name: &str) -> String {
-    name.split('_')
-        .map(|w| {
-            let mut c = w.chars();
-            c.next()
-                .map(|f| f.to_ascii_uppercase().to_string() + c.as_str())
-                .unwrap_or_default()
-        })
-        .collect()
-}
-
-/// The `option` lines of the `uci` answer: Player, then every engine option with its
-/// current value as default.
+/// The `option` lines of the `uci` answer: Player, then every knob of
+/// [`mirror_engine::KNOBS`] with its current value as default (the policy in force: with
+/// the model's own weight, the one it gives).
 fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
     let o = engine.options();
     let mut lines = vec![format!(
         "option name Player type string default {}",
         engine.player()
     )];
-    for name in OPTION_NAMES {
-        debug_assert_eq!(canonical_name(&uci_name(name)), Some(name));
-        let text = |v: String| if v.is_empty() { "<empty>".into() } else { v };
-        let month =
-            |m: Option<mirror_core::time::Month>| text(m.map_or(String::new(), |m| m.to_string()));
-        let kind = match name {
-            "policy" => format!("string default {}", engine.policy()),
-            "tiers" => format!("string default {}", o.tiers),
-            "min_games" => format!("spin default {} min 1 max 1000000", o.min_games),
-            "seed" => format!(
-                "spin default {} min 0 max 2147483647",
-                o.seed.min(2_147_483_647)
-            ),
-            "recent_months" => format!("spin default {} min 0 max 1200", o.recent_months),
-            "recent_weight" => format!("string default {}", o.recent_weight),
-            "guard" => format!("check default {}", o.guard.is_some()),
-            "guard_top" => format!(
-                "spin default {} min 1 max 256",
-                o.guard.unwrap_or_default().top
-            ),
-            "guard_margin" => format!(
-                "spin default {} min 0 max 10000",
-                o.guard.unwrap_or_default().margin
-            ),
-            "sample" => format!("check default {}", o.sample),
-            "time_class" => format!("string default {}", text(joined(&o.filter.time_classes))),
-            "rated" => format!(
-                "combo default {} var any var true var false",
-                o.filter.rated.map_or("any".to_string(), |r| r.to_string())
-            ),
-            "since" => format!("string default {}", month(o.filter.since)),
-            "until" => format!("string default {}", month(o.filter.until)),
-            "opponent_rating" => format!(
-                "string default {}",
-                text(
-                    o.filter
-                        .opponent_rating
-                        .map_or(String::new(), |r| r.to_string())
-                )
-            ),
-            "sources" => format!("string default {}", text(joined(&o.filter.sources))),
-            "game_time_class" => format!(
-                "string default {}",
-                text(o.game_time_class.map_or(String::new(), |t| t.to_string()))
-            ),
-            "context_weight" => format!("string default {}", o.context_weight),
-            other => unreachable!("option {other} has no UCI form"),
+    for knob in KNOBS {
+        let value = if knob.name == "policy" {
+            engine.policy().to_string()
+        } else {
+            (knob.get)(o)
         };
-        lines.push(format!("option name {} type {kind}", uci_name(name)));
+        let kind = match knob.kind {
+            // GUIs keep spins in 32 bits.
+            KnobKind::Int { min, max } => {
+                let max = max.min(2_147_483_647);
+                let default = value.parse::<i64>().map_or(min, |v| v.clamp(min, max));
+                format!("spin default {default} min {min} max {max}")
+            }
+            KnobKind::Bool => format!("check default {value}"),
+            KnobKind::Choice(words) => format!(
+                "combo default {value}{}",
+                words
+                    .iter()
+                    .map(|w| format!(" var {w}"))
+                    .collect::<String>()
+            ),
+            KnobKind::Text | KnobKind::Weight if value.is_empty() => {
+                "string default <empty>".to_string()
+            }
+            KnobKind::Text | KnobKind::Weight => format!("string default {value}"),
+        };
+        lines.push(format!("option name {} type {kind}", knob.uci_name()));
     }
     lines
 }
@@ -348,11 +306,26 @@ mod tests {
 
     #[test]
     fn every_engine_option_has_a_uci_name_that_maps_back() {
-        for name in OPTION_NAMES {
-            assert_eq!(canonical_name(&uci_name(name)), Some(name), "{name}");
+        for knob in KNOBS {
+            assert_eq!(
+                canonical_name(&knob.uci_name()),
+                Some(knob.name),
+                "{}",
+                knob.name
+            );
         }
-        assert_eq!(uci_name("min_games"), "MinGames");
-        assert_eq!(uci_name("time_class"), "TimeClass");
+        assert_eq!(
+            mirror_engine::knob("min_games")
+                .map(|k| k.uci_name())
+                .as_deref(),
+            Some("MinGames")
+        );
+        assert_eq!(
+            mirror_engine::knob("time_class")
+                .map(|k| k.http_name())
+                .as_deref(),
+            Some("timeClass")
+        );
     }
 
     /// A book with no moves (the option parser never reads it).

@@ -1,10 +1,6 @@
 //! The retrying GET both sources use.
 
-use std::{
-    fmt,
-    sync::Arc,
-    time::Duration,
-};
+use std::{fmt, sync::Arc, time::Duration};
 
 use reqwest::{StatusCode, header};
 use serde::Deserialize;

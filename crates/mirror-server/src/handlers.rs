@@ -644,13 +644,65 @@ pub(crate) async fn players<S: GraphStore + Send + Sync + 'static>(
         .await
 }
 
-/// The OpenAPI document of this API (kept true by the tests: its parameters are the
-/// endpoints' own, and schemathesis checks every answer against it).
-pub const OPENAPI: &str = include_str!("../openapi.json");
+/// The OpenAPI document as written (`openapi.json`), before the engine's knobs are added.
+const OPENAPI_FILE: &str = include_str!("../openapi.json");
+
+/// The schema of a knob's value as a query parameter.
+fn knob_schema(kind: mirror_engine::KnobKind) -> serde_json::Value {
+    use mirror_engine::KnobKind;
+    match kind {
+        KnobKind::Int { min, max } => {
+            serde_json::json!({ "type": "integer", "minimum": min, "maximum": max })
+        }
+        KnobKind::Bool => serde_json::json!({ "type": "string", "enum": ["true", "false"] }),
+        KnobKind::Choice(words) => serde_json::json!({ "type": "string", "enum": words }),
+        KnobKind::Weight | KnobKind::Text => serde_json::json!({ "type": "string" }),
+    }
+}
+
+/// The OpenAPI document of this API: `openapi.json` with `/api/v1/move`'s knobs from
+/// the engine's table ([`mirror_engine::KNOBS`]), as parameters and as body properties
+/// (kept true by the tests: its parameters are the endpoints' own, and schemathesis checks
+/// every answer against it).
+pub fn openapi_document() -> &'static str {
+    static DOC: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+        let mut doc: serde_json::Value = serde_json::from_str(OPENAPI_FILE)
+            .expect("openapi.json is JSON (a test reads it at every build)");
+        let knobs: Vec<&mirror_engine::Knob> = mirror_engine::KNOBS
+            .iter()
+            .filter(|k| k.group == mirror_engine::KnobGroup::Engine)
+            .collect();
+        let op = &mut doc["paths"]["/api/v1/move"];
+        if let Some(params) = op["get"]["parameters"].as_array_mut() {
+            params.extend(knobs.iter().map(|k| {
+                serde_json::json!({
+                    "name": k.http_name(),
+                    "in": "query",
+                    "required": false,
+                    "description": k.doc,
+                    "schema": knob_schema(k.kind),
+                })
+            }));
+        }
+        let body =
+            &mut op["post"]["requestBody"]["content"]["application/json"]["schema"]["properties"];
+        let any = body["seed"].clone();
+        if let Some(props) = body.as_object_mut() {
+            for k in &knobs {
+                props.insert(k.http_name(), any.clone());
+            }
+        }
+        doc.to_string()
+    });
+    &DOC
+}
 
 /// `GET /api/v1/openapi.json`.
 pub(crate) async fn openapi() -> impl IntoResponse {
-    ([(header::CONTENT_TYPE, "application/json")], OPENAPI)
+    (
+        [(header::CONTENT_TYPE, "application/json")],
+        openapi_document(),
+    )
 }
 
 /// `GET /health`: the store answers.

@@ -29,7 +29,7 @@ mod handlers;
 pub mod jobs;
 pub mod listen;
 
-pub use handlers::OPENAPI;
+pub use handlers::openapi_document;
 pub mod metrics;
 pub mod params;
 pub mod response;

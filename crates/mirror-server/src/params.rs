@@ -24,30 +24,47 @@ fn bad(msg: impl Into<String>) -> ApiError {
 }
 
 /// A per-endpoint query: one `Option<String>` per parameter the endpoint reads, taken out of
-/// the raw parameters by name; anything left over is a 400 naming it (a typo, or a
+/// the raw parameters by name, and the groups it shares with other endpoints (`+ filters:
+/// FilterQuery`, the engine's knobs); anything left over is a 400 naming it (a typo, or a
 /// parameter of another endpoint, would otherwise be dropped silently).
 macro_rules! query {
-    ($(#[$doc:meta])* $name:ident { $($(#[$fdoc:meta])* $field:ident = $key:literal,)* }) => {
+    ($(#[$doc:meta])* $name:ident {
+        $($(#[$fdoc:meta])* $field:ident = $key:literal,)*
+    } $(+ $(#[$gdoc:meta])* $group:ident: $gty:ident)*) => {
         $(#[$doc])*
         #[derive(Debug, Default)]
         pub struct $name {
             $($(#[$fdoc])* pub $field: Option<String>,)*
+            $($(#[$gdoc])* pub $group: $gty,)*
         }
 
         impl $name {
-            /// The parameters this endpoint reads, as sent.
-            pub const PARAMS: &'static [&'static str] = &[$($key),*];
+            /// The parameters this endpoint reads, as sent: its own, then its groups'.
+            pub fn params() -> Vec<String> {
+                #[allow(unused_mut)]
+                let mut all: Vec<String> = [$($key),*].iter().map(ToString::to_string).collect();
+                $(all.extend(<$gty>::params());)*
+                all
+            }
+
+            /// Takes this endpoint's parameters out of `raw`, leaving the others.
+            pub fn take(raw: &mut Raw) -> $name {
+                $name {
+                    $($field: raw.remove($key),)*
+                    $($group: <$gty>::take(raw),)*
+                }
+            }
 
             /// Takes this endpoint's parameters out of `raw`; any other is an error.
             pub fn from_raw(mut raw: Raw) -> Result<$name, ApiError> {
-                let query = $name { $($field: raw.remove($key),)* };
+                let query = Self::take(&mut raw);
                 let mut unknown: Vec<String> = raw.into_keys().collect();
                 unknown.sort_unstable();
                 match unknown.first() {
                     None => Ok(query),
                     Some(k) => Err(bad(format!(
                         "unknown parameter {k:?} for this endpoint; it takes: {}",
-                        Self::PARAMS.join(", ")
+                        Self::params().join(", ")
                     ))),
                 }
             }
@@ -55,18 +72,66 @@ macro_rules! query {
     };
 }
 
+query! {
+    /// The games an endpoint looks at, shared by every endpoint that reads the player's
+    /// games (the colour is each endpoint's own).
+    FilterQuery {
+        /// Time classes.
+        speeds = "speeds",
+        /// `true`/`false`.
+        rated = "rated",
+        /// lichess's `rated`/`casual`.
+        modes = "modes",
+        /// First month.
+        since = "since",
+        /// Last month.
+        until = "until",
+        /// The opponent's rating range, `MIN-MAX`.
+        opponent_rating = "opponentRating",
+        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+        sources = "sources",
+    }
+}
+
+/// The engine's own knobs ([`mirror_engine::KNOBS`], group `Engine`) by their HTTP names
+/// (`minGames`), as sent, in the table's order.
+#[derive(Debug, Default)]
+pub struct KnobQuery(pub Vec<(&'static mirror_engine::Knob, String)>);
+
+impl KnobQuery {
+    fn knobs() -> impl Iterator<Item = &'static mirror_engine::Knob> {
+        mirror_engine::KNOBS
+            .iter()
+            .filter(|k| k.group == mirror_engine::KnobGroup::Engine)
+    }
+
+    /// The knobs' HTTP names.
+    pub fn params() -> Vec<String> {
+        Self::knobs().map(mirror_engine::Knob::http_name).collect()
+    }
+
+    /// Takes the knobs given out of `raw`.
+    pub fn take(raw: &mut Raw) -> KnobQuery {
+        KnobQuery(
+            Self::knobs()
+                .filter_map(|k| raw.remove(&k.http_name()).map(|v| (k, v)))
+                .collect(),
+        )
+    }
+}
+
 /// The filter parameters of a query struct (they share their names), with `color`.
 macro_rules! filter_text {
     ($q:expr, $color:expr) => {
         FilterText {
             color: $color,
-            speeds: $q.speeds.as_deref(),
-            rated: $q.rated.as_deref(),
-            modes: $q.modes.as_deref(),
-            since: $q.since.as_deref(),
-            until: $q.until.as_deref(),
-            opponent_rating: $q.opponent_rating.as_deref(),
-            sources: $q.sources.as_deref(),
+            speeds: $q.filters.speeds.as_deref(),
+            rated: $q.filters.rated.as_deref(),
+            modes: $q.filters.modes.as_deref(),
+            since: $q.filters.since.as_deref(),
+            until: $q.filters.until.as_deref(),
+            opponent_rating: $q.filters.opponent_rating.as_deref(),
+            sources: $q.filters.sources.as_deref(),
         }
     };
 }
@@ -83,45 +148,12 @@ query! {
         moves = "moves",
         /// lichess's name for `moves`.
         play = "play",
-        /// Time classes.
-        speeds = "speeds",
-        /// `true`/`false`.
-        rated = "rated",
-        /// lichess's `rated`/`casual`.
-        modes = "modes",
-        /// First month.
-        since = "since",
-        /// Last month.
-        until = "until",
-        /// The opponent's rating range, `MIN-MAX`.
-        opponent_rating = "opponentRating",
-        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
-        sources = "sources",
         /// Seed of the engine's random choices.
         seed = "seed",
-        /// Book policy.
-        policy = "policy",
-        /// The tiers of the tiers policy.
-        tiers = "tiers",
-        /// Minimum games per book move.
-        min_games = "minGames",
-        /// Recent months counted extra.
-        recent_months = "recentMonths",
-        /// The extra weight of a recent game.
-        recent_weight = "recentWeight",
-        /// The blunder guard on or off.
-        guard = "guard",
-        /// Model moves the guard checks.
-        guard_top = "guardTop",
-        /// Centipawns a guarded move may lose.
-        guard_margin = "guardMargin",
-        /// Sample the guarded model out of the book (default true) or play its first choice.
-        sample = "sample",
-        /// The time class of the game being played.
-        game_time_class = "gameTimeClass",
-        /// The extra weight of the player's games of that time class.
-        context_weight = "contextWeight",
-    }
+    } + /// Whose games.
+        filters: FilterQuery
+      + /// The engine's knobs.
+        knobs: KnobQuery
 }
 
 query! {
@@ -138,23 +170,10 @@ query! {
         play = "play",
         /// The player's colour (default: the side to move).
         color = "color",
-        /// Time classes.
-        speeds = "speeds",
-        /// `true`/`false`.
-        rated = "rated",
-        /// lichess's `rated`/`casual`.
-        modes = "modes",
-        /// First month.
-        since = "since",
-        /// Last month.
-        until = "until",
-        /// The opponent's rating range, `MIN-MAX`.
-        opponent_rating = "opponentRating",
-        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
-        sources = "sources",
         /// How many of the newest games to list.
         recent_games = "recentGames",
-    }
+    } + /// Whose games.
+        filters: FilterQuery
 }
 
 query! {
@@ -164,27 +183,14 @@ query! {
         user = "user",
         /// Only the player's games with this colour.
         color = "color",
-        /// Time classes.
-        speeds = "speeds",
-        /// `true`/`false`.
-        rated = "rated",
-        /// lichess's `rated`/`casual`.
-        modes = "modes",
-        /// First month.
-        since = "since",
-        /// Last month.
-        until = "until",
-        /// The opponent's rating range, `MIN-MAX`.
-        opponent_rating = "opponentRating",
-        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
-        sources = "sources",
         /// Positions reached in fewer games are left out (default 10).
         min_games = "minGames",
         /// A reply met in at most this many games is a surprise (default 2).
         rare = "rare",
         /// Items per list at most (default 10, at most 100).
         limit = "limit",
-    }
+    } + /// Whose games.
+        filters: FilterQuery
 }
 
 /// What `/api/v1/report` asks, checked.
@@ -262,24 +268,10 @@ impl MoveQuery {
         };
         // The engine's own knobs, checked as everywhere else (`EngineOptions::set`); the
         // guard's switch before its settings.
-        for (key, value) in [
-            ("policy", &self.policy),
-            ("tiers", &self.tiers),
-            ("minGames", &self.min_games),
-            ("recentMonths", &self.recent_months),
-            ("recentWeight", &self.recent_weight),
-            ("guard", &self.guard),
-            ("guardTop", &self.guard_top),
-            ("guardMargin", &self.guard_margin),
-            ("sample", &self.sample),
-            ("gameTimeClass", &self.game_time_class),
-            ("contextWeight", &self.context_weight),
-        ] {
-            if let Some(v) = value {
-                options
-                    .set(key, v)
-                    .map_err(|e| bad(format!("{key}: {e}")))?;
-            }
+        for (knob, value) in &self.knobs.0 {
+            options
+                .set(knob.name, value)
+                .map_err(|e| bad(format!("{}: {e}", knob.http_name())))?;
         }
         let seed = number::<u64>("seed", self.seed.as_deref())?;
         Ok(MoveRequest {
@@ -302,21 +294,8 @@ query! {
         key = "key",
         /// Only the player's games with this colour.
         color = "color",
-        /// Time classes.
-        speeds = "speeds",
-        /// `true`/`false`.
-        rated = "rated",
-        /// lichess's `rated`/`casual`.
-        modes = "modes",
-        /// First month.
-        since = "since",
-        /// Last month.
-        until = "until",
-        /// The opponent's rating range, `MIN-MAX`.
-        opponent_rating = "opponentRating",
-        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
-        sources = "sources",
-    }
+    } + /// Whose games.
+        filters: FilterQuery
 }
 
 query! {

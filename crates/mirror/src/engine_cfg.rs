@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context;
 use clap::Args;
 use mirror_core::TimeClass;
-use mirror_engine::{EngineOptions, Policy, Tiers};
+use mirror_engine::{EngineOptions, KNOBS, Knob, KnobGroup, KnobKind};
 
 use crate::cli::FilterArgs;
 
@@ -30,57 +30,68 @@ pub struct EngineArgs {
     pub knobs: EngineKnobs,
 }
 
-/// The engine's knobs as flags, shared by `play`, `uci` and `eval`.
-#[derive(Args, Debug, Clone, Default)]
+/// The engine's knobs as flags, shared by `play`, `uci` and `eval`: one flag per knob of
+/// the engine's table ([`mirror_engine::KNOBS`], group `Engine`: `--min-games N`, `--guard
+/// false`, ...), declared from it, and the filter group shared with `explore`.
+#[derive(Debug, Clone, Default)]
 pub struct EngineKnobs {
-    /// How book positions are answered: tiers (the seed's win-rate tiers), habit[:W]
-    /// (sampled by games played, the model's probabilities as W pseudo-games) or
-    /// likely[:W] (always the likeliest of those). Default: habit:1 for play; for uci and
-    /// eval likely with the model's own weight (chosen on the player's validation games by
-    /// `mirror train`), likely:30 for a model without one.
-    #[arg(long)]
-    pub policy: Option<Policy>,
-    /// The sampler's tiers, in order (default "w>0.5,wd>0.5,w>0.4,wd>0.4,wd>0.3,wd>0").
-    #[arg(long)]
-    pub tiers: Option<Tiers>,
-    /// Leave out book moves played in fewer games than this (default 1).
-    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
-    pub min_games: Option<u32>,
-    /// Play the model's first choice even when it gives material away (no blunder guard).
-    #[arg(long, conflicts_with_all = ["guard_top", "guard_margin"])]
-    pub no_guard: bool,
-    /// The guard checks this many of the model's best moves (default 64).
-    #[arg(long)]
-    pub guard_top: Option<usize>,
-    /// Centipawns of material a model move may lose against the best checked one
-    /// (default 50).
-    #[arg(long)]
-    pub guard_margin: Option<i32>,
-    /// Out of the book, sample the guarded model's distribution (true) or play its first
-    /// choice (false). Default: true for play, false for uci and eval.
-    #[arg(long)]
-    pub sample: Option<bool>,
-    /// With habit/likely: games of the player's last N months (up to their newest game)
-    /// count --recent-weight extra (default 12; 0: off).
-    #[arg(long)]
-    pub recent_months: Option<u32>,
-    /// The extra weight of a recent game (default 20).
-    #[arg(long)]
-    pub recent_weight: Option<f64>,
-    /// With habit/likely: the player's games of --game-time-class count this many times
-    /// extra, times recency's weight (default: 10 for uci and eval, 0 for play: it
-    /// sharpens the choice away from the player's variety).
-    #[arg(long)]
-    pub context_weight: Option<f64>,
-    /// The time class of the game being played: bullet, blitz, rapid, classical or daily
-    /// (eval answers each test position with its own game's).
-    #[arg(long, value_name = "CLASS")]
-    pub game_time_class: Option<TimeClass>,
-    #[command(flatten)]
+    /// The knobs given, by name, in the table's order.
+    pub given: Vec<(&'static str, String)>,
+    /// Which of the player's games count.
     pub filters: FilterArgs,
 }
 
+fn engine_knobs() -> impl Iterator<Item = &'static Knob> {
+    KNOBS.iter().filter(|k| k.group == KnobGroup::Engine)
+}
+
+impl clap::FromArgMatches for EngineKnobs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        Ok(EngineKnobs {
+            given: engine_knobs()
+                .filter_map(|k| m.get_one::<String>(k.name).map(|v| (k.name, v.clone())))
+                .collect(),
+            filters: FilterArgs::from_arg_matches(m)?,
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for EngineKnobs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        let cmd = engine_knobs().fold(cmd, |cmd, k| {
+            let value = match k.kind {
+                KnobKind::Int { .. } => "N",
+                KnobKind::Weight => "W",
+                KnobKind::Bool => "BOOL",
+                KnobKind::Choice(_) | KnobKind::Text => "VALUE",
+            };
+            cmd.arg(
+                clap::Arg::new(k.name)
+                    .long(k.flag())
+                    .help(k.doc)
+                    .value_name(value)
+                    .action(clap::ArgAction::Set),
+            )
+        });
+        FilterArgs::augment_args(cmd)
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
 impl EngineKnobs {
+    /// Whether the knob `name` was given.
+    pub fn sets(&self, name: &str) -> bool {
+        self.given.iter().any(|(n, _)| *n == name)
+    }
+
     /// Applies the flags given over `opts`, each checked by [`EngineOptions::set`].
     pub fn apply(&self, opts: &mut EngineOptions) -> anyhow::Result<()> {
         let mut set = |name: &str, value: Option<String>| -> anyhow::Result<()> {
@@ -90,34 +101,9 @@ impl EngineKnobs {
             }
             Ok(())
         };
-        let text = |v: Option<&dyn ToString>| v.map(|v| v.to_string());
-        set("policy", text(self.policy.as_ref().map(|v| v as _)))?;
-        set("tiers", text(self.tiers.as_ref().map(|v| v as _)))?;
-        set("min_games", text(self.min_games.as_ref().map(|v| v as _)))?;
-        set(
-            "recent_months",
-            text(self.recent_months.as_ref().map(|v| v as _)),
-        )?;
-        set(
-            "recent_weight",
-            text(self.recent_weight.as_ref().map(|v| v as _)),
-        )?;
-        set(
-            "context_weight",
-            text(self.context_weight.as_ref().map(|v| v as _)),
-        )?;
-        set(
-            "game_time_class",
-            text(self.game_time_class.as_ref().map(|v| v as _)),
-        )?;
-
-        set("guard", self.no_guard.then(|| "false".to_string()))?;
-        set("sample", text(self.sample.as_ref().map(|v| v as _)))?;
-        set("guard_top", text(self.guard_top.as_ref().map(|v| v as _)))?;
-        set(
-            "guard_margin",
-            text(self.guard_margin.as_ref().map(|v| v as _)),
-        )?;
+        for (name, value) in &self.given {
+            set(name, Some(value.clone()))?;
+        }
         let f = &self.filters;
         if !f.time_class.is_empty() {
             set("time_class", Some(list(&f.time_class)))?;
@@ -239,4 +225,54 @@ pub fn resolve(args: &EngineArgs, defaults: EngineOptions) -> anyhow::Result<Res
         options,
         seed_from_clock,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(clap::Parser)]
+    struct Flags {
+        #[command(flatten)]
+        knobs: EngineKnobs,
+    }
+
+    #[test]
+    fn every_engine_knob_of_the_table_is_a_flag_checked_by_the_engine() {
+        let cmd = <EngineKnobs as clap::Args>::augment_args(clap::Command::new("x"));
+        for k in KNOBS.iter().filter(|k| k.group == KnobGroup::Engine) {
+            assert!(
+                cmd.get_arguments()
+                    .any(|a| a.get_long() == Some(k.flag().as_str())),
+                "--{} is missing",
+                k.flag()
+            );
+        }
+        let flags = <Flags as clap::Parser>::try_parse_from([
+            "x",
+            "--min-games",
+            "3",
+            "--guard-margin",
+            "120",
+            "--context-weight",
+            "2.5",
+            "--rated",
+        ])
+        .expect("flags");
+        let mut opts = EngineOptions::default();
+        flags.knobs.apply(&mut opts).expect("apply");
+        assert_eq!(opts.min_games, 3);
+        assert_eq!(opts.guard.map(|g| g.margin), Some(120));
+        assert_eq!(opts.context_weight, 2.5);
+        assert_eq!(opts.filter.rated, Some(true));
+        let flags =
+            <Flags as clap::Parser>::try_parse_from(["x", "--guard", "false", "--guard-top", "3"])
+                .expect("flags");
+        let e = flags.knobs.apply(&mut opts).expect_err("no guard to tune");
+        assert!(format!("{e:#}").contains("--guard-top"), "{e:#}");
+        let flags =
+            <Flags as clap::Parser>::try_parse_from(["x", "--min-games", "0"]).expect("flags");
+        let e = flags.knobs.apply(&mut opts).expect_err("0 games");
+        assert!(format!("{e:#}").contains("at least 1"), "{e:#}");
+    }
 }

@@ -112,7 +112,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.who.user)?;
     anyhow::ensure!(
-        args.knobs.game_time_class.is_none(),
+        !args.knobs.sets("game_time_class"),
         "--game-time-class is for play and uci: eval answers each test position with its own game's time class"
     );
     let mut engine = EngineOptions::default();

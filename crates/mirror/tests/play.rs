@@ -290,7 +290,7 @@ fn a_trained_model_answers_outside_the_book() {
     // Without the guard the model's first choice is played and the label says so.
     let (out, err, ok) = play(
         &env,
-        &["--user", PLAYER, "--seed", "1", "--no-guard"],
+        &["--user", PLAYER, "--seed", "1", "--guard", "false"],
         "Na3\nquit\n",
     );
     assert!(ok, "{err}");
@@ -521,7 +521,7 @@ fn every_engine_option_is_a_uci_option_and_a_config_key() {
                  position startpos moves e2e4\ngo\nsetoption name Colour value white\nuci\nquit\n";
     let out = uci_session(
         &env,
-        &["--user", PLAYER, "--seed", "1", "--no-guard"],
+        &["--user", PLAYER, "--seed", "1", "--guard", "false"],
         input,
     );
     // The policy in force: likely with the shipped model's own weight in the book.
