@@ -9,6 +9,7 @@
 pub mod chesscom;
 pub mod corpus;
 pub mod lichess;
+pub mod profile;
 pub mod source;
 
 use std::{

@@ -4,21 +4,20 @@ use std::{io::IsTerminal, process::ExitCode, time::Duration};
 
 use clap::{Args, ValueEnum};
 use mirror_core::time::{Date, Month};
-use mirror_ingest::chesscom::{
-    ChesscomOptions, ChesscomProgress, ChesscomSummary, ingest_chesscom,
+use mirror_ingest::chesscom::{ChesscomProgress, ChesscomSummary};
+use mirror_ingest::profile::{
+    self, Feed, FeedResult, FetchSettings, ProfileEvents, ProfileRequest,
 };
 use mirror_online::{RetryPolicy, chesscom::ClientConfig, lichess::LichessConfig};
 
 use anyhow::Context;
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::GameSource;
 use mirror_ingest::{
-    IngestOptions, InvalidGame, Progress, Summary,
+    InvalidGame, Progress, Summary,
     corpus::{self, CorpusOptions},
-    lichess::{LichessOptions, ingest_lichess},
 };
 use mirror_server::jobs::Job;
-use mirror_store::{Account, GraphStore, WriteReport, embedded::OpenMode};
+use mirror_store::{WriteReport, embedded::OpenMode};
 use std::sync::Arc;
 
 use std::path::PathBuf;
@@ -164,14 +163,36 @@ const SHOWN_INVALID: u64 = 20;
 
 struct CliProgress<'a> {
     bar: Option<ProgressBar>,
+    mode: ProgressMode,
     plain: bool,
     invalid_shown: u64,
     out: &'a Out,
+    /// The store, for the summaries.
+    path: String,
+    /// The profile, for the summaries.
+    profile: String,
+    /// Several sources: each gets a header.
+    several: bool,
 }
 
 impl CliProgress<'_> {
+    /// Progress without a bar yet (see [`CliProgress::spinner`]).
     fn new(mode: ProgressMode, out: &Out) -> CliProgress<'_> {
-        let bar = out.bars(mode).then(|| {
+        CliProgress {
+            bar: None,
+            mode,
+            plain: mode == ProgressMode::Plain,
+            invalid_shown: 0,
+            out,
+            path: String::new(),
+            profile: String::new(),
+            several: false,
+        }
+    }
+
+    /// A spinner counting games, on a terminal.
+    fn spinner(&self) -> Option<ProgressBar> {
+        self.out.bars(self.mode).then(|| {
             let bar = ProgressBar::new_spinner();
             bar.set_style(
                 ProgressStyle::with_template(
@@ -181,12 +202,26 @@ impl CliProgress<'_> {
             );
             bar.enable_steady_tick(Duration::from_millis(120));
             bar
-        });
-        CliProgress {
-            bar,
-            plain: mode == ProgressMode::Plain,
-            invalid_shown: 0,
-            out,
+        })
+    }
+
+    /// A bar counting Chess.com's months, on a terminal.
+    fn months_bar(&self) -> Option<ProgressBar> {
+        self.out.bars(self.mode).then(|| {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        })
+    }
+
+    fn clear(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
         }
     }
 
@@ -246,57 +281,69 @@ impl Progress for CliProgress<'_> {
     }
 }
 
-/// One source of a profile's games, in the order they are ingested.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Feed {
-    Chesscom(String),
-    Lichess(String),
-    Pgn,
-}
+impl ChesscomProgress for CliProgress<'_> {
+    fn start(&mut self, months: u64) {
+        if let Some(job) = self.out.tally() {
+            job.months(0, months);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_length(months);
+        } else if self.plain {
+            self.out.warn(format!("{months} months to check"));
+        }
+    }
 
-impl std::fmt::Display for Feed {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Feed::Chesscom(u) => write!(f, "Chess.com {u}"),
-            Feed::Lichess(u) => write!(f, "lichess {u}"),
-            Feed::Pgn => f.write_str("PGN files"),
+    fn month(&mut self, month: Month, done: u64, s: &ChesscomSummary) {
+        if let Some(job) = self.out.tally() {
+            job.months(done, s.months.total);
+            job.games(s.games.games_read, s.games.ingested);
+        }
+        if let Some(bar) = &self.bar {
+            bar.set_position(done);
+            bar.set_message(format!("{month}: {} new games", s.games.ingested));
+        } else if self.plain {
+            self.out.warn(format!(
+                "month {month} done ({done}/{}): {} games read, {} new",
+                s.months.total, s.games.games_read, s.games.ingested
+            ));
         }
     }
 }
 
-impl Feed {
-    /// The account a feed reads, recorded with the profile once read.
-    fn account(&self) -> Option<Account> {
-        match self {
-            Feed::Chesscom(u) => Some(Account {
-                source: GameSource::Chesscom,
-                name: u.clone(),
-            }),
-            Feed::Lichess(u) => Some(Account {
-                source: GameSource::Lichess,
-                name: u.clone(),
-            }),
-            Feed::Pgn => None,
+impl ProfileEvents for CliProgress<'_> {
+    fn sources(&mut self, feeds: &[Feed], recorded: bool) {
+        self.several = feeds.len() > 1;
+        if recorded {
+            let names: Vec<String> = feeds.iter().map(Feed::to_string).collect();
+            self.out.say(format!(
+                "profile {}: its accounts {}",
+                self.profile,
+                names.join(", ")
+            ));
         }
     }
-}
 
-/// What every feed of one ingest shares.
-#[derive(Clone, Copy)]
-struct Run<'a> {
-    out: &'a Out,
-    store_args: &'a StoreArgs,
-    args: &'a IngestArgs,
-    store: &'a AnyStore,
-    path: &'a str,
-    profile: &'a str,
-}
+    fn feed(&mut self, feed: &Feed, _index: usize, _total: usize) {
+        if let Some(job) = self.out.tally() {
+            job.next_source();
+        }
+        if self.several {
+            self.out.say(format!("== {feed} =="));
+        }
+        self.clear();
+        self.invalid_shown = 0;
+        self.bar = match feed {
+            Feed::Chesscom(_) => self.months_bar(),
+            Feed::Lichess(_) | Feed::Pgn => self.spinner(),
+        };
+    }
 
-/// What one feed added.
-struct FeedOutcome {
-    ingested: u64,
-    duplicates: u64,
-    ok: bool,
+    fn feed_done(&mut self, feed: &Feed, result: Option<&FeedResult>) {
+        self.clear();
+        if let Some(result) = result {
+            print_feed(self.out, &self.profile, &self.path, feed, result);
+        }
+    }
 }
 
 pub fn run(store_args: &StoreArgs, args: IngestArgs) -> anyhow::Result<ExitCode> {
@@ -323,131 +370,148 @@ pub fn ingest(
     if args.all_players {
         return all_players(out, store_args, args, held);
     }
-    // Validate every name before anything touches the disk or the network.
-    for u in &args.chesscom {
-        mirror_online::chesscom::validate_username(u)?;
-    }
-    for u in &args.lichess {
-        mirror_online::lichess::validate_username(u)?;
-    }
-    let profile = match (
-        &args.user,
-        args.lichess.as_slice(),
-        args.chesscom.as_slice(),
-    ) {
-        (Some(u), _, _) => u.clone(),
-        (None, [one], []) | (None, [], [one]) => one.clone(),
-        _ => anyhow::bail!("pass --user NAME: the profile these accounts feed"),
+    let request = ProfileRequest {
+        user: args.user.clone(),
+        chesscom: args.chesscom.clone(),
+        lichess: args.lichess.clone(),
+        aliases: args.aliases.clone(),
+        pgn: Vec::new(),
+        since: args.since,
+        until: args.until,
     };
-    mirror_store::player_key(&profile)?;
-    let mut feeds: Vec<Feed> = args.chesscom.iter().cloned().map(Feed::Chesscom).collect();
-    feeds.extend(args.lichess.iter().cloned().map(Feed::Lichess));
-    if !args.pgn.is_empty() {
-        feeds.push(Feed::Pgn);
-    }
-    let recorded_only = feeds.is_empty();
-    if recorded_only && let Err(e) = mirror_online::chesscom::validate_username(&profile) {
+    // Every name checked before anything touches the disk or the network.
+    let profile = request.profile()?;
+    if request.feeds().is_empty()
+        && let Err(e) = request.chesscom_fallback(&profile)
+    {
         // `mirror ingest --user NAME` alone: the profile's recorded accounts, else the
         // Chess.com account NAME, which this cannot be. Look without creating a store.
-        let online = |store: &AnyStore| -> anyhow::Result<bool> {
-            Ok(store
-                .accounts(&profile)?
-                .iter()
-                .any(|a| a.source != GameSource::Otb))
-        };
         let known = match held {
-            Some(store) => online(store)?,
+            Some(store) => profile::has_online_account(store, &profile)?,
             None => match store_args.open(OpenMode::MustExist) {
-                Ok(store) => online(&store)?,
+                Ok(store) => profile::has_online_account(&store, &profile)?,
                 Err(e) if is_in_use(&e) => return Err(e),
                 Err(_) => false,
             },
         };
         if !known {
-            anyhow::bail!(
-                "{e}; to ingest PGN files pass --pgn, for a lichess account --lichess USER"
-            );
+            return Err(e.into());
         }
     }
-    let sources = mirror_ingest::expand(&args.pgn)?;
+    let request = ProfileRequest {
+        pgn: mirror_ingest::expand(&args.pgn)?,
+        ..request
+    };
     let path = store_args.describe()?;
     let mut opened = None;
     let store = held_or_open(held, &mut opened, store_args)?;
-    let recorded = store.accounts(&profile)?;
-    if recorded_only {
-        feeds = recorded
+    let settings = settings(store_args, args)?;
+    let mut events = CliProgress::new(args.progress, out);
+    events.path = path;
+    events.profile = profile.clone();
+    let outcome = profile::ingest_profile(store, &request, &settings, &mut events)?;
+    if outcome.feeds.len() > 1 {
+        let total: u64 = outcome.feeds.iter().map(|(_, r)| r.games().ingested).sum();
+        let dup: u64 = outcome
+            .feeds
             .iter()
-            .filter_map(|a| match a.source {
-                GameSource::Chesscom => Some(Feed::Chesscom(a.name.clone())),
-                GameSource::Lichess => Some(Feed::Lichess(a.name.clone())),
-                GameSource::Otb => None,
-            })
-            .collect();
-        if feeds.is_empty() {
-            feeds.push(Feed::Chesscom(profile.clone()));
-        } else {
-            let names: Vec<String> = feeds.iter().map(Feed::to_string).collect();
-            out.say(format!(
-                "profile {profile}: its accounts {}",
-                names.join(", ")
-            ));
-        }
-    }
-    let run = Run {
-        out,
-        store_args,
-        args,
-        store,
-        path: &path,
-        profile: &profile,
-    };
-    let several = feeds.len() > 1;
-    let mut outcomes = Vec::new();
-    for feed in &feeds {
-        if let Some(job) = out.tally() {
-            job.next_source();
-        }
-        if several {
-            out.say(format!("== {feed} =="));
-        }
-        let outcome = match feed {
-            Feed::Chesscom(user) => run_chesscom(run, user)?,
-            Feed::Lichess(user) => run_lichess(run, user)?,
-            Feed::Pgn => {
-                let mut names = vec![profile.clone()];
-                names.extend(args.aliases.iter().cloned());
-                names.extend(args.chesscom.iter().cloned());
-                names.extend(args.lichess.iter().cloned());
-                names.extend(recorded.iter().map(|a| a.name.clone()));
-                run_pgn(run, &sources, names)?
-            }
-        };
-        // An account that answered, and the aliases that found games, join the profile.
-        let mut accounts: Vec<Account> = feed.account().into_iter().collect();
-        if *feed == Feed::Pgn {
-            accounts.extend(args.aliases.iter().map(|a| Account {
-                source: GameSource::Otb,
-                name: a.clone(),
-            }));
-        }
-        for account in &accounts {
-            store.add_account(&profile, account)?;
-        }
-        outcomes.push((feed, outcome));
-    }
-    if several {
-        let total: u64 = outcomes.iter().map(|(_, o)| o.ingested).sum();
-        let dup: u64 = outcomes.iter().map(|(_, o)| o.duplicates).sum();
-        let parts: Vec<String> = outcomes
+            .map(|(_, r)| r.games().duplicates)
+            .sum();
+        let parts: Vec<String> = outcome
+            .feeds
             .iter()
-            .map(|(f, o)| format!("{f}: {}", o.ingested))
+            .map(|(f, r)| format!("{f}: {}", r.games().ingested))
             .collect();
         out.say(format!(
             "profile {profile}: {total} new games ({}), {dup} already stored or seen twice",
             parts.join(", ")
         ));
     }
-    Ok(outcomes.iter().all(|(_, o)| o.ok))
+    Ok(outcome.ok())
+}
+
+/// Where and how this machine fetches: the command line's addresses, the contact (flag,
+/// environment or config), the lichess token (`MIRROR_LICHESS_TOKEN`), retries, the
+/// store's batch size, and the clock.
+fn settings(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<FetchSettings> {
+    let now_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
+        .context("the system clock is before 1970")?;
+    let now = Date::today()
+        .and_then(|d| d.month())
+        .context("the system clock gives no date")?;
+    let contact = contact(store_args, args)?;
+    Ok(FetchSettings {
+        chesscom: ClientConfig {
+            base: args.api_base.clone(),
+            contact: contact.clone(),
+            retry: retry_policy(args),
+        },
+        lichess: LichessConfig {
+            base: args.lichess_api.clone(),
+            token: std::env::var("MIRROR_LICHESS_TOKEN")
+                .ok()
+                .filter(|t| !t.is_empty()),
+            contact,
+            retry: retry_policy(args),
+        },
+        batch_size: store_args.batch_size(args.batch_size),
+        now,
+        now_ms,
+    })
+}
+
+/// What one source did, as the command line reports it.
+fn print_feed(out: &Out, profile: &str, path: &str, feed: &Feed, result: &FeedResult) {
+    match result {
+        FeedResult::Chesscom(s) => {
+            out.say(format!(
+                "Chess.com months: {} in range, {} fetched, {} not modified, {} already complete, {} failed",
+                s.months.total,
+                s.months.fetched,
+                s.months.not_modified,
+                s.months.up_to_date,
+                s.months.failed.len()
+            ));
+            if let Some(job) = out.tally() {
+                job.invalid(s.games.invalid);
+            }
+            for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
+                out.warn(format!("warning: skipped invalid game: {g}"));
+            }
+            print_profile_summary(out, profile, path, &s.games);
+            for (month, why) in &s.months.failed {
+                out.warn(format!("error: month {month} failed: {why}"));
+            }
+            if !s.months.failed.is_empty() {
+                out.warn(format!(
+                    "error: {} month(s) failed; run the same command again to retry them",
+                    s.months.failed.len()
+                ));
+            }
+        }
+        FeedResult::Lichess(s) => {
+            let Feed::Lichess(user) = feed else {
+                unreachable!("a lichess result comes from a lichess feed")
+            };
+            match s.since_ms {
+                Some(ms) => out.say(format!(
+                    "lichess export of {user} since {} (Unix ms {ms})",
+                    date_of_ms(ms)
+                )),
+                None => out.say(format!("lichess export of {user}: all games")),
+            }
+            print_profile_summary(out, profile, path, &s.games);
+            if s.games.has_errors() {
+                out.warn(
+                    "error: the export broke off; the games read before are kept: run the same command again"
+                        .to_string(),
+                );
+            }
+        }
+        FeedResult::Pgn(s) => print_profile_summary(out, profile, path, s),
+    }
 }
 
 /// `mirror ingest` while `mirror serve` holds the store: the same arguments sent to the
@@ -553,6 +617,7 @@ fn all_players(
             .collect()
     };
     let mut progress = CliProgress::new(args.progress, out);
+    progress.bar = progress.spinner();
     let roster = corpus::count_players(inputs(), &mut progress)?;
     if let Some(bar) = &progress.bar {
         bar.finish_and_clear();
@@ -590,6 +655,7 @@ fn all_players(
         ..defaults
     };
     let mut progress = CliProgress::new(args.progress, out);
+    progress.bar = progress.spinner();
     let summary = corpus::ingest_corpus(store, inputs(), &roster, &opts, &mut progress)
         .with_context(|| format!("ingest into {path}"))?;
     if let Some(bar) = &progress.bar {
@@ -607,97 +673,6 @@ fn all_players(
         &summary,
     );
     Ok(!summary.has_errors())
-}
-
-fn run_pgn(
-    run: Run<'_>,
-    sources: &[mirror_ingest::Source],
-    mut names: Vec<String>,
-) -> anyhow::Result<FeedOutcome> {
-    let Run {
-        out,
-        store_args,
-        args,
-        store,
-        path,
-        profile,
-    } = run;
-    let mut seen = std::collections::HashSet::new();
-    names.retain(|n| seen.insert(n.to_ascii_lowercase()));
-    let opts = IngestOptions {
-        player: profile.to_string(),
-        names: names.clone(),
-        batch_size: store_args.batch_size(args.batch_size),
-    };
-    let mut progress = CliProgress::new(args.progress, out);
-    let summary = mirror_ingest::ingest(store, sources, &opts, &mut progress)
-        .with_context(|| format!("ingest into {path}"))?;
-    if let Some(bar) = &progress.bar {
-        bar.finish_and_clear();
-    }
-    print_profile_summary(out, profile, path, &summary);
-    if summary.ingested + summary.duplicates == 0 {
-        let mut msg = format!(
-            "no game in the input has {} as White or Black",
-            names
-                .iter()
-                .map(|n| format!("{n:?}"))
-                .collect::<Vec<_>>()
-                .join(" or ")
-        );
-        if !summary.frequent_names.is_empty() {
-            let names: Vec<String> = summary
-                .frequent_names
-                .iter()
-                .map(|(n, c)| format!("{n} ({c})"))
-                .collect();
-            msg.push_str(&format!(
-                "; the most frequent names are: {} (use --user or --alias)",
-                names.join(", ")
-            ));
-        }
-        anyhow::bail!(msg);
-    }
-    Ok(FeedOutcome {
-        ingested: summary.ingested,
-        duplicates: summary.duplicates,
-        ok: !summary.has_errors(),
-    })
-}
-
-struct MonthProgress<'a> {
-    bar: Option<ProgressBar>,
-    plain: bool,
-    out: &'a Out,
-}
-
-impl ChesscomProgress for MonthProgress<'_> {
-    fn start(&mut self, months: u64) {
-        if let Some(job) = self.out.tally() {
-            job.months(0, months);
-        }
-        if let Some(bar) = &self.bar {
-            bar.set_length(months);
-        } else if self.plain {
-            self.out.warn(format!("{months} months to check"));
-        }
-    }
-
-    fn month(&mut self, month: Month, done: u64, s: &ChesscomSummary) {
-        if let Some(job) = self.out.tally() {
-            job.months(done, s.months.total);
-            job.games(s.games.games_read, s.games.ingested);
-        }
-        if let Some(bar) = &self.bar {
-            bar.set_position(done);
-            bar.set_message(format!("{month}: {} new games", s.games.ingested));
-        } else if self.plain {
-            self.out.warn(format!(
-                "month {month} done ({done}/{}): {} games read, {} new",
-                s.months.total, s.games.games_read, s.games.ingested
-            ));
-        }
-    }
 }
 
 /// The contact for the User-Agent: `--contact` / `MIRROR_CONTACT`, else `contact = "..."`
@@ -727,139 +702,8 @@ fn retry_policy(args: &IngestArgs) -> RetryPolicy {
     }
 }
 
-fn run_lichess(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
-    let Run {
-        out,
-        store_args,
-        args,
-        store,
-        path,
-        profile,
-    } = run;
-    let now_ms = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX))
-        .context("the system clock is before 1970")?;
-    let opts = LichessOptions {
-        player: profile.to_string(),
-        user: user.to_string(),
-        config: LichessConfig {
-            base: args.lichess_api.clone(),
-            token: std::env::var("MIRROR_LICHESS_TOKEN")
-                .ok()
-                .filter(|t| !t.is_empty()),
-            contact: args.contact.clone(),
-            retry: retry_policy(args),
-        },
-        since: args.since,
-        until: args.until,
-        now_ms,
-        batch_size: store_args.batch_size(args.batch_size),
-    };
-    let mut progress = CliProgress::new(args.progress, out);
-    let s = ingest_lichess(store, &opts, &mut progress)
-        .with_context(|| format!("ingest lichess games of {user}"))?;
-    if let Some(bar) = &progress.bar {
-        bar.finish_and_clear();
-    }
-    match s.since_ms {
-        Some(ms) => out.say(format!(
-            "lichess export of {user} since {} (Unix ms {ms})",
-            date_of_ms(ms)
-        )),
-        None => out.say(format!("lichess export of {user}: all games")),
-    }
-    print_profile_summary(out, profile, path, &s.games);
-    let ok = !s.games.has_errors();
-    if !ok {
-        out.warn(
-            "error: the export broke off; the games read before are kept: run the same command again"
-                .to_string(),
-        );
-    }
-    Ok(FeedOutcome {
-        ingested: s.games.ingested,
-        duplicates: s.games.duplicates,
-        ok,
-    })
-}
-
 fn date_of_ms(ms: i64) -> String {
     Date::from_unix(ms.div_euclid(1000)).map_or_else(|| "?".into(), |d| d.to_string())
-}
-
-fn run_chesscom(run: Run<'_>, user: &str) -> anyhow::Result<FeedOutcome> {
-    let Run {
-        out,
-        store_args,
-        args,
-        store,
-        path,
-        profile,
-    } = run;
-    let now = Date::today()
-        .and_then(|d| d.month())
-        .context("the system clock gives no date")?;
-    let opts = ChesscomOptions {
-        player: profile.to_string(),
-        user: user.to_string(),
-        client: ClientConfig {
-            base: args.api_base.clone(),
-            contact: contact(store_args, args)?,
-            retry: retry_policy(args),
-        },
-        since: args.since,
-        until: args.until,
-        now,
-        batch_size: store_args.batch_size(args.batch_size),
-    };
-    let bar = out.bars(args.progress).then(|| {
-        let bar = ProgressBar::new(0);
-        bar.set_style(
-            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    });
-    let mut progress = MonthProgress {
-        bar,
-        plain: args.progress == ProgressMode::Plain,
-        out,
-    };
-    let s = ingest_chesscom(store, &opts, &mut progress)
-        .with_context(|| format!("ingest Chess.com games of {user}"))?;
-    if let Some(bar) = &progress.bar {
-        bar.finish_and_clear();
-    }
-    out.say(format!(
-        "Chess.com months: {} in range, {} fetched, {} not modified, {} already complete, {} failed",
-        s.months.total,
-        s.months.fetched,
-        s.months.not_modified,
-        s.months.up_to_date,
-        s.months.failed.len()
-    ));
-    if let Some(job) = out.tally() {
-        job.invalid(s.games.invalid);
-    }
-    for g in s.games.invalid_games.iter().take(SHOWN_INVALID as usize) {
-        out.warn(format!("warning: skipped invalid game: {g}"));
-    }
-    print_profile_summary(out, profile, path, &s.games);
-    for (month, why) in &s.months.failed {
-        out.warn(format!("error: month {month} failed: {why}"));
-    }
-    if !s.months.failed.is_empty() {
-        out.warn(format!(
-            "error: {} month(s) failed; run the same command again to retry them",
-            s.months.failed.len()
-        ));
-    }
-    Ok(FeedOutcome {
-        ingested: s.games.ingested,
-        duplicates: s.games.duplicates,
-        ok: s.months.failed.is_empty(),
-    })
 }
 
 /// The summary of one profile's feed.
