@@ -489,15 +489,14 @@ pub enum OptionError {
     #[error(transparent)]
     Rejected(Box<dyn std::error::Error + Send + Sync>),
     /// The value does not fit the knob.
-    #[error("invalid {name} {value:?}: {source}")]
+    #[error("invalid {name} {value:?}: {why}")]
     Invalid {
         /// The knob.
         name: &'static str,
         /// The text given.
         value: String,
-        /// What is wrong with it.
-        #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        /// What is wrong with it (in the message: it is the reason, not a cause below it).
+        why: Box<dyn std::error::Error + Send + Sync>,
     },
 }
 
@@ -522,7 +521,7 @@ fn invalid(name: &'static str, value: &str, why: impl Into<String>) -> OptionErr
     OptionError::Invalid {
         name,
         value: value.to_string(),
-        source: why.into().into(),
+        why: why.into().into(),
     }
 }
 
@@ -534,7 +533,7 @@ where
     value.trim().parse::<T>().map_err(|e| OptionError::Invalid {
         name,
         value: value.to_string(),
-        source: Box::new(e),
+        why: Box::new(e),
     })
 }
 

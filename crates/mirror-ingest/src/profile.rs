@@ -157,11 +157,10 @@ pub enum ProfileError {
     #[error("pass --user NAME: the profile these accounts feed")]
     NoProfile,
     /// The profile has no recorded account and its name cannot be a Chess.com account.
-    #[error("{source}; to ingest PGN files pass --pgn, for a lichess account --lichess USER")]
+    #[error("{why}; to ingest PGN files pass --pgn, for a lichess account --lichess USER")]
     NoSource {
-        /// Why the name is not a Chess.com account.
-        #[source]
-        source: mirror_online::FetchError,
+        /// Why the name is not a Chess.com account (in the message: it is the reason).
+        why: mirror_online::FetchError,
     },
     /// No game of the PGN inputs has the player as White or Black.
     #[error(
@@ -241,7 +240,7 @@ impl ProfileRequest {
     pub fn chesscom_fallback(&self, profile: &str) -> Result<(), ProfileError> {
         mirror_online::chesscom::validate_username(profile)
             .map(|_| ())
-            .map_err(|source| ProfileError::NoSource { source })
+            .map_err(|why| ProfileError::NoSource { why })
     }
 }
 

@@ -13,6 +13,7 @@ pub mod fit;
 pub mod inference;
 pub mod library;
 pub mod model;
+pub mod population;
 pub mod training;
 
 pub use inference::{ModelError, ModelMeta, Predictor};

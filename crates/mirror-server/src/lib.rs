@@ -22,6 +22,7 @@
 //! Every bad request gets a 4xx JSON body naming the problem. Store reads run on the
 //! blocking pool, bounded by a semaphore, so they never block the async runtime.
 
+pub mod bench;
 pub mod cache;
 pub mod client;
 pub mod error;

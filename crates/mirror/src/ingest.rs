@@ -382,6 +382,7 @@ pub fn ingest(
     // Every name checked before anything touches the disk or the network.
     let profile = request.profile()?;
     if request.feeds().is_empty()
+        && args.pgn.is_empty()
         && let Err(e) = request.chesscom_fallback(&profile)
     {
         // `mirror ingest --user NAME` alone: the profile's recorded accounts, else the

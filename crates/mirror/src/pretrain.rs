@@ -7,16 +7,10 @@ use std::{path::PathBuf, process::ExitCode};
 use anyhow::Context;
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::{
-    GameRecord,
-    pgn::{Decoded, read_games},
-    split::Fractions,
-};
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+use mirror_core::{GameRecord, split::Fractions};
 use shakmaty::Color;
 
-use mirror_model::library::POPULATION;
+use mirror_model::{library::POPULATION, population};
 
 use crate::train::TrainOpts;
 
@@ -62,128 +56,34 @@ pub struct PretrainArgs {
 /// over its sample's 2,400,000 positions (docs/model.md, "A population base").
 const PRETRAIN_EPOCHS: usize = 1;
 
-/// The family name a player's name starts or ends with, lowercased: "Karpov, Anatoly",
-/// "Karpov,An" and "Anatoly Karpov" all give "karpov"; a one-word name (an online
-/// account) is its own.
-fn family_name(name: &str) -> String {
-    let name = name.trim();
-    let family = match name.split_once(',') {
-        Some((family, _)) => family,
-        None => name
-            .rsplit_once(char::is_whitespace)
-            .map_or(name, |(_, last)| last),
-    };
-    family.trim().to_lowercase()
-}
-
-/// What [`sample_games`] drew from and left out.
-struct Drawn {
-    /// Games the sample was drawn from.
-    seen: u64,
-    /// Games left out as shorter than the minimum.
-    short: u64,
-    /// Games left out as not standard or not readable.
-    bad: u64,
-    /// Games left out as played by an excluded player.
-    excluded: u64,
-    /// Names of players in the games drawn from that share an excluded name's family
-    /// name (another spelling of the same player, perhaps), with their games, most first.
-    lookalikes: Vec<(String, u64)>,
-}
-
-/// A seeded uniform sample of `k` games of the inputs (reservoir sampling), with how many
-/// games it was drawn from, how many were left out as too short, not readable, or
-/// played by one of the `exclude`d players, and which names left in look like theirs.
-fn sample_games(
-    inputs: &[PathBuf],
-    k: usize,
-    min_plies: usize,
-    exclude: &[String],
-    seed: u64,
-) -> anyhow::Result<(Vec<GameRecord>, Drawn)> {
-    let sources = mirror_ingest::expand(inputs)?;
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {pos} games read, {per_sec}, {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    let mut rng = ChaCha8Rng::seed_from_u64(seed);
-    // Reserve what a large sample needs, not whatever --games asks for.
-    let mut kept: Vec<GameRecord> = Vec::with_capacity(k.min(1 << 20));
-    let (mut seen, mut short, mut bad, mut excluded) = (0u64, 0u64, 0u64, 0u64);
-    let excluded_player = |g: &GameRecord| {
-        [&g.white, &g.black]
-            .iter()
-            .any(|side| exclude.iter().any(|n| side.name.eq_ignore_ascii_case(n)))
-    };
-    let families: Vec<String> = exclude.iter().map(|n| family_name(n)).collect();
-    let mut lookalikes: std::collections::HashMap<String, u64> = Default::default();
-    for source in &sources {
-        let input =
-            mirror_ingest::source::open(source).with_context(|| format!("cannot read {source}"))?;
-        for item in read_games(input) {
-            let (_, decoded) = item.with_context(|| format!("cannot read {source}"))?;
-            bar.inc(1);
-            let game = match decoded {
-                Decoded::Game(g) if excluded_player(&g) => {
-                    excluded += 1;
-                    continue;
-                }
-                Decoded::Game(g) if g.moves.len() >= min_plies => g,
-                Decoded::Game(_) => {
-                    short += 1;
-                    continue;
-                }
-                Decoded::Skipped(_) | Decoded::Invalid(_) => {
-                    bad += 1;
-                    continue;
-                }
-            };
-            seen += 1;
-            if !families.is_empty() {
-                for side in [&game.white, &game.black] {
-                    if families.contains(&family_name(&side.name)) {
-                        *lookalikes.entry(side.name.clone()).or_default() += 1;
-                    }
-                }
-            }
-            if kept.len() < k {
-                kept.push(game);
-            } else {
-                let j = rng.random_range(0..seen);
-                if let Some(slot) = usize::try_from(j).ok().and_then(|j| kept.get_mut(j)) {
-                    *slot = game;
-                }
-            }
-        }
-    }
-    bar.finish_and_clear();
-    let mut lookalikes: Vec<(String, u64)> = lookalikes.into_iter().collect();
-    lookalikes.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-    Ok((
-        kept,
-        Drawn {
-            seen,
-            short,
-            bad,
-            excluded,
-            lookalikes,
-        },
-    ))
-}
-
 pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
     args.opts.refuse_shape_with_base(
         args.base.as_deref(),
         "leave out one or the other (--base, or --channels and --layers)",
     )?;
-    let (mut games, drawn) = sample_games(
-        &args.inputs,
+    let sources = mirror_ingest::expand(&args.inputs)?;
+    let inputs = sources
+        .iter()
+        .map(|s| {
+            let input =
+                mirror_ingest::source::open(s).with_context(|| format!("cannot read {s}"))?;
+            Ok((s.to_string(), input))
+        })
+        .collect::<anyhow::Result<Vec<_>>>()?;
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {pos} games read, {per_sec}, {elapsed}")
+            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+    );
+    let (mut games, drawn) = population::sample_games(
+        inputs,
         args.games,
         args.min_plies,
         &args.exclude,
         args.seed,
+        &mut || bar.inc(1),
     )?;
+    bar.finish_and_clear();
     let excluded = if args.exclude.is_empty() {
         String::new()
     } else {
@@ -242,28 +142,4 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         false,
     )?;
     Ok(ExitCode::SUCCESS)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::family_name;
-
-    #[test]
-    fn a_family_name_in_every_spelling_of_the_masters_files() {
-        for name in [
-            "Karpov, Anatoly",
-            "Karpov,An",
-            "Karpov,Ana",
-            " karpov , A.",
-            "Anatoly Karpov",
-        ] {
-            assert_eq!(family_name(name), "karpov", "{name:?}");
-        }
-        assert_eq!(family_name("jishanshaikh4"), "jishanshaikh4");
-        assert_eq!(family_name("Kasparov, Gary"), "kasparov");
-        assert_ne!(
-            family_name("Kasparov, Gary"),
-            family_name("Karpov, Anatoly")
-        );
-    }
 }

@@ -620,7 +620,7 @@ since = \"2017-01\"
         cfg.to_str().expect("p"),
     ]);
     assert!(
-        err.contains("guard.toml: guard_margin") && err.contains("at least 0 centipawns"),
+        err.contains("guard.toml: guard_margin") && err.contains("must be at least 0"),
         "{err}"
     );
 }

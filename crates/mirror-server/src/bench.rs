@@ -1,0 +1,291 @@
+//! The HTTP API under load (`mirror bench serve`): the server in this process on loopback,
+//! in the state `mirror serve` gives it, loaded over a player's most played and random
+//! positions, each position's first answer (one connection) and then round and round with
+//! many connections. Figures are returned for the caller to print, never asserted.
+
+use std::{
+    sync::{
+        Arc,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::{Duration, Instant},
+};
+
+use mirror_core::PositionKey;
+use mirror_engine::FallbackFactory;
+use mirror_store::{GraphStore, StoreError};
+use rand::{SeedableRng, seq::SliceRandom};
+use rustc_hash::FxHashMap;
+use shakmaty::Position;
+
+use crate::{AppState, serve};
+
+/// Why a load could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum BenchError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A stored position has no EPD.
+    #[error("position {0} cannot be asked for: no EPD stored")]
+    NoEpd(PositionKey),
+    /// A position's FEN does not parse.
+    #[error("FEN {fen:?}: {why}")]
+    Fen {
+        /// The FEN.
+        fen: String,
+        /// Why it does not parse.
+        why: String,
+    },
+    /// The server or the client could not start, or a load task died.
+    #[error("the load could not run: {0}")]
+    Setup(String),
+}
+
+/// The endpoint loaded.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Endpoint {
+    /// `GET /api/v1/explore` with `recentGames`.
+    Explore {
+        /// `recentGames` of each request.
+        recent_games: usize,
+    },
+    /// `GET /api/v1/move`.
+    Move,
+}
+
+/// The player's `top` most played positions (games through each, both colours) and
+/// `random` others drawn uniformly (seeded), as FENs.
+pub fn positions<S: GraphStore + ?Sized>(
+    store: &S,
+    user: &str,
+    top: usize,
+    random: usize,
+    seed: u64,
+) -> Result<(Vec<String>, Vec<String>), BenchError> {
+    let mut games: FxHashMap<PositionKey, u64> = FxHashMap::default();
+    for e in store.edges(user)? {
+        *games.entry(e.pos).or_default() += u64::from(e.stats.games());
+    }
+    let mut all: Vec<(PositionKey, u64)> = games.into_iter().collect();
+    all.sort_unstable_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let rest_start = top.min(all.len());
+    let mut rest: Vec<PositionKey> = all[rest_start..].iter().map(|(k, _)| *k).collect();
+    rest.shuffle(&mut rand_chacha::ChaCha8Rng::seed_from_u64(seed));
+    rest.truncate(random);
+    let fen = |k: PositionKey| -> Result<String, BenchError> {
+        let epd = store.position_epd(k)?.ok_or(BenchError::NoEpd(k))?;
+        Ok(format!("{epd} 0 1"))
+    };
+    let tops = all[..rest_start]
+        .iter()
+        .map(|(k, _)| fen(*k))
+        .collect::<Result<_, _>>()?;
+    let randoms = rest.into_iter().map(fen).collect::<Result<_, _>>()?;
+    Ok((tops, randoms))
+}
+
+/// The request paths of `endpoint` for `user` at each FEN.
+pub fn paths(endpoint: Endpoint, user: &str, fens: &[String]) -> Vec<String> {
+    fens.iter()
+        .map(|fen| {
+            let fen = fen.replace(' ', "%20").replace('/', "%2F");
+            match endpoint {
+                Endpoint::Explore { recent_games } => {
+                    format!("/api/v1/explore?user={user}&fen={fen}&recentGames={recent_games}")
+                }
+                Endpoint::Move => format!("/api/v1/move?user={user}&fen={fen}"),
+            }
+        })
+        .collect()
+}
+
+/// `n` paths of a route that reads nothing (`/metrics`, a few lines of text): the floor
+/// the endpoints' figures are read against.
+pub fn floor_paths(n: usize) -> Vec<String> {
+    (0..n).map(|i| format!("/metrics?{i}")).collect()
+}
+
+/// The `p` quantile (0 to 1) of sorted durations (zero for none).
+pub fn percentile(sorted: &[Duration], p: f64) -> Duration {
+    if sorted.is_empty() {
+        return Duration::ZERO;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Latencies (sorted) and failed requests of one load.
+#[derive(Clone, Debug, Default)]
+pub struct Load {
+    /// Each request's latency, sorted.
+    pub latencies: Vec<Duration>,
+    /// Requests that failed or did not answer 2xx.
+    pub errors: u64,
+    /// The load's duration.
+    pub elapsed: Duration,
+}
+
+impl Load {
+    /// Requests per second.
+    pub fn rate(&self) -> f64 {
+        self.latencies.len() as f64 / self.elapsed.as_secs_f64().max(1e-9)
+    }
+}
+
+/// The store's two reads of an explore request (moves, recent games) at each position, in
+/// this thread without HTTP: round 0 is each position's first read on this handle, the 19
+/// rounds after it are warm. Returns (cold, warm) latencies, sorted.
+pub fn store_reads<S: GraphStore + ?Sized>(
+    store: &S,
+    user: &str,
+    fens: &[String],
+    recent_games: usize,
+) -> Result<(Vec<Duration>, Vec<Duration>), BenchError> {
+    let keys = fens
+        .iter()
+        .map(|f| {
+            let pos = mirror_core::notation::parse_fen(f).map_err(|e| BenchError::Fen {
+                fen: f.clone(),
+                why: e.to_string(),
+            })?;
+            Ok((PositionKey::from_position(&pos), pos.turn()))
+        })
+        .collect::<Result<Vec<_>, BenchError>>()?;
+    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    for round in 0..20 {
+        for (key, turn) in &keys {
+            let filter = mirror_store::Filter {
+                color: Some(*turn),
+                ..mirror_store::Filter::default()
+            };
+            let t = Instant::now();
+            store.moves(user, *key, &filter)?;
+            store.recent_games(user, *key, &filter, recent_games)?;
+            if round == 0 { &mut cold } else { &mut warm }.push(t.elapsed());
+        }
+    }
+    cold.sort_unstable();
+    warm.sort_unstable();
+    Ok((cold, warm))
+}
+
+/// Sends the URLs with `connections` clients: each once (`seconds == 0`) or round and
+/// round for `seconds`.
+async fn load(
+    client: &reqwest::Client,
+    urls: &Arc<Vec<String>>,
+    connections: usize,
+    seconds: u64,
+) -> Result<Load, BenchError> {
+    let next = Arc::new(AtomicUsize::new(0));
+    let started = Instant::now();
+    let end = started + Duration::from_secs(seconds);
+    let mut tasks = Vec::new();
+    for t in 0..connections {
+        let (client, urls, next) = (client.clone(), urls.clone(), next.clone());
+        tasks.push(tokio::spawn(async move {
+            let (mut lat, mut errors) = (Vec::new(), 0u64);
+            let mut i = t * 7919;
+            loop {
+                let url = if seconds == 0 {
+                    let Some(url) = urls.get(next.fetch_add(1, Ordering::Relaxed)) else {
+                        break;
+                    };
+                    url
+                } else {
+                    if Instant::now() >= end {
+                        break;
+                    }
+                    i += 1;
+                    &urls[i % urls.len()]
+                };
+                let sent = Instant::now();
+                let ok = match client.get(url).send().await {
+                    Ok(resp) if resp.status().is_success() => resp.bytes().await.is_ok(),
+                    _ => false,
+                };
+                lat.push(sent.elapsed());
+                errors += u64::from(!ok);
+            }
+            (lat, errors)
+        }));
+    }
+    let mut out = Load::default();
+    for t in tasks {
+        let (l, e) = t
+            .await
+            .map_err(|e| BenchError::Setup(format!("a load task died: {e}")))?;
+        out.latencies.extend(l);
+        out.errors += e;
+    }
+    out.elapsed = started.elapsed();
+    out.latencies.sort_unstable();
+    Ok(out)
+}
+
+/// The sets of paths a load runs, by name (e.g. "most played", "random").
+pub type PathSets = Vec<(String, Vec<String>)>;
+
+/// What [`run`] measured: each set's first answers (one connection) and its warm load.
+#[derive(Debug, Default)]
+pub struct Figures {
+    /// Each position's first answer, one connection, by set.
+    pub cold: Vec<(String, Load)>,
+    /// The warm load, by set (the cold sets and then `warm_only`).
+    pub warm: Vec<(String, Load)>,
+}
+
+/// Starts the server over `store` on loopback (with `fallbacks`, as `mirror serve`), asks
+/// each set's paths once on one connection, then loads every set (and `warm_only`, e.g.
+/// the floor) with `connections` clients for `seconds` each.
+pub fn run<S: GraphStore + Send + Sync + 'static>(
+    store: Arc<S>,
+    fallbacks: Option<FallbackFactory>,
+    sets: &PathSets,
+    warm_only: &PathSets,
+    connections: usize,
+    seconds: u64,
+) -> Result<Figures, BenchError> {
+    let setup = |e: &dyn std::fmt::Display| BenchError::Setup(e.to_string());
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| setup(&e))?;
+    rt.block_on(async move {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .map_err(|e| setup(&e))?;
+        let addr = listener.local_addr().map_err(|e| setup(&e))?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let state = AppState::with_fallbacks(store, 64, fallbacks);
+        let server = tokio::spawn(serve(listener, state, async move {
+            let _ = stopped.await;
+        }));
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(connections)
+            .no_proxy()
+            .build()
+            .map_err(|e| setup(&e))?;
+        let urls = |p: &[String]| -> Arc<Vec<String>> {
+            Arc::new(p.iter().map(|p| format!("http://{addr}{p}")).collect())
+        };
+        let mut figures = Figures::default();
+        for (name, paths) in sets {
+            if !paths.is_empty() {
+                figures
+                    .cold
+                    .push((name.clone(), load(&client, &urls(paths), 1, 0).await?));
+            }
+        }
+        for (name, paths) in sets.iter().chain(warm_only) {
+            if !paths.is_empty() {
+                let warm = load(&client, &urls(paths), connections, seconds).await?;
+                figures.warm.push((name.clone(), warm));
+            }
+        }
+        let _ = stop.send(());
+        let _ = server.await;
+        Ok(figures)
+    })
+}
