@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch } from './browser.mjs';
+import { launch, runChecks } from './browser.mjs';
 
 const arg = name => {
   const i = process.argv.indexOf(`--${name}`);
@@ -129,19 +129,4 @@ check('a name Chess.com cannot have is refused on the page, by name', async () =
   errors.splice(0, errors.length, ...errors.filter(e => !e.includes('400')));
 });
 
-let failed = 0;
-for (const { name, f } of checks) {
-  const before = errors.length;
-  try {
-    await f();
-    assert.deepEqual(errors.slice(before), [], 'no console errors');
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed += 1;
-    console.log(`FAIL ${name}\n     ${String(e.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
-    await shot(`add-failed-${checks.findIndex(c => c.name === name)}`).catch(() => {});
-  }
-}
-await close();
-console.log(`${checks.length - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runChecks(checks, errors, shot, close, 'add-');

@@ -11,7 +11,7 @@ import { makeFen } from 'chessops/fen';
 import { parsePgn } from 'chessops/pgn';
 import { makeSan, parseSan } from 'chessops/san';
 import { parseUci } from 'chessops/util';
-import { launch } from './browser.mjs';
+import { launch, runChecks } from './browser.mjs';
 
 const arg = name => {
   const i = process.argv.indexOf(`--${name}`);
@@ -310,19 +310,4 @@ check('a phone-sized screen shows the board and the table without sideways scrol
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
-let failed = 0;
-for (const { name, f } of checks) {
-  const before = errors.length;
-  try {
-    await f();
-    assert.deepEqual(errors.slice(before), [], 'no console errors');
-    console.log(`ok   ${name}`);
-  } catch (e) {
-    failed += 1;
-    console.log(`FAIL ${name}\n     ${String(e.stack ?? e).split('\n').slice(0, 8).join('\n     ')}`);
-    await shot(`failed-${checks.findIndex(c => c.name === name)}`).catch(() => {});
-  }
-}
-await close();
-console.log(`${checks.length - failed} passed, ${failed} failed`);
-process.exit(failed ? 1 : 0);
+await runChecks(checks, errors, shot, close);

@@ -13,7 +13,7 @@ use mirror_ingest::{
     IngestError, NoProgress,
     chesscom::{ChesscomOptions, ChesscomSummary, ingest_chesscom},
 };
-use mirror_online::{FetchError, RetryPolicy, Sleeper, chesscom::ClientConfig};
+use mirror_online::{FetchError, RetryPolicy, chesscom::ClientConfig};
 use mirror_store::{
     EdgeRow, GraphStore, PlayerCounts,
     embedded::{EmbeddedStore, OpenMode},
@@ -57,15 +57,7 @@ fn opts(server: &FakeChesscom, run: &Run, user: &str) -> ChesscomOptions {
                 backoff: Duration::from_secs(1),
                 rate_limit_wait: Duration::from_secs(60),
                 max_wait: Duration::from_secs(120),
-                sleeper: {
-                    let waits = run.waits.clone();
-                    Sleeper::instead(move |d| {
-                        waits
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .push(d);
-                    })
-                },
+                sleeper: support::recorded(run.waits.clone()),
             },
         },
         since: None,

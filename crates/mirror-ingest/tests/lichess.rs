@@ -12,7 +12,7 @@ use mirror_ingest::{
     IngestError, NoProgress,
     lichess::{LichessOptions, LichessSummary, ingest_lichess, unit},
 };
-use mirror_online::{FetchError, RetryPolicy, Sleeper, lichess::LichessConfig};
+use mirror_online::{FetchError, RetryPolicy, lichess::LichessConfig};
 use mirror_store::{
     EdgeRow, GraphStore,
     embedded::{EmbeddedStore, OpenMode},
@@ -70,15 +70,7 @@ fn opts(server: &FakeChesscom, run: &Run, now_ms: i64) -> LichessOptions {
                 backoff: Duration::from_secs(1),
                 rate_limit_wait: Duration::from_secs(60),
                 max_wait: Duration::from_secs(300),
-                sleeper: {
-                    let waits = run.waits.clone();
-                    Sleeper::instead(move |d| {
-                        waits
-                            .lock()
-                            .unwrap_or_else(std::sync::PoisonError::into_inner)
-                            .push(d);
-                    })
-                },
+                sleeper: support::recorded(run.waits.clone()),
             },
         },
         since: None,

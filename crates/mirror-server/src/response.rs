@@ -1,10 +1,17 @@
 //! The JSON bodies of the API's answers (errors are in `error.rs`), apart from the handlers
 //! that fill them.
 
-use mirror_core::{GameResult, MoveStats, TimeClass, notation};
-use mirror_store::RecentGame;
+use mirror_core::{
+    GameResult, MoveStats, PositionKey, TimeClass,
+    codec::color_name,
+    notation,
+    openings::{Opening, Openings},
+    stats::FEW_GAMES,
+    time::Date,
+};
+use mirror_store::{MoveRow, RecentGame};
 use serde::Serialize;
-use shakmaty::{Chess, Color};
+use shakmaty::{Chess, Color, Position};
 
 #[derive(Serialize)]
 pub(crate) struct Candidate {
@@ -178,7 +185,7 @@ pub(crate) struct ScoreJson {
 }
 
 /// An opening name, lichess-shaped.
-#[derive(Serialize, Clone)]
+#[derive(Debug, Serialize, Clone)]
 pub struct OpeningJson {
     /// ECO code.
     pub eco: String,
@@ -513,5 +520,165 @@ impl ReportJson {
                 })
                 .collect(),
         }
+    }
+}
+
+/// One move of `mirror explore`'s answer (its JSON, and its table's row).
+#[derive(Debug, Serialize)]
+pub struct ExploreRowJson {
+    /// The move, UCI.
+    pub uci: String,
+    /// The move, SAN.
+    pub san: String,
+    /// Games.
+    pub games: u32,
+    /// Games the player won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games the player lost.
+    pub losses: u32,
+    /// Wins in percent of the games (one decimal).
+    pub win_pct: f64,
+    /// Draws in percent.
+    pub draw_pct: f64,
+    /// Losses in percent.
+    pub loss_pct: f64,
+    /// The player's score with this move (wins + half the draws per game) and its 95%
+    /// Wilson interval, in percent.
+    pub score: f64,
+    /// The interval's low end, in percent.
+    pub score_low: f64,
+    /// The interval's high end, in percent.
+    pub score_high: f64,
+    /// Fewer games than `FEW_GAMES`: the score means little.
+    pub few_games: bool,
+    /// The opponents' average rating, where known.
+    pub average_opponent_rating: Option<u32>,
+    /// The player's performance rating with the move.
+    pub performance: Option<i32>,
+    /// The first game's date.
+    pub first_played: Option<String>,
+    /// The newest game's date.
+    pub last_played: Option<String>,
+    /// The opening after this move (the position's own name, else the path's).
+    pub opening: Option<OpeningJson>,
+}
+
+/// `mirror explore`'s answer: the position, whose moves they are, the totals and every
+/// move (its JSON, and what its table shows).
+#[derive(Debug, Serialize)]
+pub struct ExploreTable {
+    /// The player.
+    pub user: String,
+    /// The position.
+    pub fen: String,
+    /// `white` or `black`.
+    pub side_to_move: &'static str,
+    /// The player's colour in the games counted (`None`: both).
+    pub player_color: Option<&'static str>,
+    /// Whether the moves are the player's (else the opponents' replies).
+    pub players_moves: Option<bool>,
+    /// Only games against this opponent.
+    pub opponent: Option<String>,
+    /// The opening: the last named position on the path given (by position, so a
+    /// transposition gets its name).
+    pub opening: Option<OpeningJson>,
+    /// Games.
+    pub games: u32,
+    /// Games the player won.
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games the player lost.
+    pub losses: u32,
+    /// Every move, most played first.
+    pub moves: Vec<ExploreRowJson>,
+}
+
+fn pct(n: u32, d: u32) -> f64 {
+    if d == 0 {
+        0.0
+    } else {
+        (1000.0 * f64::from(n) / f64::from(d)).round() / 10.0
+    }
+}
+
+fn date_text(v: u32) -> Option<String> {
+    Date::from_u32(v).map(|d| d.to_string())
+}
+
+fn explore_row(
+    pos: &Chess,
+    row: &MoveRow,
+    here: Option<&Opening>,
+) -> Result<ExploreRowJson, mirror_store::StoreError> {
+    let (m, interval) = row.checked(pos, PositionKey::from_position(pos))?;
+    let s = &row.stats;
+    let g = s.games();
+    let percent = |x: f64| (1000.0 * x).round() / 10.0;
+    let mut child = pos.clone();
+    child.play_unchecked(m);
+    Ok(ExploreRowJson {
+        uci: notation::uci(m),
+        san: notation::san(pos, m),
+        games: g,
+        wins: s.wins,
+        draws: s.draws,
+        losses: s.losses,
+        win_pct: pct(s.wins, g),
+        draw_pct: pct(s.draws, g),
+        loss_pct: pct(s.losses, g),
+        score: percent(interval.score),
+        score_low: percent(interval.low),
+        score_high: percent(interval.high),
+        few_games: g < FEW_GAMES,
+        average_opponent_rating: s.average_opponent_rating(),
+        performance: s.performance(),
+        first_played: date_text(s.first),
+        last_played: date_text(s.last),
+        opening: Openings::builtin()
+            .at(&child)
+            .or(here)
+            .map(OpeningJson::from),
+    })
+}
+
+impl ExploreTable {
+    /// The answer for `user` at the end of `path` (the positions from the start; an empty
+    /// path is the start itself; its opening is the last named one on it), from the `rows`
+    /// read there with the player's colour `player_color` (`None`: both) and, if given,
+    /// against `opponent` only.
+    pub fn new(
+        user: String,
+        path: &[Chess],
+        player_color: Option<shakmaty::Color>,
+        opponent: Option<String>,
+        rows: &[MoveRow],
+    ) -> Result<ExploreTable, mirror_store::StoreError> {
+        let pos = path.last().cloned().unwrap_or_default();
+        let opening = Openings::builtin().along(path);
+        let mut total = MoveStats::default();
+        let moves = rows
+            .iter()
+            .map(|r| {
+                total.merge(&r.stats);
+                explore_row(&pos, r, opening)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ExploreTable {
+            user,
+            fen: notation::fen(&pos),
+            side_to_move: color_name(pos.turn()),
+            player_color: player_color.map(color_name),
+            players_moves: player_color.map(|c| c == pos.turn()),
+            opponent,
+            opening: opening.map(OpeningJson::from),
+            games: total.games(),
+            wins: total.wins,
+            draws: total.draws,
+            losses: total.losses,
+            moves,
+        })
     }
 }

@@ -7,19 +7,14 @@ use std::{
 
 use anyhow::Context;
 use clap::Args;
-use mirror_core::{MoveStats, PositionKey, time::Date};
-use mirror_server::response::OpeningJson;
-use mirror_store::{GraphStore, MoveRow, embedded::OpenMode};
+use mirror_core::{MoveStats, PositionKey};
+use mirror_server::response::ExploreTable;
+use mirror_store::{GraphStore, embedded::OpenMode};
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
-use mirror_core::{
-    codec::color_name,
-    notation,
-    openings::{Opening, Openings},
-    stats::FEW_GAMES,
-};
+use mirror_core::{notation, stats::FEW_GAMES};
 
 use crate::{
     cli::{ColorArg, FilterArgs, StoreArgs},
@@ -64,95 +59,6 @@ pub struct EdgesArgs {
     pub filters: FilterArgs,
 }
 
-#[derive(Serialize)]
-struct MoveJson {
-    uci: String,
-    san: String,
-    games: u32,
-    wins: u32,
-    draws: u32,
-    losses: u32,
-    win_pct: f64,
-    draw_pct: f64,
-    loss_pct: f64,
-    /// The player's score with this move (wins + half the draws per game) and its 95%
-    /// Wilson interval, in percent.
-    score: f64,
-    score_low: f64,
-    score_high: f64,
-    /// Fewer games than `FEW_GAMES`: the score means little.
-    few_games: bool,
-    average_opponent_rating: Option<u32>,
-    performance: Option<i32>,
-    first_played: Option<String>,
-    last_played: Option<String>,
-    /// The opening after this move (the position's own name, else the path's).
-    opening: Option<OpeningJson>,
-}
-
-#[derive(Serialize)]
-struct ExploreJson {
-    user: String,
-    fen: String,
-    side_to_move: &'static str,
-    player_color: Option<&'static str>,
-    players_moves: Option<bool>,
-    /// Only games against this opponent.
-    opponent: Option<String>,
-    /// The opening: the last named position on the path given (by position, so a
-    /// transposition gets its name).
-    opening: Option<OpeningJson>,
-    games: u32,
-    wins: u32,
-    draws: u32,
-    losses: u32,
-    moves: Vec<MoveJson>,
-}
-
-fn pct(n: u32, d: u32) -> f64 {
-    if d == 0 {
-        0.0
-    } else {
-        (1000.0 * f64::from(n) / f64::from(d)).round() / 10.0
-    }
-}
-
-fn date_text(v: u32) -> Option<String> {
-    Date::from_u32(v).map(|d| d.to_string())
-}
-
-fn move_json(pos: &Chess, row: &MoveRow, here: Option<&Opening>) -> anyhow::Result<MoveJson> {
-    let (m, interval) = row.checked(pos, PositionKey::from_position(pos))?;
-    let s = &row.stats;
-    let g = s.games();
-    let percent = |x: f64| (1000.0 * x).round() / 10.0;
-    let mut child = pos.clone();
-    child.play_unchecked(m);
-    Ok(MoveJson {
-        uci: notation::uci(m),
-        san: notation::san(pos, m),
-        games: g,
-        wins: s.wins,
-        draws: s.draws,
-        losses: s.losses,
-        win_pct: pct(s.wins, g),
-        draw_pct: pct(s.draws, g),
-        loss_pct: pct(s.losses, g),
-        score: percent(interval.score),
-        score_low: percent(interval.low),
-        score_high: percent(interval.high),
-        few_games: g < FEW_GAMES,
-        average_opponent_rating: s.average_opponent_rating(),
-        performance: s.performance(),
-        first_played: date_text(s.first),
-        last_played: date_text(s.last),
-        opening: Openings::builtin()
-            .at(&child)
-            .or(here)
-            .map(OpeningJson::from),
-    })
-}
-
 pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode> {
     // The path to the position: its opening is the last named position on it.
     let path: Vec<Chess> = match (&args.fen, &args.moves) {
@@ -170,7 +76,6 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         (None, None) => vec![Chess::default()],
     };
     let pos = path.last().expect("a path has its start").clone();
-    let opening = Openings::builtin().along(&path);
     let filter = args
         .filters
         .filter(Some(args.color.map_or(pos.turn(), Color::from)))?;
@@ -181,28 +86,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         Some(name) => mirror_store::analysis::moves_against(&store, &user, key, name, &filter)?,
         None => store.moves(&args.user, key, &filter)?,
     };
-    let mut total = MoveStats::default();
-    let moves = rows
-        .iter()
-        .map(|r| {
-            total.merge(&r.stats);
-            move_json(&pos, r, opening)
-        })
-        .collect::<anyhow::Result<Vec<_>>>()?;
-    let out = ExploreJson {
-        user,
-        fen: notation::fen(&pos),
-        side_to_move: color_name(pos.turn()),
-        player_color: filter.color.map(color_name),
-        players_moves: filter.color.map(|c| c == pos.turn()),
-        opponent: args.opponent.clone(),
-        opening: opening.map(OpeningJson::from),
-        games: total.games(),
-        wins: total.wins,
-        draws: total.draws,
-        losses: total.losses,
-        moves,
-    };
+    let out = ExploreTable::new(user, &path, filter.color, args.opponent.clone(), &rows)?;
     let stdout = std::io::stdout();
     let mut w = BufWriter::new(stdout.lock());
     if args.json {
@@ -215,7 +99,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
     Ok(ExitCode::SUCCESS)
 }
 
-fn print_table(w: &mut impl Write, out: &ExploreJson) -> std::io::Result<()> {
+fn print_table(w: &mut impl Write, out: &ExploreTable) -> std::io::Result<()> {
     writeln!(w, "{}  ({} to move)", out.fen, out.side_to_move)?;
     if let Some(o) = &out.opening {
         writeln!(w, "opening: {} {}", o.eco, o.name)?;
