@@ -284,54 +284,15 @@ pub fn ingest_profile<S: GraphStore + Sync>(
     let total = feeds.len();
     for (index, feed) in feeds.iter().enumerate() {
         events.feed(feed, index, total);
-        let result = match feed {
-            Feed::Chesscom(user) => {
-                let opts = ChesscomOptions {
-                    player: profile.clone(),
-                    user: user.clone(),
-                    client: settings.chesscom.clone(),
-                    since: request.since,
-                    until: request.until,
-                    now: settings.now,
-                    batch_size: settings.batch_size,
-                };
-                ingest_chesscom(store, &opts, events).map(FeedResult::Chesscom)
-            }
-            Feed::Lichess(user) => {
-                let opts = LichessOptions {
-                    player: profile.clone(),
-                    user: user.clone(),
-                    config: settings.lichess.clone(),
-                    since: request.since,
-                    until: request.until,
-                    now_ms: settings.now_ms,
-                    batch_size: settings.batch_size,
-                };
-                ingest_lichess(store, &opts, events).map(FeedResult::Lichess)
-            }
-            Feed::Pgn => {
-                let mut names = vec![profile.clone()];
-                names.extend(request.aliases.iter().cloned());
-                names.extend(request.chesscom.iter().cloned());
-                names.extend(request.lichess.iter().cloned());
-                names.extend(recorded_accounts.iter().map(|a| a.name.clone()));
-                let mut seen = std::collections::HashSet::new();
-                names.retain(|n| seen.insert(n.to_ascii_lowercase()));
-                let opts = IngestOptions {
-                    player: profile.clone(),
-                    names: names.clone(),
-                    batch_size: settings.batch_size,
-                };
-                match crate::ingest(store, &request.pgn, &opts, events) {
-                    Ok(s) if s.ingested + s.duplicates == 0 => {
-                        let frequent = s.frequent_names.clone();
-                        events.feed_done(feed, Some(&FeedResult::Pgn(s)));
-                        return Err(ProfileError::NoGameOfPlayer { names, frequent });
-                    }
-                    other => other.map(FeedResult::Pgn),
-                }
-            }
-        };
+        let result = read_feed(
+            store,
+            request,
+            settings,
+            &profile,
+            &recorded_accounts,
+            feed,
+            events,
+        )?;
         events.feed_done(feed, result.as_ref().ok());
         let result = result.map_err(|source| ProfileError::Feed {
             what: match feed {
@@ -358,6 +319,67 @@ pub fn ingest_profile<S: GraphStore + Sync>(
         profile,
         recorded,
         feeds: out,
+    })
+}
+
+/// Reads one source of the profile into the store. `Ok(Err(_))`: the source could not be
+/// read (the caller reports it); `Err(_)`: the ingest stops here (no game of the player).
+fn read_feed<S: GraphStore + Sync>(
+    store: &S,
+    request: &ProfileRequest,
+    settings: &FetchSettings,
+    profile: &str,
+    recorded_accounts: &[Account],
+    feed: &Feed,
+    events: &mut dyn ProfileEvents,
+) -> Result<Result<FeedResult, IngestError>, ProfileError> {
+    Ok(match feed {
+        Feed::Chesscom(user) => {
+            let opts = ChesscomOptions {
+                player: profile.to_string(),
+                user: user.clone(),
+                client: settings.chesscom.clone(),
+                since: request.since,
+                until: request.until,
+                now: settings.now,
+                batch_size: settings.batch_size,
+            };
+            ingest_chesscom(store, &opts, events).map(FeedResult::Chesscom)
+        }
+        Feed::Lichess(user) => {
+            let opts = LichessOptions {
+                player: profile.to_string(),
+                user: user.clone(),
+                config: settings.lichess.clone(),
+                since: request.since,
+                until: request.until,
+                now_ms: settings.now_ms,
+                batch_size: settings.batch_size,
+            };
+            ingest_lichess(store, &opts, events).map(FeedResult::Lichess)
+        }
+        Feed::Pgn => {
+            let mut names = vec![profile.to_string()];
+            names.extend(request.aliases.iter().cloned());
+            names.extend(request.chesscom.iter().cloned());
+            names.extend(request.lichess.iter().cloned());
+            names.extend(recorded_accounts.iter().map(|a| a.name.clone()));
+            let mut seen = std::collections::HashSet::new();
+            names.retain(|n| seen.insert(n.to_ascii_lowercase()));
+            let opts = IngestOptions {
+                player: profile.to_string(),
+                names: names.clone(),
+                batch_size: settings.batch_size,
+            };
+            match crate::ingest(store, &request.pgn, &opts, events) {
+                Ok(s) if s.ingested + s.duplicates == 0 => {
+                    let frequent = s.frequent_names.clone();
+                    events.feed_done(feed, Some(&FeedResult::Pgn(s)));
+                    return Err(ProfileError::NoGameOfPlayer { names, frequent });
+                }
+                other => other.map(FeedResult::Pgn),
+            }
+        }
     })
 }
 

@@ -73,6 +73,34 @@ fn line(label: &str, l: &Load, rate: bool) -> String {
     )
 }
 
+/// The request paths in DIR/top.txt, random.txt and floor.txt (for wrk with
+/// bench/wrk/paths.lua).
+fn write_paths(
+    dir: &std::path::Path,
+    top_paths: &[String],
+    random_paths: &[String],
+    floor_paths: &[String],
+) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
+    let lists = [
+        ("top.txt", top_paths),
+        ("random.txt", random_paths),
+        ("floor.txt", floor_paths),
+    ];
+    for (name, list) in lists {
+        let file = dir.join(name);
+        std::fs::write(&file, list.join("\n") + "\n")
+            .with_context(|| format!("write {}", file.display()))?;
+    }
+    println!(
+        "wrote {} and {} paths to {}/top.txt and random.txt (and floor.txt)",
+        top_paths.len(),
+        random_paths.len(),
+        dir.display()
+    );
+    Ok(())
+}
+
 pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitCode> {
     let (user, tops, randoms) = {
         let store = store_args.open(OpenMode::MustExist)?;
@@ -93,23 +121,7 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
     );
     let floor_paths = bench::floor_paths(top_paths.len());
     if let Some(dir) = &args.paths_out {
-        std::fs::create_dir_all(dir).with_context(|| format!("create {}", dir.display()))?;
-        let lists = [
-            ("top.txt", &top_paths),
-            ("random.txt", &random_paths),
-            ("floor.txt", &floor_paths),
-        ];
-        for (name, list) in lists {
-            let file = dir.join(name);
-            std::fs::write(&file, list.join("\n") + "\n")
-                .with_context(|| format!("write {}", file.display()))?;
-        }
-        println!(
-            "wrote {} and {} paths to {}/top.txt and random.txt (and floor.txt)",
-            top_paths.len(),
-            random_paths.len(),
-            dir.display()
-        );
+        write_paths(dir, &top_paths, &random_paths, &floor_paths)?;
         return Ok(ExitCode::SUCCESS);
     }
     if args.endpoint == Endpoint::Explore {
