@@ -327,141 +327,25 @@ pub fn evaluate<S: GraphStore>(
                 counts[s] += 1;
             }
             // (top-1 value, top-3 value) per predictor; `None` = no answer.
-            let mut row: [Option<(f64, f64)>; PREDICTORS.len()] = [None; PREDICTORS.len()];
-            let hit = |ms: &[String], n: usize| -> f64 {
-                f64::from(u8::from(ms.iter().take(n).any(|m| *m == played)))
-            };
-            // Book: most played first (the store's order), then by UCI.
-            if in_book {
-                let mut by_games: Vec<(u32, String)> = view
-                    .candidates
-                    .iter()
-                    .map(|c| (c.stats.games(), uci(c.mv)))
-                    .collect();
-                by_games.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-                let ms: Vec<String> = by_games.into_iter().map(|(_, m)| m).collect();
-                row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
-            }
-            // Sampler: expected match, and the move among its three likeliest.
-            if let Some(sel) = &view.selection {
-                let probs: Vec<(String, f64)> =
-                    sel.ranked().into_iter().map(|(m, p)| (uci(m), p)).collect();
-                let expected: f64 = probs
-                    .iter()
-                    .filter(|(m, _)| *m == played)
-                    .map(|(_, p)| p)
-                    .sum();
-                let ms: Vec<String> = probs.into_iter().map(|(m, _)| m).collect();
-                row[SAMPLER] = Some((expected, hit(&ms, 3)));
-            }
-            // Every book policy on the same position: the expected match of a sampling
-            // policy, the first move of a deterministic one; and the move among its three
-            // likeliest. The engine's own policy is put back afterwards.
-            if in_book {
-                let own = engine.options().clone();
-                for (policy, at) in POLICIES {
-                    engine.set_policy(policy);
-                    let dist = engine.distribution_after(&t.pos, t.last)?;
-                    if dist.is_empty() {
-                        continue;
-                    }
-                    let ms: Vec<String> = dist.iter().map(|(m, _)| uci(*m)).collect();
-                    let top1 = match policy {
-                        Policy::Habit { .. } => dist
-                            .iter()
-                            .filter(|(m, _)| uci(*m) == played)
-                            .map(|(_, p)| p)
-                            .sum(),
-                        _ => hit(&ms, 1),
-                    };
-                    row[at] = Some((top1, hit(&ms, 3)));
-                }
-                engine.set_options(own);
-            }
-            // Model.
-            let model_list: Vec<String> = match logits.get(i) {
-                Some(l) => rank_with(&t.pos, l)
-                    .into_iter()
-                    .map(|(m, _)| uci(m))
-                    .collect(),
-                None => Vec::new(),
-            };
-            // The played move's probability under each distribution (model, sampling engine).
+            let mut row: Row = [None; PREDICTORS.len()];
+            let hit = |ms: &[String], n: usize| hit(ms, &played, n);
+            book_answers(&mut engine, t, &view, &played, &mut row)?;
             let mut likelihood: [Option<f64>; PREDICTORS.len()] = [None; PREDICTORS.len()];
-            if !model_list.is_empty() {
-                row[MODEL] = Some((hit(&model_list, 1), hit(&model_list, 3)));
-                if let Some(l) = logits.get(i) {
-                    likelihood[MODEL] = Some(probability_of(
-                        &mirror_model::inference::softmax(&rank_with(&t.pos, l)),
-                        &played,
-                    ));
-                }
-            }
-            // The engine sampling (play's and serve's defaults: habit:1 without the time
-            // class's weight, the guarded model sampled), with the other knobs as given:
-            // its expected match is the probability it gives the move played.
-            let own = engine.options().clone();
-            let sampling = EngineOptions::sampling();
-            engine.set_options(EngineOptions {
-                policy: sampling.policy,
-                sample: sampling.sample,
-                context_weight: sampling.context_weight,
-                ..own.clone()
-            });
-            let sampled = engine.choice_distribution(&t.pos, t.last);
-            engine.set_options(own);
-            let sampled = sampled?;
-            let p_sampled = probability_of(&sampled, &played);
-            let sampled_list: Vec<String> = sampled.iter().map(|(m, _)| uci(*m)).collect();
-            row[SAMPLING] = Some((p_sampled, hit(&sampled_list, 3)));
-            likelihood[SAMPLING] = Some(p_sampled);
-            // Engine: its real (seeded) choice; its top 3 = its policy's moves by
-            // probability, then the model's ranking.
-            let mut engine_list: Vec<String> = engine
-                .distribution_after(&t.pos, t.last)?
-                .into_iter()
-                .map(|(m, _)| uci(m))
-                .collect();
-            let choice = engine.choose_after(&t.pos, t.last)?;
-            let chosen = uci(choice.mv);
-            if matches!(choice.source, Source::Fallback { .. }) {
-                engine_list = vec![chosen.clone()];
-            }
-            for m in &model_list {
-                if engine_list.len() >= 3 {
-                    break;
-                }
-                if !engine_list.contains(m) {
-                    engine_list.push(m.clone());
-                }
-            }
-            row[ENGINE] = Some((f64::from(u8::from(chosen == played)), hit(&engine_list, 3)));
+            let choice = engine_answers(
+                &mut engine,
+                t,
+                logits.get(i).map(Vec::as_slice),
+                &played,
+                &mut row,
+                &mut likelihood,
+            )?;
             row[RANDOM] = Some((1.0 / k, (3.0f64).min(k) / k));
             if let Some(sf) = sf1.as_mut() {
                 let lines = sf.analyse(&fen(&t.pos), 1, 3)?;
                 let ms: Vec<String> = lines.into_iter().map(|l| l.mv).collect();
                 row[SF1] = Some((hit(&ms, 1), hit(&ms, 3)));
             }
-            for &s in &segs {
-                for (p, r) in row.iter().enumerate() {
-                    let cell = &mut cells[s][p];
-                    match likelihood[p] {
-                        Some(q) if q > 0.0 => cell.log_likelihood.push(t.game, q.ln()),
-                        Some(_) => cell.never += 1,
-                        None => {}
-                    }
-                    let (a, b) = match r {
-                        Some(v) => {
-                            cell.answered += 1;
-                            *v
-                        }
-                        // A predictor without an answer does not match.
-                        None => (0.0, 0.0),
-                    };
-                    cell.top1.push(t.game, a);
-                    cell.top3.push(t.game, b);
-                }
-            }
+            record(&mut cells, &segs, &row, &likelihood, t.game);
             judged.push(Judged {
                 game: t.game,
                 pos: t.pos.clone(),
@@ -472,7 +356,175 @@ pub fn evaluate<S: GraphStore>(
         progress(Phase::Predict, (ci * CHUNK + chunk.len()).min(total), total);
     }
     drop(sf1);
-    let segments = SEGMENTS
+    let segments = segment_reports(&cells, &counts, cfg.stockfish.is_some(), model.is_some());
+    let mistakes = match &cfg.stockfish {
+        Some(path) => Some(judge(path, judged, cfg, progress)?),
+        None => None,
+    };
+    Ok(Report {
+        player: player.to_string(),
+        split: None,
+        positions: total,
+        seed: cfg.seed,
+        fallback: fallback_name,
+        policy: policy_text,
+        tiers: cfg.engine.tiers.to_string(),
+        min_games: cfg.engine.min_games,
+        stockfish: stockfish_name,
+        segments,
+        promotions,
+        mistakes,
+    })
+}
+
+/// One predictor's answer at a position: (top-1 value, top-3 value); `None` = no answer.
+type Row = [Option<(f64, f64)>; PREDICTORS.len()];
+
+/// Whether the player's move `played` is among the first `n` of `ms`.
+fn hit(ms: &[String], played: &str, n: usize) -> f64 {
+    f64::from(u8::from(ms.iter().take(n).any(|m| m == played)))
+}
+
+/// The book's answers at `t` (the book, the tiers' sampler, and every book policy on the
+/// same position; the engine's own policy is put back afterwards).
+fn book_answers<S: GraphStore>(
+    engine: &mut Engine<S>,
+    t: &TestPosition,
+    view: &mirror_engine::BookView,
+    played: &str,
+    row: &mut Row,
+) -> Result<(), EvalError> {
+    let in_book = !view.candidates.is_empty();
+    let hit = |ms: &[String], n: usize| hit(ms, played, n);
+    // Book: most played first (the store's order), then by UCI.
+    if in_book {
+        let mut by_games: Vec<(u32, String)> = view
+            .candidates
+            .iter()
+            .map(|c| (c.stats.games(), uci(c.mv)))
+            .collect();
+        by_games.sort_by(|a, b| b.0.cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        let ms: Vec<String> = by_games.into_iter().map(|(_, m)| m).collect();
+        row[BOOK] = Some((hit(&ms, 1), hit(&ms, 3)));
+    }
+    // Sampler: expected match, and the move among its three likeliest.
+    if let Some(sel) = &view.selection {
+        let probs: Vec<(String, f64)> =
+            sel.ranked().into_iter().map(|(m, p)| (uci(m), p)).collect();
+        let expected: f64 = probs
+            .iter()
+            .filter(|(m, _)| *m == played)
+            .map(|(_, p)| p)
+            .sum();
+        let ms: Vec<String> = probs.into_iter().map(|(m, _)| m).collect();
+        row[SAMPLER] = Some((expected, hit(&ms, 3)));
+    }
+    // Every book policy on the same position: the expected match of a sampling
+    // policy, the first move of a deterministic one; and the move among its three
+    // likeliest. The engine's own policy is put back afterwards.
+    if in_book {
+        let own = engine.options().clone();
+        for (policy, at) in POLICIES {
+            engine.set_policy(policy);
+            let dist = engine.distribution_after(&t.pos, t.last)?;
+            if dist.is_empty() {
+                continue;
+            }
+            let ms: Vec<String> = dist.iter().map(|(m, _)| uci(*m)).collect();
+            let top1 = match policy {
+                Policy::Habit { .. } => dist
+                    .iter()
+                    .filter(|(m, _)| uci(*m) == played)
+                    .map(|(_, p)| p)
+                    .sum(),
+                _ => hit(&ms, 1),
+            };
+            row[at] = Some((top1, hit(&ms, 3)));
+        }
+        engine.set_options(own);
+    }
+    Ok(())
+}
+
+/// The model's, the sampling engine's and the engine's answers at `t` (`logits`: the
+/// model's for this position, if there is a model); returns the engine's choice.
+fn engine_answers<S: GraphStore>(
+    engine: &mut Engine<S>,
+    t: &TestPosition,
+    logits: Option<&[f32]>,
+    played: &str,
+    row: &mut Row,
+    likelihood: &mut [Option<f64>; PREDICTORS.len()],
+) -> Result<mirror_engine::Choice, EvalError> {
+    let hit = |ms: &[String], n: usize| hit(ms, played, n);
+    // Model.
+    let model_list: Vec<String> = match logits {
+        Some(l) => rank_with(&t.pos, l)
+            .into_iter()
+            .map(|(m, _)| uci(m))
+            .collect(),
+        None => Vec::new(),
+    };
+    // The played move's probability under each distribution (model, sampling engine).
+    if !model_list.is_empty() {
+        row[MODEL] = Some((hit(&model_list, 1), hit(&model_list, 3)));
+        if let Some(l) = logits {
+            likelihood[MODEL] = Some(probability_of(
+                &mirror_model::inference::softmax(&rank_with(&t.pos, l)),
+                played,
+            ));
+        }
+    }
+    // The engine sampling (play's and serve's defaults: habit:1 without the time
+    // class's weight, the guarded model sampled), with the other knobs as given:
+    // its expected match is the probability it gives the move played.
+    let own = engine.options().clone();
+    let sampling = EngineOptions::sampling();
+    engine.set_options(EngineOptions {
+        policy: sampling.policy,
+        sample: sampling.sample,
+        context_weight: sampling.context_weight,
+        ..own.clone()
+    });
+    let sampled = engine.choice_distribution(&t.pos, t.last);
+    engine.set_options(own);
+    let sampled = sampled?;
+    let p_sampled = probability_of(&sampled, played);
+    let sampled_list: Vec<String> = sampled.iter().map(|(m, _)| uci(*m)).collect();
+    row[SAMPLING] = Some((p_sampled, hit(&sampled_list, 3)));
+    likelihood[SAMPLING] = Some(p_sampled);
+    // Engine: its real (seeded) choice; its top 3 = its policy's moves by
+    // probability, then the model's ranking.
+    let mut engine_list: Vec<String> = engine
+        .distribution_after(&t.pos, t.last)?
+        .into_iter()
+        .map(|(m, _)| uci(m))
+        .collect();
+    let choice = engine.choose_after(&t.pos, t.last)?;
+    let chosen = uci(choice.mv);
+    if matches!(choice.source, Source::Fallback { .. }) {
+        engine_list = vec![chosen.clone()];
+    }
+    for m in &model_list {
+        if engine_list.len() >= 3 {
+            break;
+        }
+        if !engine_list.contains(m) {
+            engine_list.push(m.clone());
+        }
+    }
+    row[ENGINE] = Some((f64::from(u8::from(chosen == played)), hit(&engine_list, 3)));
+    Ok(choice)
+}
+
+/// Each segment's figures, for the predictors that ran.
+fn segment_reports(
+    cells: &[Vec<Cell>],
+    counts: &[usize],
+    stockfish: bool,
+    model: bool,
+) -> Vec<SegmentReport> {
+    SEGMENTS
         .iter()
         .enumerate()
         .map(|(s, name)| SegmentReport {
@@ -481,8 +533,8 @@ pub fn evaluate<S: GraphStore>(
             predictors: PREDICTORS
                 .iter()
                 .enumerate()
-                .filter(|(p, _)| *p != SF1 || cfg.stockfish.is_some())
-                .filter(|(p, _)| *p != MODEL || model.is_some())
+                .filter(|(p, _)| *p != SF1 || stockfish)
+                .filter(|(p, _)| *p != MODEL || model)
                 .map(|(p, pname)| {
                     let c = &cells[s][p];
                     PredictorReport {
@@ -504,25 +556,37 @@ pub fn evaluate<S: GraphStore>(
                 })
                 .collect(),
         })
-        .collect();
-    let mistakes = match &cfg.stockfish {
-        Some(path) => Some(judge(path, judged, cfg, progress)?),
-        None => None,
-    };
-    Ok(Report {
-        player: player.to_string(),
-        split: None,
-        positions: total,
-        seed: cfg.seed,
-        fallback: fallback_name,
-        policy: policy_text,
-        tiers: cfg.engine.tiers.to_string(),
-        min_games: cfg.engine.min_games,
-        stockfish: stockfish_name,
-        segments,
-        promotions,
-        mistakes,
-    })
+        .collect()
+}
+
+/// Adds a position's answers to the cells of each of its segments.
+fn record(
+    cells: &mut [Vec<Cell>],
+    segs: &[usize],
+    row: &Row,
+    likelihood: &[Option<f64>; PREDICTORS.len()],
+    game: u32,
+) {
+    for &s in segs {
+        for (p, r) in row.iter().enumerate() {
+            let cell = &mut cells[s][p];
+            match likelihood[p] {
+                Some(q) if q > 0.0 => cell.log_likelihood.push(game, q.ln()),
+                Some(_) => cell.never += 1,
+                None => {}
+            }
+            let (a, b) = match r {
+                Some(v) => {
+                    cell.answered += 1;
+                    *v
+                }
+                // A predictor without an answer does not match.
+                None => (0.0, 0.0),
+            };
+            cell.top1.push(game, a);
+            cell.top3.push(game, b);
+        }
+    }
 }
 
 /// Win% the mover loses with `mv` in `pos`, judged at `depth`.
