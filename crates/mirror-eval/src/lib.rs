@@ -259,6 +259,29 @@ pub enum Phase {
     Judge,
 }
 
+/// The engine evaluated: `cfg`'s options and seed, the model (if any) as its fallback.
+fn evaluated_engine<S: GraphStore>(
+    book: S,
+    player: &str,
+    model: Option<&Arc<Predictor>>,
+    cfg: &EvalConfig,
+) -> Engine<S> {
+    let mut engine = Engine::new(
+        book,
+        player,
+        EngineOptions {
+            seed: cfg.seed,
+            ..cfg.engine.clone()
+        },
+    );
+    let fallback: Box<dyn Fallback> = match model {
+        Some(p) => Box::new(ModelFallback::new(p.clone())),
+        None => Box::new(RandomLegal::because("evaluated without a model")),
+    };
+    engine.set_fallback(fallback);
+    engine
+}
+
 /// Evaluates `player`'s test games against a `book` store holding their training games
 /// only, with the model (if any) as the engine's fallback.
 pub fn evaluate<S: GraphStore>(
@@ -270,19 +293,7 @@ pub fn evaluate<S: GraphStore>(
     progress: &(dyn Fn(Phase, usize, usize) + Sync),
 ) -> Result<Report, EvalError> {
     let positions = test_positions(test, cfg.max_positions);
-    let mut engine = Engine::new(
-        book,
-        player,
-        EngineOptions {
-            seed: cfg.seed,
-            ..cfg.engine.clone()
-        },
-    );
-    let fallback: Box<dyn Fallback> = match &model {
-        Some(p) => Box::new(ModelFallback::new(p.clone())),
-        None => Box::new(RandomLegal::because("evaluated without a model")),
-    };
-    engine.set_fallback(fallback);
+    let mut engine = evaluated_engine(book, player, model.as_ref(), cfg);
     let fallback_name = engine.fallback_name();
     let policy = engine.policy();
     let policy_text = if policy == cfg.engine.policy {
@@ -313,10 +324,7 @@ pub fn evaluate<S: GraphStore>(
         };
         for (i, t) in chunk.iter().enumerate() {
             let played = uci(t.played);
-            if let Some(role) = t.played.promotion() {
-                promotions.played += 1;
-                promotions.to_queen += usize::from(role == shakmaty::Role::Queen);
-            }
+            promotions.count(t.played);
             let legal = t.pos.legal_moves();
             let k = legal.len().max(1) as f64;
             engine.set_game_time_class(t.time_class);

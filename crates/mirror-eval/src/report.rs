@@ -68,6 +68,16 @@ pub struct Promotions {
     pub to_queen: usize,
 }
 
+impl Promotions {
+    /// Counts the player's move `played` if it promotes.
+    pub fn count(&mut self, played: shakmaty::Move) {
+        if let Some(role) = played.promotion() {
+            self.played += 1;
+            self.to_queen += usize::from(role == shakmaty::Role::Queen);
+        }
+    }
+}
+
 /// Mistakes judged by Stockfish.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MistakeReport {
