@@ -230,6 +230,13 @@ impl GameRecord {
         }
     }
 
+    /// Whether every move replays (a stored game that does not is a damaged store): the
+    /// first move that does not, as the error. Code that replays checked games may stop
+    /// at an error without losing a move.
+    pub fn check_replay(&self) -> Result<(), crate::moves::IllegalMoveCode> {
+        self.replay().try_for_each(|ply| ply.map(|_| ()))
+    }
+
     /// Compact binary form (the store keeps every game this way).
     pub fn encode(&self) -> Vec<u8> {
         let mut out = Vec::with_capacity(48 + self.id.0.len() + 2 * self.moves.len());
@@ -445,6 +452,17 @@ mod tests {
             assert_eq!(s.as_str().parse::<GameSource>(), Ok(s));
         }
         assert!("icc".parse::<GameSource>().is_err());
+    }
+
+    #[test]
+    fn a_game_that_does_not_replay_names_its_first_bad_move() {
+        let mut g = sample();
+        assert!(g.check_replay().is_ok());
+        // Black plays White's first move again: not legal.
+        g.moves[1] = g.moves[0];
+        let e = g.check_replay().expect_err("e2e4 twice");
+        assert_eq!(e.0, g.moves[0]);
+        assert_eq!(g.replay().filter(Result::is_ok).count(), 1, "one move replays");
     }
 
     #[test]

@@ -292,6 +292,13 @@ pub fn evaluate<S: GraphStore>(
     cfg: &EvalConfig,
     progress: &(dyn Fn(Phase, usize, usize) + Sync),
 ) -> Result<Report, EvalError> {
+    // Every test game replays in full, so its positions are all of its positions.
+    for (g, _) in test {
+        g.check_replay().map_err(|source| EvalError::Replay {
+            game: g.id.0.clone(),
+            source,
+        })?;
+    }
     let positions = test_positions(test, cfg.max_positions);
     let mut engine = evaluated_engine(book, player, model.as_ref(), cfg);
     let fallback_name = engine.fallback_name();

@@ -225,6 +225,13 @@ pub fn fit(
             games: games.len(),
         });
     }
+    // Every game replays in full, so what reads them below loses no move.
+    for (g, _) in games {
+        g.check_replay().map_err(|source| ModelError::Replay {
+            game: g.id.0.clone(),
+            source,
+        })?;
+    }
     let sp = split.split(games.len());
     // Both sides of a game (a population's) stay in one part: a cut between them moves on.
     let cut = |mut i: usize| {

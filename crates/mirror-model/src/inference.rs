@@ -36,6 +36,16 @@ pub enum ModelError {
     /// The split leaves no validation games.
     #[error("the split {0} leaves no validation games: early stopping needs some")]
     NoValidationGames(String),
+    /// A game does not replay (a damaged store): training on what replays would cut it
+    /// short without a word.
+    #[error("game {game} does not replay")]
+    Replay {
+        /// The game's id.
+        game: String,
+        /// The first move that does not.
+        #[source]
+        source: mirror_core::moves::IllegalMoveCode,
+    },
     /// The model was saved with another encoding.
     #[error(
         "model {path} uses encoding version {found}, this mirror reads {expected}: train it again"
