@@ -462,7 +462,11 @@ mod tests {
         g.moves[1] = g.moves[0];
         let e = g.check_replay().expect_err("e2e4 twice");
         assert_eq!(e.0, g.moves[0]);
-        assert_eq!(g.replay().filter(Result::is_ok).count(), 1, "one move replays");
+        assert_eq!(
+            g.replay().filter(Result::is_ok).count(),
+            1,
+            "one move replays"
+        );
     }
 
     #[test]

@@ -259,6 +259,17 @@ pub enum Phase {
     Judge,
 }
 
+/// Every game replays (a stored game that does not is a damaged store, named).
+fn check_replays(games: &[(GameRecord, Color)]) -> Result<(), EvalError> {
+    for (g, _) in games {
+        g.check_replay().map_err(|source| EvalError::Replay {
+            game: g.id.0.clone(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
 /// The engine evaluated: `cfg`'s options and seed, the model (if any) as its fallback.
 fn evaluated_engine<S: GraphStore>(
     book: S,
@@ -293,12 +304,7 @@ pub fn evaluate<S: GraphStore>(
     progress: &(dyn Fn(Phase, usize, usize) + Sync),
 ) -> Result<Report, EvalError> {
     // Every test game replays in full, so its positions are all of its positions.
-    for (g, _) in test {
-        g.check_replay().map_err(|source| EvalError::Replay {
-            game: g.id.0.clone(),
-            source,
-        })?;
-    }
+    check_replays(test)?;
     let positions = test_positions(test, cfg.max_positions);
     let mut engine = evaluated_engine(book, player, model.as_ref(), cfg);
     let fallback_name = engine.fallback_name();

@@ -22,11 +22,16 @@ use crate::{
     data::Samples,
     encoding::ENCODING_VERSION,
     inference::{load_net, save},
+    model::Net,
     training::{EpochReport, TrainConfig, batches_per_epoch, evaluate, train, training_device},
 };
 
 /// A stage on the last games: those games and their samples.
 type Stage<'g> = (&'g [(GameRecord, Color)], Samples);
+
+/// The network a fit starts from, with its validation top-1 and top-3 (`None`: a fresh
+/// one).
+type Start = Option<(Net, (f64, f64))>;
 
 /// Hyperparameters and limits of a fit.
 #[derive(Clone, Debug)]
@@ -219,6 +224,117 @@ pub fn fit(
     dir: &Path,
     events: &mut dyn FnMut(FitEvent<'_>),
 ) -> Result<Predictor, ModelError> {
+    let parts = parts(player, games, split, opts)?;
+    let Parts {
+        train: train_g,
+        val: val_g,
+        test: test_g,
+        ..
+    } = parts;
+    let (train_s, val_s) = (&parts.train_s, &parts.val_s);
+    events(FitEvent::Line(format!(
+        "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
+        games_in(games),
+        games_in(train_g),
+        train_s.len(),
+        games_in(val_g),
+        val_s.len(),
+        games_in(test_g),
+        parts.test_out.len(),
+        parts.test_in.len()
+    )));
+    let (net_cfg, start, base) = start_net(player, opts, val_s, events)?;
+    let cfg = TrainConfig {
+        epochs: opts.epochs,
+        batch: opts.batch,
+        lr: opts.lr,
+        seed: opts.seed,
+        patience: opts.patience,
+    };
+    // The stages on the last games, prepared now so that the plan counts their batches.
+    let train_games = games_in(train_g);
+    let stages = stages_on_last_games(train_g, &opts.recent_games);
+    let recent_cfg = TrainConfig {
+        epochs: 1,
+        lr: opts.recent_lr,
+        ..cfg
+    };
+    events(FitEvent::Plan(plan(&cfg, train_s, &recent_cfg, &stages)));
+    let base_figures = start.as_ref().map(|(_, figures)| *figures);
+    let (net, mut reports, kept) = train(
+        &net_cfg,
+        &cfg,
+        start.map(|(net, (top1, _))| (net, top1)),
+        train_s,
+        val_s,
+        &mut progress(events),
+    );
+    let (val_top1, val_top3) =
+        kept_figures(player, kept.map(|at| &reports[at]), base_figures, events);
+    let run = StageRun {
+        net_cfg: &net_cfg,
+        cfg: &recent_cfg,
+        val_s,
+        train_games,
+    };
+    let (net, val_top1, val_top3, recent_games) = recent_stages(
+        &run,
+        (net, val_top1, val_top3),
+        &stages,
+        &mut reports,
+        events,
+    );
+    let (test_top1, test_top3) = test_lines(player, &net, &parts, events);
+    let meta = ModelMeta {
+        encoding_version: ENCODING_VERSION,
+        channels: net_cfg.channels,
+        layers: net_cfg.layers,
+        player: player.to_string(),
+        train_games: games_in(train_g),
+        val_games: games_in(val_g),
+        test_games: games_in(test_g),
+        train_dates: date_range(train_g),
+        train_positions: train_s.len(),
+        epochs: reports.len(),
+        seed: opts.seed,
+        val_top1,
+        val_top3,
+        test_top1,
+        test_top3,
+        base,
+        recent_games,
+        book_prior: None,
+    };
+    save(&net, &meta, dir)?;
+    events(FitEvent::Line(format!("model saved in {}", dir.display())));
+    Ok(Predictor::from_net(net, meta))
+}
+
+/// A fit's games split by date, and their samples.
+struct Parts<'g> {
+    train: &'g [(GameRecord, Color)],
+    val: &'g [(GameRecord, Color)],
+    test: &'g [(GameRecord, Color)],
+    /// Training positions (subsampled).
+    train_s: Samples,
+    /// Validation positions (at most 20,000).
+    val_s: Samples,
+    /// Test positions outside the training tree.
+    test_out: Samples,
+    /// Test positions inside it.
+    test_in: Samples,
+    /// The player's moves in the training games by UCI, for the habit baseline.
+    habits: HashMap<String, u32>,
+}
+
+/// Splits `player`'s `games` by date (both sides of a game in one part) and builds the
+/// samples; refuses too few games, and a game that does not replay.
+fn parts<'g>(
+    player: &str,
+    games: &'g [(GameRecord, Color)],
+    split: Fractions,
+    opts: &FitOptions,
+) -> Result<Parts<'g>, ModelError> {
     if games.len() < 30 {
         return Err(ModelError::TooFewGames {
             player: player.to_string(),
@@ -275,18 +391,27 @@ pub fn fit(
             book.contains(&PositionKey::from_position(p))
         });
     }
-    events(FitEvent::Line(format!(
-        "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
-        games_in(games),
-        games_in(train_g),
-        train_s.len(),
-        games_in(val_g),
-        val_s.len(),
-        games_in(test_g),
-        test_out.len(),
-        test_in.len()
-    )));
-    let (net_cfg, start, base) = match &opts.base {
+    Ok(Parts {
+        train: train_g,
+        val: val_g,
+        test: test_g,
+        train_s,
+        val_s,
+        test_out,
+        test_in,
+        habits,
+    })
+}
+
+/// The network to start from (the base, with its figures on the validation positions),
+/// or a fresh one's shape; and the base's summary.
+fn start_net(
+    player: &str,
+    opts: &FitOptions,
+    val_s: &Samples,
+    events: &mut dyn FnMut(FitEvent<'_>),
+) -> Result<(NetConfig, Start, Option<String>), ModelError> {
+    Ok(match &opts.base {
         Some(dir) => {
             let (net, meta) = load_net(dir, &training_device())?;
             events(FitEvent::Line(format!(
@@ -296,7 +421,7 @@ pub fn fit(
                 meta.layers,
                 meta.channels
             )));
-            let (top1, top3) = evaluate(&net, &val_s);
+            let (top1, top3) = evaluate(&net, val_s);
             events(FitEvent::Line(format!(
                 "the base alone on {player}'s validation positions: top-1 {:.1}%, top-3 {:.1}%",
                 100.0 * top1,
@@ -315,18 +440,65 @@ pub fn fit(
             None,
             None,
         ),
-    };
-    let cfg = TrainConfig {
-        epochs: opts.epochs,
-        batch: opts.batch,
-        lr: opts.lr,
-        seed: opts.seed,
-        patience: opts.patience,
-    };
-    // The stages on the last games, prepared now so that the plan counts their batches.
+    })
+}
+
+/// The batches of each training: the first, then each stage on the last games.
+fn plan(
+    cfg: &TrainConfig,
+    train_s: &Samples,
+    recent_cfg: &TrainConfig,
+    stages: &[(usize, Option<Stage<'_>>)],
+) -> Vec<usize> {
+    let mut plan = vec![cfg.epochs.max(1) * batches_per_epoch(train_s.len(), cfg.batch)];
+    plan.extend(stages.iter().filter_map(|(_, stage)| {
+        stage.as_ref().map(|(_, recent_s)| {
+            recent_cfg.epochs * batches_per_epoch(recent_s.len(), recent_cfg.batch)
+        })
+    }));
+    plan
+}
+
+/// The validation figures of the network the training gave back: its kept epoch's, else
+/// the base's (no epoch beat it, which is said).
+fn kept_figures(
+    player: &str,
+    kept: Option<&EpochReport>,
+    base_figures: Option<(f64, f64)>,
+    events: &mut dyn FnMut(FitEvent<'_>),
+) -> (f64, f64) {
+    match kept {
+        Some(r) => (r.val_top1, r.val_top3),
+        None => {
+            let base = base_figures.expect("without a start, train keeps an epoch");
+            events(FitEvent::Line(format!(
+                "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
+                100.0 * base.0
+            )));
+            base
+        }
+    }
+}
+
+/// What every stage on the last games shares.
+#[derive(Clone, Copy)]
+struct StageRun<'a> {
+    net_cfg: &'a NetConfig,
+    /// One epoch at the stages' learning rate.
+    cfg: &'a TrainConfig,
+    val_s: &'a Samples,
+    /// Games of the training part.
+    train_games: usize,
+}
+
+/// The stages on the last `recent` training games (each `None` when there are not that
+/// many), prepared before the training so that its plan counts their batches.
+fn stages_on_last_games<'g>(
+    train_g: &'g [(GameRecord, Color)],
+    recent: &[usize],
+) -> Vec<(usize, Option<Stage<'g>>)> {
     let train_games = games_in(train_g);
-    let stages: Vec<(usize, Option<Stage<'_>>)> = opts
-        .recent_games
+    recent
         .iter()
         .filter(|&&n| n > 0)
         .map(|&n| {
@@ -340,43 +512,28 @@ pub fn fit(
             });
             (n, stage)
         })
-        .collect();
-    let recent_cfg = TrainConfig {
-        epochs: 1,
-        lr: opts.recent_lr,
-        ..cfg
-    };
-    let mut plan = vec![cfg.epochs.max(1) * batches_per_epoch(train_s.len(), cfg.batch)];
-    plan.extend(stages.iter().filter_map(|(_, stage)| {
-        stage.as_ref().map(|(_, recent_s)| {
-            recent_cfg.epochs * batches_per_epoch(recent_s.len(), recent_cfg.batch)
-        })
-    }));
-    events(FitEvent::Plan(plan));
-    let base_figures = start.as_ref().map(|(_, figures)| *figures);
-    let (mut net, mut reports, kept) = train(
-        &net_cfg,
-        &cfg,
-        start.map(|(net, (top1, _))| (net, top1)),
-        &train_s,
-        &val_s,
-        &mut progress(events),
-    );
-    // The network `train` gave back, by its figures on these validation positions.
-    let (mut val_top1, mut val_top3) = match kept.map(|at| &reports[at]) {
-        Some(r) => (r.val_top1, r.val_top3),
-        None => {
-            let base = base_figures.expect("without a start, train keeps an epoch");
-            events(FitEvent::Line(format!(
-                "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
-                100.0 * base.0
-            )));
-            base
-        }
-    };
+        .collect()
+}
+
+/// The stages on the last games after the training, each kept only if it raises
+/// validation top-1 (its epochs join `reports`); returns the network, its validation
+/// figures and the stages kept (their games).
+fn recent_stages(
+    run: &StageRun<'_>,
+    (mut net, mut val_top1, mut val_top3): (Net, f64, f64),
+    stages: &[(usize, Option<Stage<'_>>)],
+    reports: &mut Vec<EpochReport>,
+    events: &mut dyn FnMut(FitEvent<'_>),
+) -> (Net, f64, f64, Vec<usize>) {
+    let StageRun {
+        net_cfg,
+        cfg: recent_cfg,
+        val_s,
+        train_games,
+    } = *run;
     // The stages on the last games, each kept only if it raises validation top-1.
     let mut recent_games = Vec::new();
-    for (n, stage) in &stages {
+    for (n, stage) in stages {
         let Some((recent_g, recent_s)) = stage else {
             events(FitEvent::Line(format!(
                 "no stage on the last {n} training games: there are only {train_games} (all of them were learnt)",
@@ -388,15 +545,15 @@ pub fn fit(
             games_in(recent_g),
             recent_s.len(),
             date_text(recent_g.first()),
-            opts.recent_lr,
+            recent_cfg.lr,
         )));
         // `train` gives the network back unchanged unless the epoch raises validation top-1.
         let (tuned, more, tuned_kept) = train(
-            &net_cfg,
-            &recent_cfg,
+            net_cfg,
+            recent_cfg,
             Some((net.clone(), val_top1)),
             recent_s,
-            &val_s,
+            val_s,
             &mut progress(events),
         );
         let epoch = more.last().expect("train runs at least one epoch");
@@ -414,10 +571,23 @@ pub fn fit(
             recent_games.push(games_in(recent_g));
         }
     }
-    let (test_top1, test_top3) = evaluate(&net, &test_out);
-    let (in_top1, in_top3) = evaluate(&net, &test_in);
-    let (r1, r3) = random_baseline(&test_out);
-    let (h1, h3) = habit_baseline(&test_out, &habits);
+    (net, val_top1, val_top3, recent_games)
+}
+
+/// The model's figures on the test positions (outside and inside the training tree)
+/// beside the random and habit baselines, and the promotions, as lines; returns its test
+/// top-1 and top-3 outside the tree.
+fn test_lines(
+    player: &str,
+    net: &Net,
+    parts: &Parts<'_>,
+    events: &mut dyn FnMut(FitEvent<'_>),
+) -> (f64, f64) {
+    let (test_out, test_in, habits) = (&parts.test_out, &parts.test_in, &parts.habits);
+    let (test_top1, test_top3) = evaluate(net, test_out);
+    let (in_top1, in_top3) = evaluate(net, test_in);
+    let (r1, r3) = random_baseline(test_out);
+    let (h1, h3) = habit_baseline(test_out, habits);
     events(FitEvent::Line(format!(
         "test positions outside the training tree ({}):",
         test_out.len()
@@ -443,35 +613,13 @@ pub fn fit(
         100.0 * in_top1,
         100.0 * in_top3
     )));
-    let (pt, pv) = (promotions(train_g), promotions(test_g));
+    let (pt, pv) = (promotions(parts.train), promotions(parts.test));
     events(FitEvent::Line(format!(
         "promotions by {player}: training {}; test {}",
         promotion_text(&pt),
         promotion_text(&pv),
     )));
-    let meta = ModelMeta {
-        encoding_version: ENCODING_VERSION,
-        channels: net_cfg.channels,
-        layers: net_cfg.layers,
-        player: player.to_string(),
-        train_games: games_in(train_g),
-        val_games: games_in(val_g),
-        test_games: games_in(test_g),
-        train_dates: date_range(train_g),
-        train_positions: train_s.len(),
-        epochs: reports.len(),
-        seed: opts.seed,
-        val_top1,
-        val_top3,
-        test_top1,
-        test_top3,
-        base,
-        recent_games,
-        book_prior: None,
-    };
-    save(&net, &meta, dir)?;
-    events(FitEvent::Line(format!("model saved in {}", dir.display())));
-    Ok(Predictor::from_net(net, meta))
+    (test_top1, test_top3)
 }
 
 #[cfg(test)]
