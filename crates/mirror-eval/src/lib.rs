@@ -314,10 +314,7 @@ pub fn evaluate<S: GraphStore>(
     } else {
         format!("{policy} (the model's weight, chosen on validation)")
     };
-    let mut sf1 = match &cfg.stockfish {
-        Some(p) => Some(Stockfish::start(p)?),
-        None => None,
-    };
+    let mut sf1 = cfg.stockfish.as_deref().map(Stockfish::start).transpose()?;
     let stockfish_name = sf1.as_ref().map(|s| s.name.clone());
     let mut cells = vec![vec![Cell::default(); PREDICTORS.len()]; SEGMENTS.len()];
     let mut counts = vec![0usize; SEGMENTS.len()];
