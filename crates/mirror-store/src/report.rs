@@ -169,39 +169,18 @@ fn move_scores(moves: &BTreeMap<MoveCode, MoveStats>) -> Vec<MoveScore> {
     out
 }
 
-/// The report of `player`'s graph.
-pub fn report<S: GraphStore + ?Sized>(
-    store: &S,
-    player: &str,
-    opts: &ReportOptions,
-) -> Result<Report> {
-    let filter = Filter {
-        color: opts.color,
-        ..opts.filter.clone()
-    };
-    let edges: Vec<EdgeRow> = store
-        .edges(player)?
-        .into_iter()
-        .filter(|e| filter.accepts(&e.dims))
-        .collect();
-    // Per (position, the player's colour): each move's results, and by quarter.
-    type Moves = BTreeMap<MoveCode, MoveStats>;
-    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::new();
-    let mut children: HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>> = HashMap::new();
-    for e in &edges {
-        let black = e.dims.color == Color::Black;
-        by_pos
-            .entry((e.pos, black))
-            .or_default()
-            .entry(e.mv)
-            .or_default()
-            .merge(&e.stats);
-        children.entry(e.pos).or_default().insert(e.mv, e.child);
-    }
-    // Breadth-first from the start: each position's ply parity and one shortest line.
-    let start = PositionKey::from_position(&Chess::default());
-    // Position -> (ply, the previous position and the move from it; none for the start).
-    type Step = (u32, Option<(PositionKey, MoveCode)>);
+/// A position's moves with their results.
+type Moves = BTreeMap<MoveCode, MoveStats>;
+
+/// A position's ply, and the previous position with the move from it (none for the
+/// start).
+type Step = (u32, Option<(PositionKey, MoveCode)>);
+
+/// Breadth-first from `start` over `children`: each position's ply and one shortest line.
+fn shortest_lines(
+    children: &HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
+    start: PositionKey,
+) -> HashMap<PositionKey, Step> {
     let mut line: HashMap<PositionKey, Step> = HashMap::new();
     line.insert(start, (0, None));
     let mut queue = VecDeque::from([start]);
@@ -216,62 +195,70 @@ pub fn report<S: GraphStore + ?Sized>(
             }
         }
     }
-    let path = |p: PositionKey| -> Vec<MoveCode> {
-        let mut out = Vec::new();
-        let mut at = p;
-        while let Some(&(_, Some((parent, mv)))) = line.get(&at) {
-            out.push(mv);
-            at = parent;
-        }
-        out.reverse();
-        out
-    };
-    let to_move = |p: PositionKey| {
-        line.get(&p).map(|(ply, _)| {
-            if ply % 2 == 0 {
-                Color::White
-            } else {
-                Color::Black
-            }
-        })
-    };
-    // Only called for positions with games (rows exist only for games played).
-    let place = |p: PositionKey, color: Color, moves: &Moves| {
-        let mut total = MoveStats::default();
-        for s in moves.values() {
-            total.merge(s);
-        }
-        Place {
-            path: path(p),
-            pos: p,
-            color,
-            games: total.games(),
-            score: score(&total),
-        }
-    };
-    // The player's average with each colour: their games are the start position's rows.
-    let mut average = [None, None];
-    for color in [Color::White, Color::Black] {
-        if let Some(moves) = by_pos.get(&(start, color == Color::Black)) {
-            let mut t = MoveStats::default();
-            for s in moves.values() {
-                t.merge(s);
-            }
-            average[index(color)] = t.score_interval().map(|i| i.score);
-        }
+    line
+}
+
+/// The moves of one shortest line from the start to `p`.
+fn path(line: &HashMap<PositionKey, Step>, p: PositionKey) -> Vec<MoveCode> {
+    let mut out = Vec::new();
+    let mut at = p;
+    while let Some(&(_, Some((parent, mv)))) = line.get(&at) {
+        out.push(mv);
+        at = parent;
     }
+    out.reverse();
+    out
+}
+
+/// The side to move at `p`, by its ply (none for a position off every line).
+fn to_move(line: &HashMap<PositionKey, Step>, p: PositionKey) -> Option<Color> {
+    line.get(&p).map(|(ply, _)| {
+        if ply % 2 == 0 {
+            Color::White
+        } else {
+            Color::Black
+        }
+    })
+}
+
+/// The place `p` with the player's colour and its moves (only called for positions with
+/// games: rows exist only for games played).
+fn place(line: &HashMap<PositionKey, Step>, p: PositionKey, color: Color, moves: &Moves) -> Place {
+    let mut total = MoveStats::default();
+    for s in moves.values() {
+        total.merge(s);
+    }
+    Place {
+        path: path(line, p),
+        pos: p,
+        color,
+        games: total.games(),
+        score: score(&total),
+    }
+}
+
+/// The report's four lists, unsorted: costly positions and deviations at the player's
+/// moves, surprises at the replies, and the drift's candidates.
+fn lists(
+    by_pos: &HashMap<(PositionKey, bool), Moves>,
+    line: &HashMap<PositionKey, Step>,
+    average: [Option<f64>; 2],
+    opts: &ReportOptions,
+) -> (Vec<Costly>, Vec<Deviation>, Vec<Surprise>, Vec<Drift>) {
     let mut costly = Vec::new();
     let mut deviations = Vec::new();
     let mut surprises = Vec::new();
     let mut drift = Vec::new();
-    for (&(p, black), moves) in &by_pos {
+    for (&(p, black), moves) in by_pos {
         let color = if black { Color::Black } else { Color::White };
         let games: u32 = moves.values().map(MoveStats::games).sum();
         if games < opts.min_games.max(1) {
             continue;
         }
-        let Some(side) = to_move(p) else { continue };
-        let here = place(p, color, moves);
+        let Some(side) = to_move(line, p) else {
+            continue;
+        };
+        let here = place(line, p, color, moves);
         if side == color {
             let scored = move_scores(moves);
             // Scored below the average beyond chance: the whole 95% interval is below.
@@ -314,6 +301,17 @@ pub fn report<S: GraphStore + ?Sized>(
             }
         }
     }
+    (costly, deviations, surprises, drift)
+}
+
+/// Each list in its order (costliest first; the others by games), cut to `limit`.
+fn rank(
+    costly: &mut Vec<Costly>,
+    deviations: &mut Vec<Deviation>,
+    surprises: &mut Vec<Surprise>,
+    drift: &mut Vec<Drift>,
+    limit: usize,
+) {
     let by_games = |a: &Place, b: &Place| b.games.cmp(&a.games).then(a.pos.cmp(&b.pos));
     costly.sort_by(|a, b| {
         b.cost
@@ -323,10 +321,14 @@ pub fn report<S: GraphStore + ?Sized>(
     deviations.sort_by(|a, b| by_games(&a.place, &b.place));
     surprises.sort_by(|a, b| by_games(&a.place, &b.place).then(a.reply.mv.cmp(&b.reply.mv)));
     drift.sort_by(|a, b| by_games(&a.place, &b.place));
-    costly.truncate(opts.limit);
-    deviations.truncate(opts.limit);
-    surprises.truncate(opts.limit);
-    drift.truncate(opts.limit);
+    costly.truncate(limit);
+    deviations.truncate(limit);
+    surprises.truncate(limit);
+    drift.truncate(limit);
+}
+
+/// The drift's quarters (each quarter's moves and shares), for the chosen positions only.
+fn fill_quarters(edges: &[EdgeRow], drift: &mut [Drift]) {
     // The drift's quarters, for the chosen positions only.
     let mut by_quarter: HashMap<(PositionKey, bool), BTreeMap<String, Moves>> = drift
         .iter()
@@ -337,7 +339,7 @@ pub fn report<S: GraphStore + ?Sized>(
             )
         })
         .collect();
-    for e in &edges {
+    for e in edges {
         if let Some(m) = e.dims.month
             && let Some(qs) = by_quarter.get_mut(&(e.pos, e.dims.color == Color::Black))
         {
@@ -348,7 +350,7 @@ pub fn report<S: GraphStore + ?Sized>(
                 .merge(&e.stats);
         }
     }
-    for d in &mut drift {
+    for d in drift.iter_mut() {
         if let Some(qs) = by_quarter.remove(&(d.place.pos, d.place.color == Color::Black)) {
             d.quarters = qs
                 .into_iter()
@@ -363,6 +365,59 @@ pub fn report<S: GraphStore + ?Sized>(
                 .collect();
         }
     }
+}
+
+/// The report of `player`'s graph.
+pub fn report<S: GraphStore + ?Sized>(
+    store: &S,
+    player: &str,
+    opts: &ReportOptions,
+) -> Result<Report> {
+    let filter = Filter {
+        color: opts.color,
+        ..opts.filter.clone()
+    };
+    let edges: Vec<EdgeRow> = store
+        .edges(player)?
+        .into_iter()
+        .filter(|e| filter.accepts(&e.dims))
+        .collect();
+    // Per (position, the player's colour): each move's results, and by quarter.
+    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::new();
+    let mut children: HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>> = HashMap::new();
+    for e in &edges {
+        let black = e.dims.color == Color::Black;
+        by_pos
+            .entry((e.pos, black))
+            .or_default()
+            .entry(e.mv)
+            .or_default()
+            .merge(&e.stats);
+        children.entry(e.pos).or_default().insert(e.mv, e.child);
+    }
+    let start = PositionKey::from_position(&Chess::default());
+    let line = shortest_lines(&children, start);
+    // The player's average with each colour: their games are the start position's rows.
+    let mut average = [None, None];
+    for color in [Color::White, Color::Black] {
+        if let Some(moves) = by_pos.get(&(start, color == Color::Black)) {
+            let mut t = MoveStats::default();
+            for s in moves.values() {
+                t.merge(s);
+            }
+            average[index(color)] = t.score_interval().map(|i| i.score);
+        }
+    }
+    let (mut costly, mut deviations, mut surprises, mut drift) =
+        lists(&by_pos, &line, average, opts);
+    rank(
+        &mut costly,
+        &mut deviations,
+        &mut surprises,
+        &mut drift,
+        opts.limit,
+    );
+    fill_quarters(&edges, &mut drift);
     Ok(Report {
         average,
         costly,
