@@ -108,6 +108,50 @@ fn find_stockfish(args: &EvalArgs) -> anyhow::Result<Option<PathBuf>> {
     }))
 }
 
+/// The model evaluated: none (`--no-model`), trained now (`--train`), the one in
+/// `--model DIR`, or the player's own; checked to have been trained on this split.
+fn eval_model(
+    store_args: &StoreArgs,
+    args: &EvalArgs,
+    player: &str,
+    games: &[(mirror_core::GameRecord, shakmaty::Color)],
+    info: &mirror_eval::report::SplitInfo,
+) -> anyhow::Result<Option<Predictor>> {
+    let dir = match &args.model {
+        Some(d) => d.clone(),
+        None => model_dir(store_args, player)?,
+    };
+    Ok(if args.no_model {
+        None
+    } else if args.train {
+        let p = fit(
+            player,
+            games,
+            args.who.split,
+            &args
+                .start
+                .fit_options(store_args, &args.opts, args.train_positions, args.seed)?,
+            &dir,
+            args.json,
+        )?;
+        Some(p)
+    } else {
+        let p = if args.model.is_some() {
+            Predictor::load(&dir)
+                .with_context(|| format!("cannot load the model in {}", dir.display()))?
+        } else {
+            load_model(store_args, player)?.with_context(|| {
+                format!(
+                    "no model for {player} in {}: pass --train (or --no-model)",
+                    dir.display()
+                )
+            })?
+        };
+        mirror_eval::book::check_model(&p, &dir, player, info)?;
+        Some(p)
+    })
+}
+
 pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.who.user)?;
@@ -143,39 +187,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
             EvalOn::Validation => "validation",
         },
     );
-    let dir = match &args.model {
-        Some(d) => d.clone(),
-        None => model_dir(store_args, &player)?,
-    };
-    let model = if args.no_model {
-        None
-    } else if args.train {
-        let p = fit(
-            &player,
-            &games,
-            args.who.split,
-            &args
-                .start
-                .fit_options(store_args, &args.opts, args.train_positions, args.seed)?,
-            &dir,
-            args.json,
-        )?;
-        Some(p)
-    } else {
-        let p = if args.model.is_some() {
-            Predictor::load(&dir)
-                .with_context(|| format!("cannot load the model in {}", dir.display()))?
-        } else {
-            load_model(store_args, &player)?.with_context(|| {
-                format!(
-                    "no model for {player} in {}: pass --train (or --no-model)",
-                    dir.display()
-                )
-            })?
-        };
-        mirror_eval::book::check_model(&p, &dir, &player, &info)?;
-        Some(p)
-    };
+    let model = eval_model(store_args, &args, &player, &games, &info)?;
     let stockfish = find_stockfish(&args)?;
     let tmp = tempfile::tempdir().context("cannot create a temporary directory for the book")?;
     eprintln!(

@@ -77,6 +77,56 @@ fn games_from_files(paths: &[PathBuf], user: Option<&str>) -> anyhow::Result<Vec
     Ok(out)
 }
 
+/// The fitted values as a table beside the classic ones, the steepness and Capablanca's
+/// rules.
+fn print_table(w: &mut impl Write, out: &Out) -> std::io::Result<()> {
+    let who = &out.who;
+    writeln!(
+        w,
+        "Piece values of {who}: {} samples from {} games (logistic regression, no intercept, lambda {})",
+        out.samples, out.games, out.lambda
+    )?;
+    writeln!(
+        w,
+        "{:<8} {:>8} {:>10} {:>16}",
+        "piece", "fitted", "1-3-3-5-9", "100/320/330/500/900"
+    )?;
+    for (i, (name, classic, modern)) in [
+        ("pawn", 100, 100),
+        ("knight", 300, 320),
+        ("bishop", 300, 330),
+        ("rook", 500, 500),
+        ("queen", 900, 900),
+    ]
+    .iter()
+    .enumerate()
+    {
+        writeln!(
+            w,
+            "{name:<8} {:>8} {classic:>10} {modern:>16}",
+            out.values[i]
+        )?;
+    }
+    if let Some(a) = out.steepness_per_pawn {
+        writeln!(
+            w,
+            "steepness of the score against the 1-3-3-5-9 balance: {a:.3} per pawn (the article found about 0.7)"
+        )?;
+    }
+    writeln!(w, "Capablanca's rules (equalities within half a pawn):")?;
+    for c in &out.capablanca {
+        writeln!(
+            w,
+            "  {:<18} {:<3}  ({} vs {})",
+            c.rule,
+            if c.holds { "yes" } else { "no" },
+            c.left,
+            c.right
+        )?;
+    }
+    Ok(())
+}
+
 pub fn run(store_args: &StoreArgs, args: ValuesArgs) -> anyhow::Result<ExitCode> {
     let (who, games) = if args.pgn.is_empty() {
         let user = args
@@ -145,49 +195,7 @@ pub fn run(store_args: &StoreArgs, args: ValuesArgs) -> anyhow::Result<ExitCode>
         writeln!(w)?;
         return Ok(ExitCode::SUCCESS);
     }
-    writeln!(
-        w,
-        "Piece values of {who}: {} samples from {} games (logistic regression, no intercept, lambda {})",
-        out.samples, out.games, out.lambda
-    )?;
-    writeln!(
-        w,
-        "{:<8} {:>8} {:>10} {:>16}",
-        "piece", "fitted", "1-3-3-5-9", "100/320/330/500/900"
-    )?;
-    for (i, (name, classic, modern)) in [
-        ("pawn", 100, 100),
-        ("knight", 300, 320),
-        ("bishop", 300, 330),
-        ("rook", 500, 500),
-        ("queen", 900, 900),
-    ]
-    .iter()
-    .enumerate()
-    {
-        writeln!(
-            w,
-            "{name:<8} {:>8} {classic:>10} {modern:>16}",
-            out.values[i]
-        )?;
-    }
-    if let Some(a) = out.steepness_per_pawn {
-        writeln!(
-            w,
-            "steepness of the score against the 1-3-3-5-9 balance: {a:.3} per pawn (the article found about 0.7)"
-        )?;
-    }
-    writeln!(w, "Capablanca's rules (equalities within half a pawn):")?;
-    for c in &out.capablanca {
-        writeln!(
-            w,
-            "  {:<18} {:<3}  ({} vs {})",
-            c.rule,
-            if c.holds { "yes" } else { "no" },
-            c.left,
-            c.right
-        )?;
-    }
+    print_table(&mut w, &out)?;
     if let Some(p) = &args.plot {
         writeln!(w, "curve and binned scores written to {}", p.display())?;
     }
