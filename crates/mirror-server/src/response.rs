@@ -413,45 +413,8 @@ pub struct ReportJson {
 impl ReportJson {
     /// The JSON form of a report.
     pub fn new(user: &str, r: &mirror_store::report::Report) -> ReportJson {
-        use mirror_store::report::{MoveScore, Place};
-        let place = |p: &Place| -> (ReportPlace, Chess) {
-            let along = mirror_store::report::positions_along(&p.path)
-                .expect("a report path replays: it was built from the stored edges");
-            let opening = mirror_core::openings::Openings::builtin()
-                .along(&along)
-                .map(OpeningJson::from);
-            let pos = along.last().expect("the start is always there").clone();
-            (
-                ReportPlace {
-                    moves: p.path.iter().map(ToString::to_string).collect(),
-                    fen: notation::fen(&pos),
-                    color: mirror_core::codec::color_name(p.color),
-                    opening,
-                    games: p.games,
-                    score: p.score.score,
-                    low: p.score.low,
-                    high: p.score.high,
-                },
-                pos,
-            )
-        };
-        let mv = |pos: &Chess, m: &MoveScore| -> ReportMove {
-            let legal =
-                m.mv.to_move(pos)
-                    .expect("a report move is legal where the report found it");
-            ReportMove {
-                uci: notation::uci(legal),
-                san: notation::san(pos, legal),
-                games: m.stats.games(),
-                wins: m.stats.wins,
-                draws: m.stats.draws,
-                losses: m.stats.losses,
-                share: m.share,
-                score: m.score.score,
-                low: m.score.low,
-                high: m.score.high,
-            }
-        };
+        let place = report_place;
+        let mv = report_move;
         ReportJson {
             user: user.to_string(),
             average_white: r.average[0],
@@ -520,6 +483,48 @@ impl ReportJson {
                 })
                 .collect(),
         }
+    }
+}
+
+/// A report's place as JSON, and its position.
+fn report_place(p: &mirror_store::report::Place) -> (ReportPlace, Chess) {
+    let along = mirror_store::report::positions_along(&p.path)
+        .expect("a report path replays: it was built from the stored edges");
+    let opening = mirror_core::openings::Openings::builtin()
+        .along(&along)
+        .map(OpeningJson::from);
+    let pos = along.last().expect("the start is always there").clone();
+    (
+        ReportPlace {
+            moves: p.path.iter().map(ToString::to_string).collect(),
+            fen: notation::fen(&pos),
+            color: mirror_core::codec::color_name(p.color),
+            opening,
+            games: p.games,
+            score: p.score.score,
+            low: p.score.low,
+            high: p.score.high,
+        },
+        pos,
+    )
+}
+
+/// A report's move at `pos` as JSON.
+fn report_move(pos: &Chess, m: &mirror_store::report::MoveScore) -> ReportMove {
+    let legal =
+        m.mv.to_move(pos)
+            .expect("a report move is legal where the report found it");
+    ReportMove {
+        uci: notation::uci(legal),
+        san: notation::san(pos, legal),
+        games: m.stats.games(),
+        wins: m.stats.wins,
+        draws: m.stats.draws,
+        losses: m.stats.losses,
+        share: m.share,
+        score: m.score.score,
+        low: m.score.low,
+        high: m.score.high,
     }
 }
 
