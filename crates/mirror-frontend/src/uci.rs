@@ -130,15 +130,21 @@ fn set_option<S: Book>(
     Ok(name)
 }
 
-/// The `option` lines of the `uci` answer: Player, then every knob of
-/// [`mirror_engine::KNOBS`] with its current value as default (the policy in force: with
-/// the model's own weight, the one it gives).
+/// The `uci` answer before `uciok`: the engine's name and author, its `option` lines
+/// (Player, then every knob of
+/// [`mirror_engine::KNOBS`] with its current value as default: the policy in force, with
+/// the model's own weight the one it gives).
 fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
     let o = engine.options();
-    let mut lines = vec![format!(
-        "option name Player type string default {}",
-        engine.player()
-    )];
+    let mut lines = vec![
+        format!(
+            "id name mirror {} ({})",
+            env!("CARGO_PKG_VERSION"),
+            engine.player()
+        ),
+        "id author the mirror developers".to_string(),
+        format!("option name Player type string default {}", engine.player()),
+    ];
     for knob in KNOBS {
         let value = if knob.name == "policy" {
             engine.policy().to_string()
@@ -170,6 +176,43 @@ fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
     lines
 }
 
+/// The engine's move in `pos` (after `last`) as `bestmove` gives it, its source said in
+/// an `info string`: `0000` without a position or a legal move; after an engine error, a
+/// legal move still (the GUI's game goes on).
+fn best_move<S: Book, W: Write>(
+    engine: &mut Engine<S>,
+    pos: Option<&Chess>,
+    last: Option<Move>,
+    out: &mut W,
+) -> io::Result<String> {
+    Ok(match pos {
+        None => {
+            writeln!(
+                out,
+                "info string error: no position to move in (the last position command failed)"
+            )?;
+            "0000".to_string()
+        }
+        Some(pos) => match engine.choose_after(pos, last) {
+            Ok(choice) => {
+                writeln!(out, "info string {}", choice.describe())?;
+                notation::uci(choice.mv)
+            }
+            Err(e @ EngineError::NoLegalMoves { .. }) => {
+                writeln!(out, "info string {e}")?;
+                "0000".to_string()
+            }
+            Err(e) => {
+                writeln!(out, "info string error: {e}")?;
+                // Still answer with a legal move so the GUI's game goes on.
+                pos.legal_moves()
+                    .first()
+                    .map_or("0000".to_string(), |m| notation::uci(*m))
+            }
+        },
+    })
+}
+
 /// Runs the UCI loop until `quit` or end of input. `fallback_for` gives the fallback of the
 /// player `setoption name Player` switches to.
 pub fn run<S: Book, R: BufRead, W: Write>(
@@ -196,13 +239,6 @@ pub fn run<S: Book, R: BufRead, W: Write>(
         };
         match cmd {
             "uci" => {
-                writeln!(
-                    out,
-                    "id name mirror {} ({})",
-                    env!("CARGO_PKG_VERSION"),
-                    engine.player()
-                )?;
-                writeln!(out, "id author the mirror developers")?;
                 for line in option_lines(engine) {
                     writeln!(out, "{line}")?;
                 }
@@ -251,32 +287,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                     engine.set_game_time_class(Some(class));
                     clock_read = true;
                 }
-                let best = match &pos {
-                    None => {
-                        writeln!(
-                            out,
-                            "info string error: no position to move in (the last position command failed)"
-                        )?;
-                        "0000".to_string()
-                    }
-                    Some(pos) => match engine.choose_after(pos, last) {
-                        Ok(choice) => {
-                            writeln!(out, "info string {}", choice.describe())?;
-                            notation::uci(choice.mv)
-                        }
-                        Err(e @ EngineError::NoLegalMoves { .. }) => {
-                            writeln!(out, "info string {e}")?;
-                            "0000".to_string()
-                        }
-                        Err(e) => {
-                            writeln!(out, "info string error: {e}")?;
-                            // Still answer with a legal move so the GUI's game goes on.
-                            pos.legal_moves()
-                                .first()
-                                .map_or("0000".to_string(), |m| notation::uci(*m))
-                        }
-                    },
-                };
+                let best = best_move(engine, pos.as_ref(), last, out)?;
                 if args.contains(&"infinite") || args.contains(&"ponder") {
                     pending = Some(best);
                 } else {
