@@ -7,7 +7,6 @@ use std::{
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
-use mirror_core::batch::Batch;
 use mirror_ingest::{IngestOptions, NoProgress};
 use mirror_store::{
     GraphStore,
@@ -266,27 +265,8 @@ fn bench_ingest_neo4j(
             games.push((g, c));
         }
     }
-    // Warm the server (JIT, caches) with both ways on the first 100 games, so that neither
-    // way pays for a cold JVM.
-    for (g, c) in games.iter().take(100) {
-        mirror_store::neo4j::bench::write_game_seed_style(&neo, user, g, *c)?;
-    }
-    mirror_store::neo4j::bench::wipe(&neo)?;
-    neo.write_batch(user, &Batch::from_games(games.iter().take(100))?)?;
-    mirror_store::neo4j::bench::wipe(&neo)?;
-    let t = std::time::Instant::now();
-    let mut moves = 0u64;
-    for (g, c) in &games {
-        moves += mirror_store::neo4j::bench::write_game_seed_style(&neo, user, g, *c)?;
-    }
-    let seed_secs = t.elapsed().as_secs_f64();
-    mirror_store::neo4j::bench::wipe(&neo)?;
-    let t = std::time::Instant::now();
-    for chunk in games.chunks(batch_size.max(1)) {
-        neo.write_batch(user, &Batch::from_games(chunk)?)?;
-    }
-    let ours_secs = t.elapsed().as_secs_f64();
-    mirror_store::neo4j::bench::wipe(&neo)?;
+    let race = mirror_store::neo4j::bench::seed_against_batches(&neo, user, &games, batch_size)?;
+    let (moves, seed_secs, ours_secs) = (race.moves, race.seed_secs, race.batches_secs);
     let n = games.len() as f64;
     println!(
         "Neo4j at {}: the first {} games of {user}",
