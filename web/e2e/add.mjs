@@ -40,6 +40,13 @@ const shot = async name => {
   if (shots) await page.screenshot({ path: path.join(shots, `${name}.png`), fullPage: true });
 };
 
+/** Clicks `selector` to start a job, the last job's panel cleared first (so that waiting
+ * for an ended job cannot find the previous one). */
+async function start(selector) {
+  await page.evaluate(() => document.querySelector('.add-out')?.replaceChildren());
+  await page.click(selector);
+}
+
 /** The job the page followed, once it ended, and the API's account of it. */
 async function finished() {
   await page.waitForSelector('#add-progress[data-state=done], #add-progress[data-state=failed]', { timeout: 60_000 });
@@ -72,7 +79,7 @@ check('an empty store opens on "Add a player"', async () => {
 
 check('a Chess.com account is imported with its months and games shown', async () => {
   await page.fill('#add-name', 'hikaru');
-  await page.click('#add-go');
+  await start('#add-go');
   const job = await finished();
   assert.equal(job.state, 'done');
   assert.equal(job.what, 'Chess.com hikaru');
@@ -92,7 +99,7 @@ check('a Chess.com account is imported with its months and games shown', async (
 
 check('"Fetch the new games" of the player finds none', async () => {
   await page.click('#nav a[data-view=add]');
-  await page.click('#add-sync');
+  await start('#add-sync');
   const job = await finished();
   assert.equal(job.state, 'done');
   assert.equal(job.what, 'new games of hikaru');
@@ -105,7 +112,7 @@ check('a PGN file is uploaded and its player added', async () => {
   assert.equal(await page.isVisible('#add-file'), true);
   await page.setInputFiles('#add-file', pgn);
   await page.fill('#add-name', pgnUser);
-  await page.click('#add-go');
+  await start('#add-go');
   const job = await finished();
   assert.equal(job.state, 'done');
   assert.equal(job.player, pgnUser);
@@ -120,7 +127,7 @@ check('a PGN file is uploaded and its player added', async () => {
 check('a name Chess.com cannot have is refused on the page, by name', async () => {
   await page.selectOption('#add-kind', 'chesscom');
   await page.fill('#add-name', 'no/such');
-  await page.click('#add-go');
+  await start('#add-go');
   await page.waitForSelector('.add-out p.error');
   assert.match(await page.textContent('.add-out p.error'), /Chess\.com/);
   const jobs = await api('/api/v1/imports');
