@@ -97,17 +97,7 @@ impl Outcomes {
     /// the engine does not draw): the first whose cumulative probability passes `u`; the
     /// last takes what rounding leaves.
     pub fn index(&self, u: f64) -> usize {
-        if !self.draws {
-            return 0;
-        }
-        let mut acc = 0.0;
-        for (i, (_, p)) in self.moves.iter().enumerate() {
-            acc += p;
-            if u < acc {
-                return i;
-            }
-        }
-        self.moves.len().saturating_sub(1)
+        draw_index(self.draws, self.moves.iter().map(|(_, p)| *p), u)
     }
 
     /// The probability the engine plays `mv` with (1 for `likely`'s and `lower`'s move).
@@ -164,4 +154,23 @@ impl Outcomes {
             },
         }
     }
+}
+
+/// The draw rule of [`Outcomes::index`], for whoever keeps outcomes in another form (a
+/// server keeps each move's answer already written): with `draws`, the index of the first
+/// of `probabilities` whose cumulative sum passes `u` (the last takes what rounding
+/// leaves); without, 0.
+pub fn draw_index(draws: bool, probabilities: impl IntoIterator<Item = f64>, u: f64) -> usize {
+    if !draws {
+        return 0;
+    }
+    let (mut acc, mut last) = (0.0, 0);
+    for (i, p) in probabilities.into_iter().enumerate() {
+        acc += p;
+        if u < acc {
+            return i;
+        }
+        last = i;
+    }
+    last
 }

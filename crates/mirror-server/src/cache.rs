@@ -42,17 +42,9 @@ impl KeptMove {
     /// The body for the uniform number `u`: the rule of
     /// [`Outcomes::index`](mirror_engine::Outcomes::index).
     pub fn body(&self, u: f64) -> Option<&Bytes> {
-        if !self.draws {
-            return self.bodies.first().map(|(_, b)| b);
-        }
-        let mut acc = 0.0;
-        for (p, body) in &self.bodies {
-            acc += p;
-            if u < acc {
-                return Some(body);
-            }
-        }
-        self.bodies.last().map(|(_, b)| b)
+        let i =
+            mirror_engine::outcomes::draw_index(self.draws, self.bodies.iter().map(|(p, _)| *p), u);
+        self.bodies.get(i).map(|(_, b)| b)
     }
 }
 
