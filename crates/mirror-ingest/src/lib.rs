@@ -6,10 +6,12 @@
 //! records its games as ingested in the same transaction as their edges, so running the
 //! same ingest again ends with exactly the counts of one clean run.
 
+pub mod bench;
 pub mod chesscom;
 pub mod corpus;
 pub mod lichess;
 pub mod profile;
+pub mod run;
 pub mod source;
 
 use std::{

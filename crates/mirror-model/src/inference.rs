@@ -33,6 +33,14 @@ pub enum ModelError {
         /// Their games.
         games: usize,
     },
+    /// Too few positions to measure the model on.
+    #[error("only {positions} positions in the player's last games: the benchmark needs {needed}")]
+    TooFewPositions {
+        /// Positions found.
+        positions: usize,
+        /// Positions needed.
+        needed: usize,
+    },
     /// The split leaves no validation games.
     #[error("the split {0} leaves no validation games: early stopping needs some")]
     NoValidationGames(String),

@@ -7,6 +7,7 @@
 //! [`library`] (where a player's model lives; the shipped model's install).
 //! Burn 0.22.1 on its pure-Rust `flex` CPU backend.
 
+pub mod bench;
 pub mod data;
 pub mod encoding;
 pub mod fit;

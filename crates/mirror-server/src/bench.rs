@@ -289,3 +289,166 @@ pub fn run<S: GraphStore + Send + Sync + 'static>(
         Ok(figures)
     })
 }
+
+/// What `mirror bench serve` loads: the player's heaviest and random positions of their
+/// tree, as request paths, and the floor (a route that reads nothing).
+#[derive(Clone, Debug)]
+pub struct Requests {
+    /// The player, as stored.
+    pub user: String,
+    /// The endpoint.
+    pub endpoint: Endpoint,
+    /// The most played positions (FENs).
+    pub tops: Vec<String>,
+    /// The random positions (FENs).
+    pub randoms: Vec<String>,
+    /// Their request paths.
+    pub top_paths: Vec<String>,
+    /// The random positions' paths.
+    pub random_paths: Vec<String>,
+    /// The floor's paths (`/metrics`), as many as the top paths.
+    pub floor_paths: Vec<String>,
+}
+
+impl Requests {
+    /// The `top` most played and `random` random positions (seeded) of `user` asked of
+    /// `endpoint`; an error when the player has no stored games.
+    pub fn new<S: GraphStore + ?Sized>(
+        store: &S,
+        user: &str,
+        endpoint: Endpoint,
+        (top, random, seed): (usize, usize, u64),
+    ) -> Result<Requests, BenchError> {
+        let (tops, randoms) = positions(store, user, top, random, seed)?;
+        if tops.is_empty() {
+            return Err(BenchError::Setup(format!("{user} has no stored games")));
+        }
+        let top_paths = paths(endpoint, user, &tops);
+        Ok(Requests {
+            user: user.to_string(),
+            endpoint,
+            random_paths: paths(endpoint, user, &randoms),
+            floor_paths: floor_paths(top_paths.len()),
+            top_paths,
+            tops,
+            randoms,
+        })
+    }
+
+    /// Writes the paths to DIR/top.txt, random.txt and floor.txt (for wrk with
+    /// bench/wrk/paths.lua); says what it wrote.
+    pub fn write(&self, dir: &std::path::Path) -> std::io::Result<String> {
+        std::fs::create_dir_all(dir)?;
+        let lists = [
+            ("top.txt", &self.top_paths),
+            ("random.txt", &self.random_paths),
+            ("floor.txt", &self.floor_paths),
+        ];
+        for (name, list) in lists {
+            std::fs::write(dir.join(name), list.join("\n") + "\n")?;
+        }
+        Ok(format!(
+            "wrote {} and {} paths to {}/top.txt and random.txt (and floor.txt)",
+            self.top_paths.len(),
+            self.random_paths.len(),
+            dir.display()
+        ))
+    }
+
+    /// The store reads of the explore requests, in this thread, no HTTP, cold then warm,
+    /// as lines.
+    pub fn store_read_lines<S: GraphStore + ?Sized>(
+        &self,
+        store: &S,
+    ) -> Result<String, BenchError> {
+        let Endpoint::Explore { recent_games } = self.endpoint else {
+            return Ok(String::new());
+        };
+        let mut text = format!(
+            "store reads of an explore request (moves + {recent_games} recent games), in this thread, no HTTP:\n"
+        );
+        for (name, fens) in [("most played", &self.tops), ("random", &self.randoms)] {
+            if fens.is_empty() {
+                continue;
+            }
+            let (cold, warm) = store_reads(store, &self.user, fens, recent_games)?;
+            let us = |d: Duration| d.as_secs_f64() * 1e6;
+            text.push_str(&format!(
+                "  {name:<12} cold p50 {:>7.0} us  p99 {:>7.0} us   warm p50 {:>6.0} us  p99 {:>6.0} us\n",
+                us(percentile(&cold, 0.5)),
+                us(percentile(&cold, 0.99)),
+                us(percentile(&warm, 0.5)),
+                us(percentile(&warm, 0.99)),
+            ));
+        }
+        Ok(text)
+    }
+
+    /// What the load is, in a line.
+    pub fn headline(&self, connections: usize) -> String {
+        let what = match self.endpoint {
+            Endpoint::Explore { recent_games } => {
+                format!("/api/v1/explore (recentGames={recent_games})")
+            }
+            Endpoint::Move => "/api/v1/move".to_string(),
+        };
+        format!(
+            "mirror bench serve: GET {what}, {}: {} most played and {} random positions of the tree, {connections} connections (server and load generator share this machine's cores)",
+            self.user,
+            self.top_paths.len(),
+            self.random_paths.len(),
+        )
+    }
+
+    /// Loads both sets and the floor ([`run`]) on `store`, a fresh handle (its own cache
+    /// starts empty; the OS may still cache the file).
+    pub fn load<S: GraphStore + Send + Sync + 'static>(
+        &self,
+        store: Arc<S>,
+        fallbacks: Option<FallbackFactory>,
+        connections: usize,
+        seconds: u64,
+    ) -> Result<Figures, BenchError> {
+        let sets = vec![
+            ("most played".to_string(), self.top_paths.clone()),
+            ("random".to_string(), self.random_paths.clone()),
+        ];
+        // The floor: a route that reads nothing, loaded the same way, so that the
+        // endpoint's figures can be read against what HTTP alone costs on this machine.
+        let floor = vec![(
+            "floor: GET /metrics, no store read".to_string(),
+            self.floor_paths.clone(),
+        )];
+        run(store, fallbacks, &sets, &floor, connections, seconds)
+    }
+}
+
+impl std::fmt::Display for Figures {
+    /// A line per load: requests (or requests/s), p50, p99, max, errors.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let ms = |d: Duration| d.as_secs_f64() * 1e3;
+        let line = |f: &mut std::fmt::Formatter<'_>, label: String, l: &Load, rate: bool| {
+            let n = l.latencies.len();
+            let rate = if rate {
+                format!("{:>7.0} requests/s", l.rate())
+            } else {
+                format!("{n:>4} requests")
+            };
+            writeln!(
+                f,
+                "  {label:<22} {rate}   p50 {:>6.2} ms   p99 {:>6.2} ms   max {:>7.2} ms   errors {}",
+                ms(percentile(&l.latencies, 0.5)),
+                ms(percentile(&l.latencies, 0.99)),
+                ms(l.latencies.last().copied().unwrap_or_default()),
+                l.errors
+            )
+        };
+        for (name, l) in &self.cold {
+            line(f, format!("cold, {name}, 1 conn."), l, false)?;
+        }
+        for (name, l) in &self.warm {
+            line(f, format!("warm, {name}"), l, true)?;
+        }
+        Ok(())
+    }
+}

@@ -440,7 +440,7 @@ fn writer<S>(
     state: &Arc<AppState<S>>,
     headers: &axum::http::HeaderMap,
     token_always: bool,
-) -> Result<Arc<crate::Writes<S>>, ApiError> {
+) -> Result<Arc<crate::Writes>, ApiError> {
     let Some(writes) = &state.writes else {
         return Err(ApiError::Unauthorized(
             "this server accepts no writes".into(),
@@ -460,7 +460,7 @@ fn writer<S>(
 /// the page) is removed after.
 async fn run_job<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
-    writes: Arc<crate::Writes<S>>,
+    writes: Arc<crate::Writes>,
     job: Arc<crate::jobs::Job>,
     request: crate::IngestRequest,
     upload: Option<tempfile::TempPath>,
@@ -472,7 +472,7 @@ async fn run_job<S: GraphStore + Send + Sync + 'static>(
     let ran = tokio::task::spawn_blocking(move || {
         let _one_at_a_time = one_at_a_time;
         let _upload = upload;
-        (writes.ingest)(&store, request, on_blocking)
+        crate::jobs::run_ingest(&*store, &writes, &request, &on_blocking)
     })
     .await;
     match ran {

@@ -13,6 +13,7 @@ use std::{
     time::{Duration, Instant},
 };
 
+use mirror_store::GraphStore;
 use serde::{Deserialize, Serialize};
 
 use crate::{ApiError, CommandOutput, IngestRequest};
@@ -369,6 +370,66 @@ impl ImportRequest {
             .or_else(|| self.chesscom.clone())
             .or_else(|| self.lichess.clone())
     }
+}
+
+impl mirror_ingest::run::Reporter for Job {
+    fn say(&self, line: String) {
+        Job::say(self, &line);
+    }
+
+    fn warn(&self, line: String) {
+        Job::warn(self, &line);
+    }
+
+    fn games(&self, read: u64, ingested: u64) {
+        Job::games(self, read, ingested);
+    }
+
+    fn invalid(&self, n: u64) {
+        Job::invalid(self, n);
+    }
+
+    fn months(&self, done: u64, total: u64) {
+        Job::months(self, done, total);
+    }
+
+    fn next_source(&self) {
+        Job::next_source(self);
+    }
+}
+
+/// Runs `request` on the server's store as `mirror ingest` would (the same checks, words
+/// and politeness towards the sites), reporting into `job`; whether every source answered.
+pub(crate) fn run_ingest<S: GraphStore + Sync>(
+    store: &S,
+    writes: &crate::Writes,
+    request: &IngestRequest,
+    job: &Job,
+) -> bool {
+    let ran = request
+        .plan()
+        .map_err(mirror_ingest::run::RunError::Plan)
+        .and_then(|(plan, tuning)| {
+            let settings = writes.fetch.settings(&tuning)?;
+            mirror_ingest::run::run(
+                store,
+                &writes.place,
+                &plan,
+                &settings,
+                job,
+                request.plain_progress,
+            )
+        });
+    ran.unwrap_or_else(|e| {
+        let mut text = e.to_string();
+        let mut cause = std::error::Error::source(&e);
+        while let Some(c) = cause {
+            text.push_str(&format!(": {c}"));
+            cause = c.source();
+        }
+        job.warn(&format!("mirror: error: {text}"));
+        false
+    })
 }
 
 #[cfg(test)]

@@ -50,6 +50,7 @@ use axum::{
     routing::get,
 };
 use mirror_engine::FallbackFactory;
+use mirror_ingest::run::{FetchSetup, IngestPlan, Tuning};
 use mirror_store::GraphStore;
 use tokio::sync::Semaphore;
 
@@ -134,78 +135,56 @@ impl IngestRequest {
         Ok(())
     }
 
-    /// The command line of `mirror ingest` this request stands for, as the server runs it
-    /// (every default and check of the command line applies).
-    pub fn args(&self) -> Vec<String> {
-        let request = self;
-        let mut v = vec!["mirror ingest".to_string()];
-        let mut push = |flag: &str, value: String| {
-            v.push(flag.to_string());
-            v.push(value);
+    /// The ingest this request stands for, with the defaults of `mirror ingest`; or what
+    /// is wrong with it (a month that is not `YYYY-MM`).
+    pub fn plan(&self) -> Result<(IngestPlan, Tuning), String> {
+        let month = |m: &Option<String>, name: &str| {
+            m.as_deref()
+                .map(|t| {
+                    t.parse()
+                        .map_err(|e| format!("{name}: {t:?} is not a month (YYYY-MM): {e}"))
+                })
+                .transpose()
         };
-        if let Some(u) = &request.user {
-            push("--user", u.clone());
-        }
-        if let Some(n) = request.min_games {
-            push("--min-games", n.to_string());
-        }
-        for c in &request.chesscom {
-            push("--chesscom", c.clone());
-        }
-        for l in &request.lichess {
-            push("--lichess", l.clone());
-        }
-        for a in &request.aliases {
-            push("--alias", a.clone());
-        }
-        if let Some(c) = &request.contact {
-            push("--contact", c.clone());
-        }
-        for (flag, value) in [("--since", &request.since), ("--until", &request.until)] {
-            if let Some(m) = value {
-                push(flag, m.clone());
-            }
-        }
-        if let Some(t) = request.timeout_secs {
-            push("--timeout", t.to_string());
-        }
-        if let Some(r) = request.retries {
-            push("--retries", r.to_string());
-        }
-        if let Some(n) = request.batch_size {
-            push("--batch-size", n.to_string());
-        }
-        let progress = if request.plain_progress {
-            "plain"
-        } else {
-            "none"
+        let plan = IngestPlan {
+            user: self.user.clone(),
+            all_players: self.all_players,
+            min_games: self.min_games.unwrap_or(10),
+            chesscom: self.chesscom.clone(),
+            lichess: self.lichess.clone(),
+            aliases: self.aliases.clone(),
+            pgn: self.pgn.iter().map(std::path::PathBuf::from).collect(),
+            since: month(&self.since, "since")?,
+            until: month(&self.until, "until")?,
         };
-        push("--progress", progress.to_string());
-        if request.all_players {
-            v.push("--all-players".to_string());
+        if self
+            .batch_size
+            .is_some_and(|n| !(1..=1_000_000).contains(&n))
+        {
+            return Err("batchSize: from 1 to 1,000,000 games".into());
         }
-        if !request.pgn.is_empty() {
-            // `--pgn=PATH` each: a path is never read as a flag.
-            v.extend(request.pgn.iter().map(|p| format!("--pgn={p}")));
-        }
-        v
+        let defaults = Tuning::default();
+        let tuning = Tuning {
+            contact: self.contact.clone(),
+            timeout_secs: self.timeout_secs.unwrap_or(defaults.timeout_secs),
+            retries: self.retries.unwrap_or(defaults.retries),
+            batch_size: self.batch_size,
+        };
+        Ok((plan, tuning))
     }
 }
-
-/// Runs `mirror ingest` for this request on the server's store, in the server's process
-/// (the binary provides it: the same code as the command line), reporting into the job as
-/// it goes; returns whether every source answered.
-pub type IngestHook<S> = Arc<dyn Fn(&S, IngestRequest, Arc<jobs::Job>) -> bool + Send + Sync>;
 
 /// Writes through the server: the store is held by this process, so other mirror
 /// commands on the same machine send their writes here (`POST /api/v1/ingest`). Only a
 /// caller that knows the token may: the server writes it to a file next to the store,
 /// readable by its user only, so a web page or another user cannot.
-pub struct Writes<S> {
+pub struct Writes {
     /// The secret a write must present (`Authorization: Bearer TOKEN`).
     pub token: String,
-    /// The ingest command.
-    pub ingest: IngestHook<S>,
+    /// Where the server's ingests fetch from.
+    pub fetch: FetchSetup,
+    /// The store in words, for the ingests' reports ("the embedded store PATH").
+    pub place: String,
     /// One write at a time (held by the ingest itself, which goes on when its caller
     /// leaves).
     pub lock: Arc<tokio::sync::Mutex<()>>,
@@ -215,7 +194,7 @@ pub struct Writes<S> {
     pub page_needs_token: bool,
 }
 
-impl<S> Writes<S> {
+impl Writes {
     /// Whether `headers` carry the token (`Authorization: Bearer TOKEN`), compared in
     /// constant time: how long a wrong guess takes says nothing about the token.
     pub fn authorized(&self, headers: &axum::http::HeaderMap) -> bool {
@@ -263,7 +242,7 @@ pub struct AppState<S> {
     /// The requests waiting for a player's version, sharing one read.
     pub versions: versions::VersionReads,
     /// Writes through this server (`None`: none accepted).
-    pub writes: Option<Arc<Writes<S>>>,
+    pub writes: Option<Arc<Writes>>,
     /// The ingests run through this server, running and recent.
     pub jobs: Arc<jobs::Jobs>,
 }
@@ -293,7 +272,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         store: Arc<S>,
         blocking: usize,
         fallbacks: Option<FallbackFactory>,
-        writes: Option<Arc<Writes<S>>>,
+        writes: Option<Arc<Writes>>,
     ) -> Arc<AppState<S>> {
         // The opening table is read once per process (a few milliseconds): at start, not
         // in the first explorer request.
@@ -325,12 +304,13 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         blocking: usize,
         fallbacks: Option<FallbackFactory>,
         token: String,
-        ingest: IngestHook<S>,
+        (fetch, place): (FetchSetup, String),
         page_needs_token: bool,
     ) -> Arc<AppState<S>> {
         let writes = Writes {
             token,
-            ingest,
+            fetch,
+            place,
             lock: Arc::new(tokio::sync::Mutex::new(())),
             page_needs_token,
         };

@@ -28,6 +28,8 @@ pub struct ServeArgs {
     /// it when the server answers beyond this machine. Random unless set (16+ characters).
     #[arg(long, env = "MIRROR_SERVER_TOKEN", hide_env_values = true)]
     pub token: Option<String>,
+    #[command(flatten)]
+    pub fetch: crate::ingest::FetchArgs,
 }
 
 async fn shutdown_signal() {
@@ -92,35 +94,6 @@ pub fn server_file(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>>
     Ok(ServerFile::read(&store_args.path()?)?)
 }
 
-/// `mirror ingest` as the server runs it for another process (see `POST /api/v1/ingest`).
-fn ingest_hook(store_args: &StoreArgs) -> mirror_server::IngestHook<AnyStore> {
-    #[derive(clap::Parser)]
-    #[command(name = "mirror ingest")]
-    struct IngestCommand {
-        #[command(flatten)]
-        args: crate::ingest::IngestArgs,
-    }
-    let store_args = store_args.clone();
-    Arc::new(
-        move |store: &AnyStore, request: mirror_server::IngestRequest, job| {
-            let out = crate::ingest::Out::job(job);
-            match <IngestCommand as clap::Parser>::try_parse_from(request.args()) {
-                Err(e) => {
-                    out.warn(e.to_string());
-                    false
-                }
-                Ok(cmd) => match crate::ingest::ingest(&out, &store_args, &cmd.args, Some(store)) {
-                    Ok(ok) => ok,
-                    Err(e) => {
-                        out.warn(format!("mirror: error: {e:#}"));
-                        false
-                    }
-                },
-            }
-        },
-    )
-}
-
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     mirror_engine::endgame::warm_up();
     let addr: SocketAddr = args.bind.parse().with_context(|| {
@@ -174,7 +147,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             args.blocking,
             Some(model_fallbacks(store_args)),
             token,
-            ingest_hook(store_args),
+            (args.fetch.setup(store_args)?, store_args.describe()?),
             !local.ip().is_loopback(),
         );
         serve(listener, state, shutdown_signal()).await?;
