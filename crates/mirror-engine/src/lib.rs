@@ -13,6 +13,7 @@ pub mod guard;
 pub mod options;
 pub mod outcomes;
 pub mod policy;
+pub mod polyglot;
 
 pub use book::{Book, BookCache, KeptBook};
 pub use choice::{BookRule, Choice, FallbackWhy, Source};

@@ -152,6 +152,79 @@ impl Summary {
     }
 }
 
+/// What [`copy_games`] did.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct CopyReport {
+    /// Games copied.
+    pub copied: u64,
+    /// Games the target had already (from an earlier copy, or another writer meanwhile).
+    pub present: u64,
+    /// New positions in the target.
+    pub new_positions: u64,
+    /// New edges in the target.
+    pub new_edges: u64,
+}
+
+/// Copies `player`'s `games` into `to` (`mirror export --to neo4j`), `batch_size` games
+/// per transaction, leaving out those it has (so a copy run again adds nothing); `tick`
+/// gets the games done after each transaction.
+pub fn copy_games<S: GraphStore + ?Sized>(
+    to: &S,
+    player: &str,
+    games: &[(GameRecord, Color)],
+    batch_size: usize,
+    tick: &mut dyn FnMut(u64),
+) -> Result<CopyReport, IngestError> {
+    let mut r = CopyReport::default();
+    for chunk in games.chunks(batch_size.max(1)) {
+        let ids: Vec<_> = chunk.iter().map(|(g, _)| g.id.clone()).collect();
+        let known = to.ingested(player, &ids)?;
+        let mut batch = Batch::new();
+        for (g, c) in chunk {
+            if known.contains(&g.id) {
+                r.present += 1;
+            } else {
+                batch.add_game(g.clone(), *c).map_err(|e| {
+                    StoreError::Corrupt(format!("stored game {} does not replay: {e}", g.id))
+                })?;
+            }
+        }
+        // Games another writer adds meanwhile are counted as already there.
+        let (w, meanwhile, _) = write(to, player, batch)?;
+        r.copied += w.games;
+        r.present += meanwhile;
+        r.new_positions += w.new_positions;
+        r.new_edges += w.new_edges;
+        tick(chunk.len() as u64);
+    }
+    Ok(r)
+}
+
+/// Every standard game of `sources`, in order (only `user`'s, when given): games read
+/// outside the store (`mirror values --pgn`). An input that cannot be read is an error.
+pub fn read_games_of(
+    sources: &[Source],
+    user: Option<&str>,
+) -> Result<Vec<GameRecord>, IngestError> {
+    let mut out = Vec::new();
+    for source in sources {
+        let failed = |what: &str, e| IngestError::Input {
+            what: format!("{what} {source}"),
+            source: e,
+        };
+        let reader = source::open(source).map_err(|e| failed("cannot read", e))?;
+        for item in read_games(reader) {
+            let (_, decoded) = item.map_err(|e| failed("reading", e))?;
+            if let Decoded::Game(g) = decoded
+                && user.is_none_or(|u| g.color_of(&[u]).is_some())
+            {
+                out.push(g);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Receives progress; called on the thread that called [`ingest`].
 pub trait Progress {
     /// An input is starting.

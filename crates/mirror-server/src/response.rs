@@ -601,6 +601,81 @@ pub struct ExploreTable {
     pub moves: Vec<ExploreRowJson>,
 }
 
+impl std::fmt::Display for ExploreTable {
+    /// `mirror explore`'s table.
+    fn fmt(&self, w: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let out = self;
+        writeln!(w, "{}  ({} to move)", out.fen, out.side_to_move)?;
+        if let Some(o) = &out.opening {
+            writeln!(w, "opening: {} {}", o.eco, o.name)?;
+        }
+        let whose = match (out.player_color, out.players_moves) {
+            (Some(c), Some(true)) => format!("{}'s moves as {c}", out.user),
+            (Some(c), Some(false)) => format!("opponents' replies to {} playing {c}", out.user),
+            _ => format!("moves in {}'s games (both colours)", out.user),
+        };
+        let whose = match &out.opponent {
+            Some(o) => format!("{whose} against {o}"),
+            None => whose,
+        };
+        writeln!(
+            w,
+            "{whose}: {} games; win/draw/loss from {}'s side",
+            out.games, out.user
+        )?;
+        if out.moves.is_empty() {
+            writeln!(w, "(no games reach this position with these filters)")?;
+            return Ok(());
+        }
+        writeln!(
+            w,
+            "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6}  {:<11} opening",
+            "move",
+            "games",
+            "win%",
+            "draw%",
+            "loss%",
+            "score% (95%)",
+            "avg opp",
+            "perf",
+            "last played",
+        )?;
+        for m in &out.moves {
+            let score = format!(
+                "{}{:.1} [{:.0}-{:.0}]",
+                if m.few_games { "?" } else { "" },
+                m.score,
+                m.score_low,
+                m.score_high
+            );
+            writeln!(
+                w,
+                "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6}  {:<11} {}",
+                m.san,
+                m.games,
+                m.win_pct,
+                m.draw_pct,
+                m.loss_pct,
+                score,
+                m.average_opponent_rating
+                    .map_or("-".to_string(), |r| r.to_string()),
+                m.performance.map_or("-".to_string(), |r| r.to_string()),
+                m.last_played.as_deref().unwrap_or("-"),
+                m.opening
+                    .as_ref()
+                    .map_or(String::new(), |o| format!("{} {}", o.eco, o.name))
+            )?;
+        }
+        if out.moves.iter().any(|m| m.few_games) {
+            writeln!(
+                w,
+                "? fewer than {FEW_GAMES} games: the score means little (see its interval)"
+            )?;
+        }
+        Ok(())
+    }
+}
+
 fn pct(n: u32, d: u32) -> f64 {
     if d == 0 {
         0.0
@@ -685,5 +760,89 @@ impl ExploreTable {
             losses: total.losses,
             moves,
         })
+    }
+}
+
+/// `mirror players`: every player with their games, edge rows and accounts, and the
+/// positions of the store.
+#[derive(Debug, Serialize)]
+pub struct PlayerList {
+    /// The players.
+    pub players: Vec<PlayerRowJson>,
+    /// Positions in the store.
+    pub positions: u64,
+}
+
+/// One player of [`PlayerList`].
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerRowJson {
+    /// The name as stored.
+    pub name: String,
+    /// Games.
+    pub games: u64,
+    /// Edge rows.
+    pub edge_rows: u64,
+    /// The profile's accounts.
+    pub accounts: Vec<AccountJson>,
+}
+
+/// An account of a profile.
+#[derive(Debug, Serialize)]
+pub struct AccountJson {
+    /// `chesscom`, `lichess` or `otb`.
+    pub source: &'static str,
+    /// The name there.
+    pub name: String,
+}
+
+impl PlayerList {
+    /// Reads the list from `store`.
+    pub fn read<S: mirror_store::GraphStore + ?Sized>(
+        store: &S,
+    ) -> Result<PlayerList, mirror_store::StoreError> {
+        let mut players = Vec::new();
+        for p in store.players()? {
+            let accounts = store.accounts(&p.name)?;
+            players.push(PlayerRowJson {
+                edge_rows: store.counts(&p.name)?.edge_rows,
+                accounts: accounts
+                    .into_iter()
+                    .map(|a| AccountJson {
+                        source: a.source.as_str(),
+                        name: a.name,
+                    })
+                    .collect(),
+                name: p.name,
+                games: p.games,
+            });
+        }
+        Ok(PlayerList {
+            players,
+            positions: store.position_count()?,
+        })
+    }
+}
+
+impl std::fmt::Display for PlayerList {
+    /// A line per player: name, games, edge rows, accounts.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for p in &self.players {
+            let accounts: Vec<String> = p
+                .accounts
+                .iter()
+                .map(|a| format!("{}:{}", a.source, a.name))
+                .collect();
+            write!(
+                f,
+                "{}\t{} games\t{} edge rows",
+                p.name, p.games, p.edge_rows
+            )?;
+            if !accounts.is_empty() {
+                write!(f, "\taccounts {}", accounts.join(", "))?;
+            }
+            writeln!(f)?;
+        }
+        Ok(())
     }
 }

@@ -9,6 +9,38 @@ use shakmaty::Color;
 
 use crate::{EdgeRow, GraphStore, Result};
 
+/// Every move of the player's games that `filter` accepts, summed over the other
+/// dimensions: (the position's EPD, the move, its W/D/L), in key order (what `mirror
+/// edges` prints, and what the reference test compares with python-chess).
+pub fn edge_sums<S: GraphStore + ?Sized>(
+    store: &S,
+    user: &str,
+    filter: &crate::Filter,
+) -> Result<Vec<(String, MoveCode, MoveStats)>> {
+    let mut sums: BTreeMap<(PositionKey, MoveCode), MoveStats> = BTreeMap::new();
+    for e in store.edges(user)? {
+        if filter.accepts(&e.dims) {
+            sums.entry((e.pos, e.mv)).or_default().merge(&e.stats);
+        }
+    }
+    let mut epds: BTreeMap<PositionKey, String> = BTreeMap::new();
+    let mut out = Vec::with_capacity(sums.len());
+    for ((pos, mv), stats) in sums {
+        let epd = match epds.get(&pos) {
+            Some(epd) => epd.clone(),
+            None => {
+                let epd = store.position_epd(pos)?.ok_or_else(|| {
+                    crate::StoreError::Corrupt(format!("position {pos} has no EPD"))
+                })?;
+                epds.insert(pos, epd.clone());
+                epd
+            }
+        };
+        out.push((epd, mv, stats));
+    }
+    Ok(out)
+}
+
 /// Side to move of a stored position (from its EPD).
 fn side_to_move<S: GraphStore + ?Sized>(store: &S, pos: PositionKey) -> Result<Option<Color>> {
     Ok(store

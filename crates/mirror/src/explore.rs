@@ -7,14 +7,13 @@ use std::{
 
 use anyhow::Context;
 use clap::Args;
-use mirror_core::{MoveStats, PositionKey};
+use mirror_core::PositionKey;
 use mirror_server::response::ExploreTable;
 use mirror_store::{GraphStore, embedded::OpenMode};
-use rustc_hash::FxHashMap;
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
-use mirror_core::{notation, stats::FEW_GAMES};
+use mirror_core::notation;
 
 use crate::{
     cli::{ColorArg, FilterArgs, StoreArgs},
@@ -93,110 +92,34 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         serde_json::to_writer_pretty(&mut w, &out)?;
         writeln!(w)?;
     } else {
-        print_table(&mut w, &out)?;
+        write!(w, "{out}")?;
     }
     w.flush()?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn print_table(w: &mut impl Write, out: &ExploreTable) -> std::io::Result<()> {
-    writeln!(w, "{}  ({} to move)", out.fen, out.side_to_move)?;
-    if let Some(o) = &out.opening {
-        writeln!(w, "opening: {} {}", o.eco, o.name)?;
-    }
-    let whose = match (out.player_color, out.players_moves) {
-        (Some(c), Some(true)) => format!("{}'s moves as {c}", out.user),
-        (Some(c), Some(false)) => format!("opponents' replies to {} playing {c}", out.user),
-        _ => format!("moves in {}'s games (both colours)", out.user),
-    };
-    let whose = match &out.opponent {
-        Some(o) => format!("{whose} against {o}"),
-        None => whose,
-    };
-    writeln!(
-        w,
-        "{whose}: {} games; win/draw/loss from {}'s side",
-        out.games, out.user
-    )?;
-    if out.moves.is_empty() {
-        writeln!(w, "(no games reach this position with these filters)")?;
-        return Ok(());
-    }
-    writeln!(
-        w,
-        "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6}  {:<11} opening",
-        "move", "games", "win%", "draw%", "loss%", "score% (95%)", "avg opp", "perf", "last played",
-    )?;
-    for m in &out.moves {
-        let score = format!(
-            "{}{:.1} [{:.0}-{:.0}]",
-            if m.few_games { "?" } else { "" },
-            m.score,
-            m.score_low,
-            m.score_high
-        );
-        writeln!(
-            w,
-            "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6}  {:<11} {}",
-            m.san,
-            m.games,
-            m.win_pct,
-            m.draw_pct,
-            m.loss_pct,
-            score,
-            m.average_opponent_rating
-                .map_or("-".to_string(), |r| r.to_string()),
-            m.performance.map_or("-".to_string(), |r| r.to_string()),
-            m.last_played.as_deref().unwrap_or("-"),
-            m.opening
-                .as_ref()
-                .map_or(String::new(), |o| format!("{} {}", o.eco, o.name))
-        )?;
-    }
-    if out.moves.iter().any(|m| m.few_games) {
-        writeln!(
-            w,
-            "? fewer than {FEW_GAMES} games: the score means little (see its interval)"
-        )?;
-    }
-    Ok(())
-}
-
-#[derive(Serialize)]
-struct EdgeJson<'a> {
-    epd: &'a str,
-    uci: String,
-    w: u32,
-    d: u32,
-    l: u32,
 }
 
 pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     require_player(&store, &args.user)?;
     let filter = args.filters.filter(args.color)?;
-    let mut sums: FxHashMap<(PositionKey, mirror_core::MoveCode), MoveStats> = FxHashMap::default();
-    for e in store.edges(&args.user)? {
-        if filter.accepts(&e.dims) {
-            sums.entry((e.pos, e.mv)).or_default().merge(&e.stats);
-        }
+    // One compact JSON object per line, sorted bytewise (as the reference script prints).
+    #[derive(Serialize)]
+    struct Edge<'a> {
+        epd: &'a str,
+        uci: String,
+        w: u32,
+        d: u32,
+        l: u32,
     }
-    let mut epds: FxHashMap<PositionKey, String> = FxHashMap::default();
-    let mut lines = Vec::with_capacity(sums.len());
-    for ((pos, mv), s) in &sums {
-        if !epds.contains_key(pos) {
-            let text = store
-                .position_epd(*pos)?
-                .with_context(|| format!("position {pos} has no EPD"))?;
-            epds.insert(*pos, text);
-        }
-        let epd_text = &epds[pos];
-        lines.push(serde_json::to_string(&EdgeJson {
-            epd: epd_text,
-            uci: mv.to_string(),
-            w: s.wins,
-            d: s.draws,
-            l: s.losses,
+    let mut lines = Vec::new();
+    for (epd, mv, s) in mirror_store::analysis::edge_sums(&store, &args.user, &filter)? {
+        let (uci, w, d, l) = (mv.to_string(), s.wins, s.draws, s.losses);
+        lines.push(serde_json::to_string(&Edge {
+            epd: &epd,
+            uci,
+            w,
+            d,
+            l,
         })?);
     }
     lines.sort();
@@ -216,65 +139,14 @@ pub struct PlayersArgs {
     pub json: bool,
 }
 
-#[derive(serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-struct PlayerJson {
-    name: String,
-    games: u64,
-    edge_rows: u64,
-    accounts: Vec<AccountJson>,
-}
-
-#[derive(serde::Serialize)]
-struct AccountJson {
-    source: &'static str,
-    name: String,
-}
-
 pub fn players(store_args: &StoreArgs, args: &PlayersArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let mut players = Vec::new();
-    for p in store.players()? {
-        let c = store.counts(&p.name)?;
-        let accounts = store
-            .accounts(&p.name)?
-            .into_iter()
-            .map(|a| AccountJson {
-                source: a.source.as_str(),
-                name: a.name,
-            })
-            .collect();
-        players.push(PlayerJson {
-            name: p.name,
-            games: p.games,
-            edge_rows: c.edge_rows,
-            accounts,
-        });
-    }
-    let positions = store.position_count()?;
+    let list = mirror_server::response::PlayerList::read(&store)?;
     if args.json {
-        println!(
-            "{}",
-            serde_json::json!({ "players": players, "positions": positions })
-        );
-        return Ok(ExitCode::SUCCESS);
+        println!("{}", serde_json::to_string(&list)?);
+    } else {
+        print!("{list}");
+        println!("{} positions in {}", list.positions, store_args.describe()?);
     }
-    for p in &players {
-        let accounts: Vec<String> = p
-            .accounts
-            .iter()
-            .map(|a| format!("{}:{}", a.source, a.name))
-            .collect();
-        let accounts = if accounts.is_empty() {
-            String::new()
-        } else {
-            format!("\taccounts {}", accounts.join(", "))
-        };
-        println!(
-            "{}\t{} games\t{} edge rows{accounts}",
-            p.name, p.games, p.edge_rows
-        );
-    }
-    println!("{positions} positions in {}", store_args.describe()?);
     Ok(ExitCode::SUCCESS)
 }

@@ -6,7 +6,6 @@ use std::process::ExitCode;
 use anyhow::Context;
 use clap::{Args, ValueEnum};
 use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::batch::Batch;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
@@ -64,29 +63,13 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
         ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
             .unwrap_or_else(|_| ProgressStyle::default_bar()),
     );
-    let (mut copied, mut present, mut positions, mut edges) = (0u64, 0u64, 0u64, 0u64);
-    for chunk in games.chunks(args.batch_size.max(1)) {
-        let ids: Vec<_> = chunk.iter().map(|(g, _)| g.id.clone()).collect();
-        let known = neo.ingested(&user, &ids)?;
-        let mut batch = Batch::new();
-        for (g, c) in chunk {
-            if known.contains(&g.id) {
-                present += 1;
-            } else {
-                batch.add_game(g.clone(), *c)?;
-            }
-        }
-        // Games another writer adds meanwhile are counted as already there.
-        let (r, meanwhile, _) = mirror_ingest::write(&neo, &user, batch)?;
-        copied += r.games;
-        present += meanwhile;
-        positions += r.new_positions;
-        edges += r.new_edges;
-        bar.inc(chunk.len() as u64);
-    }
+    let r = mirror_ingest::copy_games(&neo, &user, &games, args.batch_size, &mut |n| {
+        bar.inc(n);
+    })?;
     bar.finish_and_clear();
     println!(
-        "exported {user} to Neo4j: {copied} games copied, {present} already there, {positions} new positions, {edges} new edges"
+        "exported {user} to Neo4j: {} games copied, {} already there, {} new positions, {} new edges",
+        r.copied, r.present, r.new_positions, r.new_edges
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -120,7 +103,19 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
                     std::sync::Arc::new(p),
                 )));
             }
-            policy_entries(&mut engine, policy, &positions)?
+            let bar = ProgressBar::new(positions.len() as u64);
+            bar.set_style(
+                ProgressStyle::with_template(
+                    "{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})",
+                )
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            let entries =
+                mirror_engine::polyglot::policy_entries(&mut engine, &positions, &mut || {
+                    bar.inc(1);
+                })?;
+            bar.finish_and_clear();
+            entries
         }
     };
     let positions = {
@@ -138,59 +133,4 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
         bytes.len()
     );
     Ok(ExitCode::SUCCESS)
-}
-
-/// Entries weighted by the engine's policy in every position where the player was to
-/// move: the probabilities of a sampling policy, the one move of a deterministic one.
-fn policy_entries<S: mirror_store::GraphStore>(
-    engine: &mut mirror_engine::Engine<S>,
-    policy: mirror_engine::Policy,
-    positions: &[mirror_store::polyglot::OwnPosition],
-) -> anyhow::Result<Vec<mirror_core::polyglot::Entry>> {
-    let bar = ProgressBar::new(positions.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
-    );
-    let deterministic = matches!(
-        policy,
-        mirror_engine::Policy::Likely { .. } | mirror_engine::Policy::Lower
-    );
-    let mut out = Vec::new();
-    for (pos, _) in positions {
-        bar.inc(1);
-        let weighted: Vec<(shakmaty::Move, f64)> = if deterministic {
-            match engine.peek(pos) {
-                // The book's move, or the model's where the blend prefers it in a position
-                // the player knows: what the mirror plays.
-                Ok(c)
-                    if matches!(
-                        c.source,
-                        mirror_engine::Source::Book { .. }
-                            | mirror_engine::Source::Fallback {
-                                why: mirror_engine::FallbackWhy::PriorChose,
-                                ..
-                            }
-                    ) =>
-                {
-                    vec![(c.mv, 1.0)]
-                }
-                // The book does not answer here: no entry.
-                Ok(_) => Vec::new(),
-                Err(e) => return Err(e.into()),
-            }
-        } else {
-            engine.distribution(pos)?
-        };
-        for (mv, p) in weighted {
-            if p > 0.0 {
-                let w = (p * f64::from(u16::MAX))
-                    .round()
-                    .clamp(1.0, f64::from(u16::MAX));
-                out.push(mirror_store::polyglot::entry(pos, mv, w as u16));
-            }
-        }
-    }
-    bar.finish_and_clear();
-    Ok(out)
 }
