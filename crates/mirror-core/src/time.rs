@@ -96,6 +96,29 @@ impl Date {
     }
 }
 
+/// Now (UTC) as a PGN date `YYYY.MM.DD` and a file stamp `YYYYMMDD-HHMMSS`; `None` when
+/// the system clock is before 1970.
+pub fn now_stamps() -> Option<(String, String)> {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .ok()?
+        .as_secs();
+    let d = Date::from_unix(i64::try_from(secs).ok()?)?;
+    let t = secs % 86_400;
+    Some((
+        format!("{:04}.{:02}.{:02}", d.year, d.month, d.day),
+        format!(
+            "{:04}{:02}{:02}-{:02}{:02}{:02}",
+            d.year,
+            d.month,
+            d.day,
+            t / 3600,
+            (t / 60) % 60,
+            t % 60
+        ),
+    ))
+}
+
 impl fmt::Display for Date {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:04}", self.year)?;

@@ -6,6 +6,7 @@
 
 pub mod book;
 pub mod choice;
+pub mod config;
 pub mod endgame;
 pub mod engine;
 pub mod fallback;

@@ -479,6 +479,15 @@ pub fn knob_names() -> Vec<&'static str> {
     KNOBS.iter().map(|k| k.name).collect()
 }
 
+/// A seed from the clock, for a game that need not be replayed unless the seed is printed:
+/// 31 bits, so that it fits UCI's spin option.
+pub fn clock_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    (nanos % 2_147_483_647) as u64
+}
+
 /// A knob that could not be set.
 #[derive(Debug, thiserror::Error)]
 pub enum OptionError {

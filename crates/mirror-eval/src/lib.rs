@@ -82,6 +82,15 @@ pub enum EvalError {
     /// A judging thread panicked.
     #[error("internal: {0}")]
     Internal(String),
+    /// The model's files could not be written.
+    #[error("cannot record the weight in {}", dir.display())]
+    Model {
+        /// The model's directory.
+        dir: PathBuf,
+        /// Why.
+        #[source]
+        source: mirror_model::ModelError,
+    },
     /// A file or directory of the evaluation could not be made.
     #[error("{what}")]
     Io {

@@ -27,6 +27,29 @@ pub struct SplitInfo {
     pub evaluated: String,
 }
 
+impl SplitInfo {
+    /// How `games` (oldest first) fall into `split`, with the set `evaluated` ("test" or
+    /// "validation"), as reports and the model's fairness check read it.
+    pub fn new(
+        games: &[(mirror_core::GameRecord, shakmaty::Color)],
+        split: mirror_core::split::Fractions,
+        evaluated: &str,
+    ) -> SplitInfo {
+        let sp = split.split(games.len());
+        let dates = |r: std::ops::Range<usize>| mirror_core::split::date_range(&games[r]);
+        SplitInfo {
+            fractions: split.to_string(),
+            train_games: sp.train.len(),
+            val_games: sp.val.len(),
+            test_games: sp.test.len(),
+            train_dates: dates(sp.train.clone()),
+            val_dates: dates(sp.val.clone()),
+            test_dates: dates(sp.test.clone()),
+            evaluated: evaluated.to_string(),
+        }
+    }
+}
+
 /// One predictor in one segment.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct PredictorReport {

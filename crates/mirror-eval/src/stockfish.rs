@@ -29,6 +29,30 @@ impl Score {
     }
 }
 
+/// Stockfish: `given` (a path that must exist, or a bare name to find on PATH), else
+/// `stockfish` on PATH, else Debian's `/usr/games/stockfish`; `Ok(None)` when there is
+/// none; an error names a given path that does not exist.
+pub fn find(given: Option<&Path>) -> Result<Option<PathBuf>, EvalError> {
+    if let Some(p) = given {
+        if !p.exists() && p.components().count() != 1 {
+            return Err(EvalError::Io {
+                what: format!("--stockfish {}: no such file", p.display()),
+                source: std::io::Error::from(std::io::ErrorKind::NotFound),
+            });
+        }
+        return Ok(Some(p.to_path_buf()));
+    }
+    let on_path = std::env::var_os("PATH").and_then(|paths| {
+        std::env::split_paths(&paths)
+            .map(|d| d.join("stockfish"))
+            .find(|p| p.is_file())
+    });
+    Ok(on_path.or_else(|| {
+        let debian = PathBuf::from("/usr/games/stockfish");
+        debian.is_file().then_some(debian)
+    }))
+}
+
 /// lichess's win percentage of the side to move for an evaluation:
 /// `50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`, centipawns capped at ±1000.
 pub fn win_percent(cp: f64) -> f64 {

@@ -81,6 +81,45 @@ pub fn choose_book_prior(
     )
 }
 
+/// Chooses the model's weight in the book ([`choose_book_prior`]) and records it in the
+/// model's `meta.json` in `dir` (`book_prior`); returns what was done, in words: how each
+/// weight did and the choice, or why there is none (then nothing is recorded).
+pub fn choose_and_record(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    split: mirror_core::split::Fractions,
+    model: &mut Predictor,
+    dir: &std::path::Path,
+) -> Result<Vec<String>, EvalError> {
+    let tuning = match choose_book_prior(player, games, split, model)? {
+        PriorChoice::Chosen(tuning) => tuning,
+        PriorChoice::NoValidation => return Ok(vec![format!(
+            "the model's weight in the book is not chosen: the split {split} leaves no validation games (likely plays with its own weight)"
+        )]),
+        PriorChoice::NotInBook => return Ok(vec![
+            "the model's weight in the book is not chosen: no validation position is in the book of the training games".to_string(),
+        ]),
+    };
+    model.meta.book_prior = Some(tuning.best);
+    mirror_model::inference::write_meta(&model.meta, dir).map_err(|source| EvalError::Model {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(vec![
+        format!(
+            "the model's weight in the book (likely:W, W pseudo-games), in-book top-1 on the {} validation positions in the book of the training games:",
+            tuning.positions
+        ),
+        tuning.table().trim_end().to_string(),
+        format!(
+            "the model's weight in the book: {} pseudo-games ({:.1}% in book on validation), recorded in {}",
+            tuning.best,
+            100.0 * tuning.best_top1(),
+            dir.join("meta.json").display()
+        ),
+    ])
+}
+
 /// The outcome of [`tune_book_prior`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct PriorTuning {

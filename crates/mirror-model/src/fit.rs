@@ -622,6 +622,20 @@ fn test_lines(
     (test_top1, test_top3)
 }
 
+/// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".
+pub fn plan_scope(epochs: usize, stages: usize) -> String {
+    let epochs = if epochs == 1 {
+        "its epoch".to_string()
+    } else {
+        format!("all {epochs} epochs")
+    };
+    match stages {
+        0 => epochs,
+        1 => format!("{epochs}, then 1 stage on the last games"),
+        n => format!("{epochs}, then {n} stages on the last games"),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,16 @@ pub enum ModelError {
         /// Their games.
         games: usize,
     },
+    /// A model could not be loaded (which one is named).
+    #[error("cannot load {what}")]
+    Unloadable {
+        /// The model and where: "Karpov's model from DIR", "the population base model
+        /// from DIR".
+        what: String,
+        /// Why.
+        #[source]
+        source: Box<ModelError>,
+    },
     /// Too few positions to measure the model on.
     #[error("only {positions} positions in the player's last games: the benchmark needs {needed}")]
     TooFewPositions {

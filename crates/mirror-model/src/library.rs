@@ -124,6 +124,23 @@ fn install_shipped(weights: &[u8], meta: &str, dir: &Path) -> std::io::Result<()
     put(SHIPPED_MARK, meta.as_bytes())
 }
 
+/// Where a training starts: `None` from scratch, else the model in `base`, or the
+/// population base (installed under `models_root` first if it is not yet) when `base` is
+/// absent or `population`.
+pub fn start_dir(
+    models_root: &Path,
+    base: Option<&Path>,
+    from_scratch: bool,
+) -> Result<Option<PathBuf>, ModelError> {
+    if from_scratch {
+        return Ok(None);
+    }
+    match base {
+        Some(dir) if dir.as_os_str() != POPULATION => Ok(Some(dir.to_path_buf())),
+        _ => install_base(models_root).map(Some),
+    }
+}
+
 /// The models that play for players outside their book, under one models root: each
 /// player's own (trained, or the shipped one), else the shipped population base; each
 /// loaded once per process (a player's own on first use, kept for the next time:
@@ -158,6 +175,25 @@ impl ModelCache {
     /// The directory of the player whose key (their stored name) is `key`.
     pub fn player_dir(&self, key: &str) -> PathBuf {
         self.root.join(key)
+    }
+
+    /// [`ModelCache::load`] with an error that names the model
+    /// ([`ModelError::Unloadable`]).
+    pub fn load_named(
+        &self,
+        player: &str,
+        key: &str,
+    ) -> Result<(std::sync::Arc<Predictor>, bool), ModelError> {
+        self.load(player, key)
+            .map_err(|(whose, e)| ModelError::Unloadable {
+                what: match whose {
+                    Whose::Player(dir) => format!("{player}'s model from {}", dir.display()),
+                    Whose::Base(root) => {
+                        format!("the population base model from {}", root.display())
+                    }
+                },
+                source: Box::new(e),
+            })
     }
 
     /// The model that plays for `player` (directory name `key`); the flag says whether it
@@ -197,5 +233,67 @@ impl ModelCache {
         );
         *base = Some(std::sync::Arc::clone(&loaded));
         Ok((loaded, false))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    /// Players without a model share one loaded base; a player with one gets their own.
+    #[test]
+    fn players_without_a_model_share_one_base() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let models = ModelCache::new(dir.path().join("models"));
+        let key = |p: &str| mirror_store::player_key(p).expect("a name");
+        let (a, own_a) = models
+            .load_named("Karpov, Anatoly", &key("Karpov, Anatoly"))
+            .expect("the base");
+        let (b, own_b) = models
+            .load_named("someone-else", &key("someone-else"))
+            .expect("the base");
+        assert!(!own_a && !own_b);
+        assert_eq!(a.meta.player, POPULATION);
+        assert!(Arc::ptr_eq(&a, &b), "one copy of the base");
+        let (own, is_own) = models
+            .load_named("Biskupstunga", &key("Biskupstunga"))
+            .expect("the shipped model");
+        assert!(is_own);
+        assert_eq!(own.meta.player, "Biskupstunga");
+        // A player's own model is loaded once: switching back (UCI `setoption name
+        // Player`, the server's next request) gets the same copy, whatever the case.
+        let (again, _) = models
+            .load_named("biskupstunga", &key("biskupstunga"))
+            .expect("the shipped model");
+        assert!(
+            Arc::ptr_eq(&own, &again),
+            "one copy of a player's own model"
+        );
+        // The base is installed without being loaded for training to load it itself,
+        // and a base of another encoding is moved aside and installed again.
+        let root = dir.path().join("models");
+        let base = install_base(&root).expect("installed");
+        assert_eq!(base, root.join(BASE_DIR));
+        let meta = base.join("meta.json");
+        let text = std::fs::read_to_string(&meta).expect("meta.json");
+        let old = text.replacen(
+            &format!(
+                "\"encoding_version\": {}",
+                crate::encoding::ENCODING_VERSION
+            ),
+            "\"encoding_version\": 1",
+            1,
+        );
+        assert_ne!(old, text, "meta.json names its encoding");
+        std::fs::write(&meta, old).expect("write");
+        install_base(&root).expect("installed again");
+        assert!(
+            root.join(".population.encoding-1")
+                .join("meta.json")
+                .exists()
+        );
+        assert_eq!(std::fs::read_to_string(&meta).expect("meta.json"), text);
     }
 }

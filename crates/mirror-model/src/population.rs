@@ -11,6 +11,7 @@ use mirror_core::{
 };
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
+use shakmaty::Color;
 
 /// An input that could not be read to its end.
 #[derive(Debug, thiserror::Error)]
@@ -51,6 +52,56 @@ pub struct Drawn {
     /// Names of players in the games drawn from that share an excluded name's family
     /// name (another spelling of the same player, perhaps), with their games, most first.
     pub lookalikes: Vec<(String, u64)>,
+}
+
+impl Drawn {
+    /// What the sample is, in words: the games drawn from and left out (`min_plies`, the
+    /// `exclude`d names), the `sampled` games, and the names that look like an excluded
+    /// player's.
+    pub fn describe(&self, sampled: usize, min_plies: usize, exclude: &[String]) -> String {
+        let quoted = |names: &mut dyn Iterator<Item = String>| names.collect::<Vec<_>>().join(", ");
+        let excluded = if exclude.is_empty() {
+            String::new()
+        } else {
+            let names = quoted(&mut exclude.iter().map(|n| format!("{n:?}")));
+            format!(", {} played by {names} left out", self.excluded)
+        };
+        let mut text = format!(
+            "{} games to sample from ({} shorter than {min_plies} half-moves and {} not standard or not readable left out{excluded}); learning from {sampled} of them, both sides",
+            self.seen, self.short, self.bad,
+        );
+        if !self.lookalikes.is_empty() {
+            // The PGN spells a player many ways; name the ones --exclude did not catch.
+            const SHOWN: usize = 8;
+            let shown = quoted(
+                &mut self
+                    .lookalikes
+                    .iter()
+                    .take(SHOWN)
+                    .map(|(name, n)| format!("{name:?} ({n} games)")),
+            );
+            let more = self.lookalikes.len().saturating_sub(SHOWN);
+            let more = if more > 0 {
+                format!(" and {more} more names")
+            } else {
+                String::new()
+            };
+            text.push_str(&format!(
+                "\nstill in, with the family name of an excluded player: {shown}{more} (--exclude each that is the same player)"
+            ));
+        }
+        text
+    }
+}
+
+/// `games` sorted oldest first (so that a split is by date, as for a player), each
+/// twice: once for each side.
+pub fn both_sides(mut games: Vec<GameRecord>) -> Vec<(GameRecord, Color)> {
+    games.sort_by_key(|g| g.date);
+    games
+        .into_iter()
+        .flat_map(|g| [(g.clone(), Color::White), (g, Color::Black)])
+        .collect()
 }
 
 /// A seeded uniform sample of `k` games of the `inputs` (each a name and its text, read

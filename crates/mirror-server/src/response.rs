@@ -846,3 +846,103 @@ impl std::fmt::Display for PlayerList {
         Ok(())
     }
 }
+
+fn pct_text(x: f64) -> String {
+    format!("{:.1}%", 100.0 * x)
+}
+
+fn place_line(p: &ReportPlace) -> String {
+    format!(
+        "{} ({} as {}, {} games, score {} [{}-{}]){}",
+        if p.moves.is_empty() {
+            "start position".to_string()
+        } else {
+            p.moves.join(" ")
+        },
+        p.fen,
+        p.color,
+        p.games,
+        pct_text(p.score),
+        pct_text(p.low),
+        pct_text(p.high),
+        p.opening
+            .as_ref()
+            .map_or(String::new(), |o| format!("  {} {}", o.eco, o.name))
+    )
+}
+
+fn move_line(m: &ReportMove) -> String {
+    format!(
+        "{} {} games ({}), W/D/L {}/{}/{}, score {} [{}-{}]",
+        m.san,
+        m.games,
+        pct_text(m.share),
+        m.wins,
+        m.draws,
+        m.losses,
+        pct_text(m.score),
+        pct_text(m.low),
+        pct_text(m.high)
+    )
+}
+
+impl std::fmt::Display for ReportJson {
+    /// `mirror report`'s text: where to study, section by section.
+    fn fmt(&self, w: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let r = self;
+        writeln!(
+            w,
+            "Where {} should study (average score: as White {}, as Black {})",
+            r.user,
+            r.average_white.map_or("-".into(), pct_text),
+            r.average_black.map_or("-".into(), pct_text)
+        )?;
+        writeln!(w, "\nCostly positions (games x score below the average):")?;
+        for c in &r.costly {
+            writeln!(
+                w,
+                "- {}\n  {:.1} points lost: {} below the average {}",
+                place_line(&c.place),
+                c.cost,
+                pct_text(c.deficit),
+                pct_text(c.average)
+            )?;
+            for m in &c.played {
+                writeln!(w, "    {}", move_line(m))?;
+            }
+        }
+        writeln!(
+            w,
+            "\nDeviations (positions where the player varies their move):"
+        )?;
+        for d in &r.deviations {
+            writeln!(w, "- {}", place_line(&d.place))?;
+            for m in &d.choices {
+                writeln!(w, "    {}", move_line(m))?;
+            }
+        }
+        writeln!(w, "\nSurprises (opponent replies met only a few times):")?;
+        for s in &r.surprises {
+            writeln!(w, "- {}\n    {}", place_line(&s.place), move_line(&s.reply))?;
+        }
+        writeln!(w, "\nRepertoire drift (share of each move by quarter):")?;
+        for d in &r.drift {
+            writeln!(w, "- {}", place_line(&d.place))?;
+            for q in &d.quarters {
+                let shares: Vec<String> = q
+                    .shares
+                    .iter()
+                    .map(|(m, s)| format!("{m} {}", pct_text(*s)))
+                    .collect();
+                writeln!(
+                    w,
+                    "    {} ({} games): {}",
+                    q.quarter,
+                    q.games,
+                    shares.join(", ")
+                )?;
+            }
+        }
+        Ok(())
+    }
+}

@@ -106,6 +106,21 @@ pub enum StoreError {
     /// A player name that cannot be stored.
     #[error("invalid player name {0:?}")]
     InvalidPlayer(String),
+    /// No player of that name in the store (the names it has are listed).
+    #[error(
+        "unknown player {name:?}{}",
+        if known.is_empty() {
+            ": the store is empty (run mirror ingest first)".to_string()
+        } else {
+            format!("; the store has: {}", known.join(", "))
+        }
+    )]
+    UnknownPlayer {
+        /// The name asked for.
+        name: String,
+        /// The players the store has.
+        known: Vec<String>,
+    },
 }
 
 /// Each of redb's errors becomes [`StoreError::Embedded`], kept as the cause.
@@ -593,6 +608,19 @@ pub fn player_key(name: &str) -> Result<String> {
         return Err(StoreError::InvalidPlayer(name.to_string()));
     }
     Ok(t.to_ascii_lowercase())
+}
+
+/// The player of `players` named `user` (in any case), as stored: a typo is an error
+/// naming the players there ([`StoreError::UnknownPlayer`]), not an empty answer.
+pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
+    let key = player_key(user)?;
+    match players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
+        Some(p) => Ok(p.name.clone()),
+        None => Err(StoreError::UnknownPlayer {
+            name: user.to_string(),
+            known: players.iter().map(|p| p.name.clone()).collect(),
+        }),
+    }
 }
 
 macro_rules! forward_store {

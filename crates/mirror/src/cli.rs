@@ -160,6 +160,18 @@ pub fn is_in_use(e: &anyhow::Error) -> bool {
     )
 }
 
+/// A progress bar of `len` steps (a spinner for `None`) drawn with `template`.
+pub fn bar(len: Option<u64>, template: &str) -> indicatif::ProgressBar {
+    let bar = len.map_or_else(
+        indicatif::ProgressBar::new_spinner,
+        indicatif::ProgressBar::new,
+    );
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// Connects to Neo4j from the environment.
 pub fn open_neo4j() -> anyhow::Result<mirror_store::neo4j::Neo4jStore> {
     let cfg = mirror_store::neo4j::Neo4jConfig::from_env().context(
@@ -187,7 +199,7 @@ impl From<ColorArg> for Color {
 #[derive(Args, Debug, Clone, Default)]
 pub struct FilterArgs {
     /// Only these time classes (bullet, blitz, rapid, classical, daily; comma-separated).
-    #[arg(long = "time-class", value_delimiter = ',', value_parser = parse_time_class)]
+    #[arg(long = "time-class", value_delimiter = ',')]
     pub time_class: Vec<TimeClass>,
     /// Only rated games.
     #[arg(long, conflicts_with = "casual")]
@@ -196,10 +208,10 @@ pub struct FilterArgs {
     #[arg(long)]
     pub casual: bool,
     /// Only games from this month on (YYYY-MM).
-    #[arg(long, value_parser = parse_month)]
+    #[arg(long)]
     pub since: Option<Month>,
     /// Only games up to this month (YYYY-MM, inclusive).
-    #[arg(long, value_parser = parse_month)]
+    #[arg(long)]
     pub until: Option<Month>,
     /// Only games against an opponent rated in this range (MIN-MAX, inclusive, e.g.
     /// 1600-1900); games without the opponent's rating are left out.
@@ -207,21 +219,8 @@ pub struct FilterArgs {
     pub opponent_rating: Option<mirror_store::RatingRange>,
     /// Only games played on these sites (chesscom, lichess, otb: over the board or any
     /// other PGN; comma-separated).
-    #[arg(long = "source", value_delimiter = ',', value_parser = parse_source)]
+    #[arg(long = "source", value_delimiter = ',')]
     pub sources: Vec<mirror_core::GameSource>,
-}
-
-pub fn parse_time_class(s: &str) -> Result<TimeClass, String> {
-    s.parse::<TimeClass>().map_err(|e| e.to_string())
-}
-
-pub fn parse_source(s: &str) -> Result<mirror_core::GameSource, String> {
-    s.parse()
-        .map_err(|e: mirror_core::game::ParseGameSourceError| e.to_string())
-}
-
-pub fn parse_month(s: &str) -> Result<Month, String> {
-    s.parse::<Month>().map_err(|e| e.to_string())
 }
 
 impl FilterArgs {

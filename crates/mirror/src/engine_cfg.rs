@@ -3,11 +3,10 @@
 //! the defaults. Every knob goes through [`EngineOptions::set`], as UCI's `setoption`
 //! and the HTTP parameters do.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
-use mirror_core::TimeClass;
 use mirror_engine::{EngineOptions, KNOBS, Knob, KnobGroup, KnobKind};
 
 use crate::cli::FilterArgs;
@@ -105,9 +104,11 @@ impl EngineKnobs {
             set(name, Some(value.clone()))?;
         }
         let f = &self.filters;
-        if !f.time_class.is_empty() {
-            set("time_class", Some(list(&f.time_class)))?;
-        }
+        let list = |items: Vec<String>| (!items.is_empty()).then(|| items.join(","));
+        set(
+            "time_class",
+            list(f.time_class.iter().map(ToString::to_string).collect()),
+        )?;
         set(
             "rated",
             match (f.rated, f.casual) {
@@ -119,67 +120,12 @@ impl EngineKnobs {
         set("since", f.since.map(|m| m.to_string()))?;
         set("until", f.until.map(|m| m.to_string()))?;
         set("opponent_rating", f.opponent_rating.map(|r| r.to_string()))?;
-        if !f.sources.is_empty() {
-            set(
-                "sources",
-                Some(
-                    f.sources
-                        .iter()
-                        .map(ToString::to_string)
-                        .collect::<Vec<_>>()
-                        .join(","),
-                ),
-            )?;
-        }
+        set(
+            "sources",
+            list(f.sources.iter().map(ToString::to_string).collect()),
+        )?;
         Ok(())
     }
-}
-
-fn list(tcs: &[TimeClass]) -> String {
-    tcs.iter()
-        .map(ToString::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Reads the config file into `opts` (engine options by their names); returns its
-/// `player`, and whether it set the seed.
-fn read_file(path: &Path, opts: &mut EngineOptions) -> anyhow::Result<(Option<String>, bool)> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("cannot read config {}", path.display()))?;
-    let table: toml::Table =
-        toml::from_str(&text).with_context(|| format!("invalid config {}", path.display()))?;
-    let mut player = None;
-    let seed_given = table.contains_key("seed");
-    for (key, value) in table {
-        let context = || format!("invalid config {}: {key}", path.display());
-        let text = match &value {
-            toml::Value::String(s) => s.clone(),
-            toml::Value::Integer(i) => i.to_string(),
-            toml::Value::Float(f) => f.to_string(),
-            toml::Value::Boolean(b) => b.to_string(),
-            toml::Value::Array(items) => items
-                .iter()
-                .map(|i| match i {
-                    toml::Value::String(s) => Ok(s.clone()),
-                    other => Err(anyhow::anyhow!("list items must be strings, not {other}")),
-                })
-                .collect::<anyhow::Result<Vec<_>>>()
-                .with_context(context)?
-                .join(","),
-            other => anyhow::bail!(
-                "{}: {} values are not accepted",
-                context(),
-                other.type_str()
-            ),
-        };
-        if key == "player" {
-            player = Some(text);
-        } else {
-            opts.set(&key, &text).with_context(context)?;
-        }
-    }
-    Ok((player, seed_given))
 }
 
 /// The engine's player and options.
@@ -195,28 +141,24 @@ pub struct Resolved {
 /// `defaults`, then `--config`, then flags.
 pub fn resolve(args: &EngineArgs, defaults: EngineOptions) -> anyhow::Result<Resolved> {
     let mut options = defaults;
-    let (file_player, seed_in_file) = match &args.config {
-        Some(p) => read_file(p, &mut options)?,
-        None => (None, false),
+    let file = match &args.config {
+        Some(p) => mirror_engine::config::read_config(p, &mut options)?,
+        None => mirror_engine::config::ConfigFile::default(),
     };
     args.knobs.apply(&mut options)?;
     let player = args
         .user
         .clone()
-        .or(file_player)
+        .or(file.player)
         .context("which player? pass --user NAME (or player = \"NAME\" in --config)")?;
     let seed_from_clock = match args.seed {
         Some(s) => {
             options.seed = s;
             false
         }
-        None if seed_in_file => false,
+        None if file.seed_given => false,
         None => {
-            let nanos = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.as_nanos());
-            // Keep it to 31 bits so that it fits UCI's spin option.
-            options.seed = (nanos % 2_147_483_647) as u64;
+            options.seed = mirror_engine::options::clock_seed();
             true
         }
     };

@@ -5,7 +5,6 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use mirror_engine::EngineOptions;
 use mirror_eval::{EvalConfig, Phase, evaluate};
 use mirror_model::Predictor;
@@ -16,7 +15,7 @@ use crate::{
     engine_cfg::EngineKnobs,
     play::require_player,
     train::TrainOpts,
-    train::{fit, load_model, model_dir, split_info},
+    train::{fit, load_model, model_dir},
 };
 
 /// The games `mirror eval` measures on.
@@ -82,30 +81,6 @@ pub struct EvalArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
-}
-
-/// Stockfish: the given path, else `stockfish` on PATH, else Debian's `/usr/games/stockfish`.
-fn find_stockfish(args: &EvalArgs) -> anyhow::Result<Option<PathBuf>> {
-    if args.no_stockfish {
-        return Ok(None);
-    }
-    if let Some(p) = &args.stockfish {
-        anyhow::ensure!(
-            p.exists() || p.components().count() == 1,
-            "--stockfish {}: no such file",
-            p.display()
-        );
-        return Ok(Some(p.clone()));
-    }
-    let on_path = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("stockfish"))
-            .find(|p| p.is_file())
-    });
-    Ok(on_path.or_else(|| {
-        let debian = PathBuf::from("/usr/games/stockfish");
-        debian.is_file().then_some(debian)
-    }))
 }
 
 /// The model evaluated: none (`--no-model`), trained now (`--train`), the one in
@@ -179,7 +154,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         args.who.split
     );
     let (train_g, test_g) = (&games[sp.train.clone()], &games[measured]);
-    let info = split_info(
+    let info = mirror_eval::report::SplitInfo::new(
         &games,
         args.who.split,
         match args.on {
@@ -188,7 +163,10 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         },
     );
     let model = eval_model(store_args, &args, &player, &games, &info)?;
-    let stockfish = find_stockfish(&args)?;
+    let stockfish = match args.no_stockfish {
+        true => None,
+        false => mirror_eval::stockfish::find(args.stockfish.as_deref())?,
+    };
     let tmp = tempfile::tempdir().context("cannot create a temporary directory for the book")?;
     eprintln!(
         "building {player}'s book from {} training games",
@@ -204,12 +182,9 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         judge_threads: args.judge_threads,
         engine,
     };
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "{msg} [{bar:30}] {pos}/{len} positions ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = crate::cli::bar(
+        Some(0),
+        "{msg} [{bar:30}] {pos}/{len} positions ({per_sec}, eta {eta})",
     );
     let progress = |phase: Phase, done: usize, total: usize| {
         bar.set_message(match phase {

@@ -5,7 +5,6 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
 use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
@@ -58,10 +57,9 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
     let user = require_player(&local, &args.user)?;
     let games = local.games(&user)?;
     let neo = open_neo4j()?;
-    let bar = ProgressBar::new(games.len() as u64);
-    bar.set_style(
-        ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}")
-            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = crate::cli::bar(
+        Some(games.len() as u64),
+        "{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}",
     );
     let r = mirror_ingest::copy_games(&neo, &user, &games, args.batch_size, &mut |n| {
         bar.inc(n);
@@ -103,12 +101,9 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
                     std::sync::Arc::new(p),
                 )));
             }
-            let bar = ProgressBar::new(positions.len() as u64);
-            bar.set_style(
-                ProgressStyle::with_template(
-                    "{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            let bar = crate::cli::bar(
+                Some(positions.len() as u64),
+                "{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})",
             );
             let entries =
                 mirror_engine::polyglot::policy_entries(&mut engine, &positions, &mut || {

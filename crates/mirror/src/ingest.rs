@@ -6,12 +6,12 @@ use std::{io::IsTerminal, path::PathBuf, process::ExitCode, time::Duration};
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::ProgressBar;
 use mirror_core::time::Month;
 use mirror_ingest::run::{FetchSetup, IngestPlan, Meter, MeterKind, Reporter, Tuning};
 use mirror_store::embedded::OpenMode;
 
-use crate::cli::{StoreArgs, is_in_use, parse_month};
+use crate::cli::{StoreArgs, is_in_use};
 
 /// Where games are fetched from, shared by `ingest` and `serve` (whose page adds players).
 #[derive(Args, Debug, Clone)]
@@ -91,10 +91,10 @@ pub struct IngestArgs {
     #[command(flatten)]
     pub fetch: FetchArgs,
     /// Chess.com / lichess: first month to fetch (YYYY-MM).
-    #[arg(long, value_parser = parse_month)]
+    #[arg(long)]
     pub since: Option<Month>,
     /// Chess.com / lichess: last month to fetch (YYYY-MM).
-    #[arg(long, value_parser = parse_month)]
+    #[arg(long)]
     pub until: Option<Month>,
     /// Chess.com / lichess: seconds before a request (or a stalled stream) times out.
     #[arg(long, default_value_t = 30)]
@@ -158,19 +158,16 @@ impl Reporter for Terminal {
             ProgressMode::Plain | ProgressMode::None => false,
         };
         shown.then(|| -> Box<dyn Meter> {
-            let (bar, template) = match kind {
-                MeterKind::Games => (
-                    ProgressBar::new_spinner(),
+            let bar = match kind {
+                MeterKind::Games => crate::cli::bar(
+                    None,
                     "{spinner} {elapsed_precise} {human_pos} games read ({per_sec}) {msg}",
                 ),
-                MeterKind::Months => (
-                    ProgressBar::new(0),
+                MeterKind::Months => crate::cli::bar(
+                    Some(0),
                     "{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}",
                 ),
             };
-            if let Ok(style) = ProgressStyle::with_template(template) {
-                bar.set_style(style);
-            }
             if kind == MeterKind::Games {
                 bar.enable_steady_tick(Duration::from_millis(120));
             }

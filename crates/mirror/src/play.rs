@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use mirror_engine::{Book, Engine, Fallback, ModelFallback};
 use mirror_frontend::terminal::{PlayOptions, play as play_game};
-use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode, player_key};
+use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{
@@ -44,28 +44,6 @@ pub struct UciArgs {
     pub engine: EngineArgs,
 }
 
-/// Today's date (UTC) as `YYYY.MM.DD` and a file stamp `YYYYMMDD-HHMMSS`.
-fn today() -> (String, String) {
-    let secs = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_secs());
-    let d =
-        mirror_core::time::Date::from_unix(i64::try_from(secs).unwrap_or(0)).unwrap_or_default();
-    let t = secs % 86_400;
-    (
-        format!("{:04}.{:02}.{:02}", d.year, d.month, d.day),
-        format!(
-            "{:04}{:02}{:02}-{:02}{:02}{:02}",
-            d.year,
-            d.month,
-            d.day,
-            t / 3600,
-            (t / 60) % 60,
-            t % 60
-        ),
-    )
-}
-
 /// Checks the player exists so that a typo is an error, not an empty answer; returns the
 /// name as stored.
 pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
@@ -74,22 +52,7 @@ pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<Str
 
 /// [`require_player`] among `players`.
 pub fn require_player_among(players: &[PlayerInfo], user: &str) -> anyhow::Result<String> {
-    let key = player_key(user)?;
-    match players.iter().find(|p| p.name.eq_ignore_ascii_case(&key)) {
-        Some(p) => Ok(p.name.clone()),
-        None => {
-            let known: Vec<String> = players.iter().map(|p| p.name.clone()).collect();
-            if known.is_empty() {
-                anyhow::bail!(
-                    "unknown player {user:?}: the store is empty (run mirror ingest first)"
-                );
-            }
-            anyhow::bail!(
-                "unknown player {user:?}; the store has: {}",
-                known.join(", ")
-            )
-        }
-    }
+    Ok(mirror_store::find_player(players, user)?)
 }
 
 /// Where the engine reads the player's games: the store, or, while `mirror serve` holds
@@ -161,7 +124,8 @@ fn play_on<S: Book>(
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     let (model, own) = crate::train::FallbackModels::new(store_args).load(&player)?;
     engine.set_fallback(Box::new(ModelFallback::new(model)));
-    let (date, stamp) = today();
+    let (date, stamp) =
+        mirror_core::time::now_stamps().context("the system clock gives no date")?;
     let stdout = std::io::stdout();
     let mut out = BufWriter::new(stdout.lock());
     if cfg.seed_from_clock {

@@ -6,9 +6,7 @@ use std::{path::PathBuf, process::ExitCode};
 
 use anyhow::Context;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
-use mirror_core::{GameRecord, split::Fractions};
-use shakmaty::Color;
+use mirror_core::split::Fractions;
 
 use mirror_model::{library::POPULATION, population};
 
@@ -70,12 +68,8 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
             Ok((s.to_string(), input))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {pos} games read, {per_sec}, {elapsed}")
-            .unwrap_or_else(|_| ProgressStyle::default_spinner()),
-    );
-    let (mut games, drawn) = population::sample_games(
+    let bar = crate::cli::bar(None, "{spinner} {pos} games read, {per_sec}, {elapsed}");
+    let (games, drawn) = population::sample_games(
         inputs,
         args.games,
         args.min_plies,
@@ -84,53 +78,11 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
         &mut || bar.inc(1),
     )?;
     bar.finish_and_clear();
-    let excluded = if args.exclude.is_empty() {
-        String::new()
-    } else {
-        format!(
-            ", {} played by {} left out",
-            drawn.excluded,
-            args.exclude
-                .iter()
-                .map(|n| format!("{n:?}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )
-    };
     println!(
-        "{} games to sample from ({} shorter than {} half-moves and {} not standard or not readable left out{excluded}); learning from {} of them, both sides",
-        drawn.seen,
-        drawn.short,
-        args.min_plies,
-        drawn.bad,
-        games.len()
+        "{}",
+        drawn.describe(games.len(), args.min_plies, &args.exclude)
     );
-    let lookalikes = &drawn.lookalikes;
-    if !lookalikes.is_empty() {
-        // The PGN spells a player many ways; name the ones --exclude did not catch.
-        const SHOWN: usize = 8;
-        let shown: Vec<String> = lookalikes
-            .iter()
-            .take(SHOWN)
-            .map(|(name, n)| format!("{name:?} ({n} games)"))
-            .collect();
-        let more = lookalikes.len().saturating_sub(SHOWN);
-        println!(
-            "still in, with the family name of an excluded player: {}{} (--exclude each that is the same player)",
-            shown.join(", "),
-            if more > 0 {
-                format!(" and {more} more names")
-            } else {
-                String::new()
-            }
-        );
-    }
-    // Oldest first, so the split is by date as for a player.
-    games.sort_by_key(|g| g.date);
-    let sides: Vec<(GameRecord, Color)> = games
-        .into_iter()
-        .flat_map(|g| [(g.clone(), Color::White), (g, Color::Black)])
-        .collect();
+    let sides = population::both_sides(games);
     crate::train::fit(
         POPULATION,
         &sides,

@@ -5,8 +5,8 @@ use std::{path::PathBuf, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use mirror_core::{GameRecord, split::Fractions};
+use mirror_eval::{report::SplitInfo, tune::choose_and_record};
 use mirror_model::{
     Predictor,
     fit::{FitEvent, FitOptions},
@@ -113,24 +113,14 @@ impl StartArgs {
     /// The directory of the model to start from (`None`: from scratch); `population` is
     /// installed first if it is not yet.
     pub fn base_dir(&self, store_args: &StoreArgs) -> anyhow::Result<Option<PathBuf>> {
-        if self.from_scratch {
-            return Ok(None);
-        }
-        match &self.base {
-            Some(dir) if dir.as_os_str() != mirror_model::library::POPULATION => {
-                Ok(Some(dir.clone()))
-            }
-            _ => {
-                let root = store_args.data_dir()?.join("models");
-                let dir = mirror_model::library::install_base(&root).with_context(|| {
-                    format!(
-                        "cannot install the population base model in {}",
-                        root.display()
-                    )
-                })?;
-                Ok(Some(dir))
-            }
-        }
+        let root = store_args.data_dir()?.join("models");
+        mirror_model::library::start_dir(&root, self.base.as_deref(), self.from_scratch)
+            .with_context(|| {
+                format!(
+                    "cannot install the population base model in {}",
+                    root.display()
+                )
+            })
     }
 }
 
@@ -214,12 +204,8 @@ pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf
 /// The player's model (trained, or the shipped one installed on first use); `Ok(None)`
 /// when they have none.
 pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option<Predictor>> {
-    load_model_in(&model_dir(store_args, player)?, player)
-}
-
-/// The player's model in `dir` (their [`model_dir`]), as [`load_model`].
-fn load_model_in(dir: &std::path::Path, player: &str) -> anyhow::Result<Option<Predictor>> {
-    mirror_model::library::load_or_install(dir, player)
+    let dir = model_dir(store_args, player)?;
+    mirror_model::library::load_or_install(&dir, player)
         .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
 }
 
@@ -232,32 +218,17 @@ pub struct FallbackModels(Result<mirror_model::library::ModelCache, String>);
 impl FallbackModels {
     /// Nothing loaded yet.
     pub fn new(store_args: &StoreArgs) -> FallbackModels {
+        let root = store_args.data_dir().map(|d| d.join("models"));
         FallbackModels(
-            store_args
-                .data_dir()
-                .map(|d| mirror_model::library::ModelCache::new(d.join("models")))
+            root.map(mirror_model::library::ModelCache::new)
                 .map_err(|e| format!("{e:#}")),
         )
     }
 
     /// The model that plays for `player`; the flag says whether it is their own.
     pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
-        use mirror_model::library::Whose;
         let cache = self.0.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
-        cache
-            .load(player, &player_key(player)?)
-            .map_err(|(whose, e)| {
-                let what = match whose {
-                    Whose::Player(dir) => {
-                        format!("cannot load {player}'s model from {}", dir.display())
-                    }
-                    Whose::Base(root) => format!(
-                        "cannot load the population base model from {}",
-                        root.display()
-                    ),
-                };
-                anyhow::Error::new(e).context(what)
-            })
+        Ok(cache.load_named(player, &player_key(player)?)?)
     }
 }
 
@@ -273,12 +244,12 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
         let mut model = Predictor::load(&dir)
             .with_context(|| format!("cannot load the model in {}", dir.display()))?;
         let split = args.who.split;
-        let info = split_info(&games, split, "validation");
+        let info = SplitInfo::new(&games, split, "validation");
         // The weight is chosen on games the model did not learn.
         mirror_eval::book::check_model(&model, &dir, &player, &info)?;
-        choose_book_prior(&player, &games, split, &mut model, &dir, &|l| {
-            println!("{l}")
-        })?;
+        for line in choose_and_record(&player, &games, split, &mut model, &dir)? {
+            println!("{line}");
+        }
         return Ok(ExitCode::SUCCESS);
     }
     fit(
@@ -313,12 +284,9 @@ pub fn fit(
     };
     // One bar over the whole training (its epochs, then its stages on the last games), so
     // its ETA is the whole training's: at most, as early stopping may end the epochs sooner.
-    let bar = ProgressBar::new(0);
-    bar.set_style(
-        ProgressStyle::with_template(
-            "epoch {msg} [{bar:30}] {pos}/{len} batches, {elapsed_precise} elapsed, ETA {eta_precise}",
-        )
-        .unwrap_or_else(|_| ProgressStyle::default_bar()),
+    let bar = crate::cli::bar(
+        Some(0),
+        "epoch {msg} [{bar:30}] {pos}/{len} batches, {elapsed_precise} elapsed, ETA {eta_precise}",
     );
     // The batches of each part of the plan, the part under way, and what the ETA covers.
     let (mut plan, mut part, mut scope) = (Vec::<u64>::new(), 0usize, String::new());
@@ -335,7 +303,8 @@ pub fn fit(
             FitEvent::Plan(parts) => {
                 plan = parts.iter().map(|&b| b as u64).collect();
                 bar.set_length(plan.iter().sum());
-                scope = plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
+                scope =
+                    mirror_model::fit::plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
             }
             FitEvent::Stage(line) => {
                 bar.suspend(|| say(&line));
@@ -382,141 +351,8 @@ pub fn fit(
     );
     bar.finish_and_clear();
     let mut model = fitted.with_context(|| format!("cannot train {player}'s model"))?;
-    choose_book_prior(player, games, split, &mut model, dir, &say)?;
+    for line in choose_and_record(player, games, split, &mut model, dir)? {
+        say(&line);
+    }
     Ok(model)
-}
-
-/// How `games` (oldest first) fall into `split`, with the set `evaluated` ("test" or
-/// "validation"), as reports and the model's fairness check read it.
-pub fn split_info(
-    games: &[(GameRecord, Color)],
-    split: Fractions,
-    evaluated: &str,
-) -> mirror_eval::report::SplitInfo {
-    let sp = split.split(games.len());
-    let dates = |r: std::ops::Range<usize>| mirror_core::split::date_range(&games[r]);
-    mirror_eval::report::SplitInfo {
-        fractions: split.to_string(),
-        train_games: sp.train.len(),
-        val_games: sp.val.len(),
-        test_games: sp.test.len(),
-        train_dates: dates(sp.train.clone()),
-        val_dates: dates(sp.val.clone()),
-        test_dates: dates(sp.test.clone()),
-        evaluated: evaluated.to_string(),
-    }
-}
-
-/// Chooses the model's weight in the player's book on the split's validation games
-/// ([`mirror_eval::tune`]), with the book of the training games, prints how each weight
-/// did and records the choice in the model's meta.json (`book_prior`); without validation
-/// games or none of them in the book, says so and records nothing.
-fn choose_book_prior(
-    player: &str,
-    games: &[(GameRecord, Color)],
-    split: Fractions,
-    model: &mut Predictor,
-    dir: &std::path::Path,
-    say: &dyn Fn(&str),
-) -> anyhow::Result<()> {
-    let tuning = match mirror_eval::tune::choose_book_prior(player, games, split, model)? {
-        mirror_eval::tune::PriorChoice::Chosen(tuning) => tuning,
-        mirror_eval::tune::PriorChoice::NoValidation => {
-            say(&format!(
-                "the model's weight in the book is not chosen: the split {split} leaves no validation games (likely plays with its own weight)"
-            ));
-            return Ok(());
-        }
-        mirror_eval::tune::PriorChoice::NotInBook => {
-            say(
-                "the model's weight in the book is not chosen: no validation position is in the book of the training games",
-            );
-            return Ok(());
-        }
-    };
-    say(&format!(
-        "the model's weight in the book (likely:W, W pseudo-games), in-book top-1 on the {} validation positions in the book of the training games:",
-        tuning.positions
-    ));
-    say(tuning.table().trim_end());
-    model.meta.book_prior = Some(tuning.best);
-    mirror_model::inference::write_meta(&model.meta, dir)
-        .with_context(|| format!("cannot record the weight in {}", dir.display()))?;
-    say(&format!(
-        "the model's weight in the book: {} pseudo-games ({:.1}% in book on validation), recorded in {}",
-        tuning.best,
-        100.0 * tuning.best_top1(),
-        dir.join("meta.json").display()
-    ));
-    Ok(())
-}
-
-/// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".
-fn plan_scope(epochs: usize, stages: usize) -> String {
-    let epochs = if epochs == 1 {
-        "its epoch".to_string()
-    } else {
-        format!("all {epochs} epochs")
-    };
-    match stages {
-        0 => epochs,
-        1 => format!("{epochs}, then 1 stage on the last games"),
-        n => format!("{epochs}, then {n} stages on the last games"),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Players without a model share one loaded base; a player with one gets their own.
-    #[test]
-    fn players_without_a_model_share_one_base() {
-        let dir = tempfile::tempdir().expect("temp dir");
-        let store_args = StoreArgs {
-            store: None,
-            data_dir: Some(dir.path().to_path_buf()),
-            db: None,
-        };
-        let models = FallbackModels::new(&store_args);
-        let (a, own_a) = models.load("Karpov, Anatoly").expect("the base");
-        let (b, own_b) = models.load("someone-else").expect("the base");
-        assert!(!own_a && !own_b);
-        assert_eq!(a.meta.player, mirror_model::library::POPULATION);
-        assert!(Arc::ptr_eq(&a, &b), "one copy of the base");
-        let (own, is_own) = models.load("Biskupstunga").expect("the shipped model");
-        assert!(is_own);
-        assert_eq!(own.meta.player, "Biskupstunga");
-        // A player's own model is loaded once: switching back (UCI `setoption name
-        // Player`, the server's next request) gets the same copy, whatever the case.
-        let (again, _) = models.load("biskupstunga").expect("the shipped model");
-        assert!(
-            Arc::ptr_eq(&own, &again),
-            "one copy of a player's own model"
-        );
-        // The base is installed without being loaded for training to load it itself,
-        // and a base of another encoding is moved aside and installed again.
-        let root = dir.path().join("models");
-        let base = mirror_model::library::install_base(&root).expect("installed");
-        assert_eq!(base, root.join(mirror_model::library::BASE_DIR));
-        let meta = base.join("meta.json");
-        let text = std::fs::read_to_string(&meta).expect("meta.json");
-        let old = text.replacen(
-            &format!(
-                "\"encoding_version\": {}",
-                mirror_model::encoding::ENCODING_VERSION
-            ),
-            "\"encoding_version\": 1",
-            1,
-        );
-        assert_ne!(old, text, "meta.json names its encoding");
-        std::fs::write(&meta, old).expect("write");
-        mirror_model::library::install_base(&root).expect("installed again");
-        assert!(
-            root.join(".population.encoding-1")
-                .join("meta.json")
-                .exists()
-        );
-        assert_eq!(std::fs::read_to_string(&meta).expect("meta.json"), text);
-    }
 }
