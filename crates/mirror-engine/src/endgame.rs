@@ -137,31 +137,37 @@ fn piece_attacks(role: Role, sq: Square, occ: Bitboard) -> Bitboard {
     }
 }
 
-impl Table {
-    /// Builds the table of `ending` by retrograde analysis.
-    pub fn build(ending: Ending) -> Table {
-        let pieces = ending.pieces();
-        let n = pieces.len() + 2;
-        let roles: Vec<Role> = std::iter::once(Role::King)
-            .chain(pieces.iter().copied())
-            .collect();
-        let size = 1usize << (6 * n);
-        // Squares attacked by the strong side (its king and pieces, but not piece `skip`).
-        let strong_attacks = |sq: &[Square; 4], occ: Bitboard, skip: usize| {
-            let mut all = Bitboard::EMPTY;
-            for (k, role) in roles.iter().enumerate() {
-                if k != skip {
-                    all |= piece_attacks(*role, sq[k], occ);
-                }
+/// A table under construction: distances to mate found so far from each side, and the
+/// lone king's moves not yet shown to lose.
+struct Retro {
+    /// The strong side's king and pieces, then (implicitly) the lone king.
+    roles: Vec<Role>,
+    /// Pieces on the board, both kings included.
+    n: usize,
+    strong: Vec<u8>,
+    weak: Vec<u8>,
+    /// Lone-king positions: its moves not yet shown to lose, or ESCAPE.
+    count: Vec<u8>,
+}
+
+impl Retro {
+    /// Squares attacked by the strong side (its king and pieces, but not piece `skip`).
+    fn strong_attacks(&self, sq: &[Square; 4], occ: Bitboard, skip: usize) -> Bitboard {
+        let mut all = Bitboard::EMPTY;
+        for (k, role) in self.roles.iter().enumerate() {
+            if k != skip {
+                all |= piece_attacks(*role, sq[k], occ);
             }
-            all
-        };
-        let mut strong = vec![NONE; size];
-        let mut weak = vec![NONE; size];
-        // Lone-king positions: its moves not yet shown to lose, or ESCAPE.
-        let mut count = vec![ESCAPE; size];
+        }
+        all
+    }
+
+    /// Counts the lone king's moves in every legal position with it to move; returns the
+    /// positions where it is mated (and marks them lost in 0).
+    fn mated(&mut self) -> Vec<usize> {
+        let n = self.n;
         let mut frontier = Vec::new();
-        for idx in 0..size {
+        for idx in 0..self.count.len() {
             let sq = squares(idx, n);
             let occ: Bitboard = sq[..n].iter().copied().collect();
             if occ.count() != n || king_attacks(sq[0]).contains(sq[n - 1]) {
@@ -169,12 +175,12 @@ impl Table {
             }
             let wk = sq[n - 1];
             let without_king = occ.without(wk);
-            let seen = strong_attacks(&sq, without_king, n);
+            let seen = self.strong_attacks(&sq, without_king, n);
             let mut moves = 0u8;
             let mut escape = false;
             for to in king_attacks(wk) {
                 match (1..n - 1).find(|&k| sq[k] == to) {
-                    Some(k) => escape |= !strong_attacks(&sq, without_king, k).contains(to),
+                    Some(k) => escape |= !self.strong_attacks(&sq, without_king, k).contains(to),
                     None => moves += u8::from(!seen.contains(to)),
                 }
             }
@@ -182,71 +188,104 @@ impl Table {
                 continue;
             }
             if moves > 0 {
-                count[idx] = moves;
-            } else if strong_attacks(&sq, occ, n).contains(wk) {
-                weak[idx] = 0;
+                self.count[idx] = moves;
+            } else if self.strong_attacks(&sq, occ, n).contains(wk) {
+                self.weak[idx] = 0;
                 frontier.push(idx);
             }
         }
-        let mut ply = 0u8;
-        while !frontier.is_empty() {
-            // Strong-side positions one move before a loss of the lone king in `ply`.
-            let mut won = Vec::new();
-            for &idx in &frontier {
-                let sq = squares(idx, n);
-                let occ: Bitboard = sq[..n].iter().copied().collect();
-                let wk = sq[n - 1];
-                for (k, role) in roles.iter().enumerate() {
-                    for from in piece_attacks(*role, sq[k], occ) & !occ {
-                        if k == 0 && king_attacks(from).contains(wk) {
-                            continue;
-                        }
-                        let mut before = sq;
-                        before[k] = from;
-                        let occ_before = occ.without(sq[k]).with(from);
-                        // The lone king may not stand in check with the strong side to move.
-                        if strong_attacks(&before, occ_before, n).contains(wk) {
-                            continue;
-                        }
-                        let q = index(&before[..n]);
-                        if strong[q] == NONE {
-                            strong[q] = ply + 1;
-                            won.push(q);
-                        }
-                    }
-                }
-            }
-            // Lone-king positions whose every move now reaches a won position.
-            let mut lost = Vec::new();
-            for &idx in &won {
-                let sq = squares(idx, n);
-                let occ: Bitboard = sq[..n].iter().copied().collect();
-                let wk = sq[n - 1];
-                for from in king_attacks(wk) & !occ {
-                    if king_attacks(sq[0]).contains(from) {
+        frontier
+    }
+
+    /// Strong-side positions one move before a loss of the lone king in `ply` (marked won
+    /// in `ply + 1`).
+    fn won_before(&mut self, frontier: &[usize], ply: u8) -> Vec<usize> {
+        let n = self.n;
+        let mut won = Vec::new();
+        for &idx in frontier {
+            let sq = squares(idx, n);
+            let occ: Bitboard = sq[..n].iter().copied().collect();
+            let wk = sq[n - 1];
+            for k in 0..self.roles.len() {
+                for from in piece_attacks(self.roles[k], sq[k], occ) & !occ {
+                    if k == 0 && king_attacks(from).contains(wk) {
                         continue;
                     }
                     let mut before = sq;
-                    before[n - 1] = from;
-                    let q = index(&before[..n]);
-                    if count[q] == ESCAPE || weak[q] != NONE {
+                    before[k] = from;
+                    let occ_before = occ.without(sq[k]).with(from);
+                    // The lone king may not stand in check with the strong side to move.
+                    if self.strong_attacks(&before, occ_before, n).contains(wk) {
                         continue;
                     }
-                    count[q] -= 1;
-                    if count[q] == 0 {
-                        weak[q] = ply + 2;
-                        lost.push(q);
+                    let q = index(&before[..n]);
+                    if self.strong[q] == NONE {
+                        self.strong[q] = ply + 1;
+                        won.push(q);
                     }
                 }
             }
-            frontier = lost;
+        }
+        won
+    }
+
+    /// Lone-king positions whose every move now reaches a won position (marked lost in
+    /// `ply + 2`).
+    fn lost_before(&mut self, won: &[usize], ply: u8) -> Vec<usize> {
+        let n = self.n;
+        let mut lost = Vec::new();
+        for &idx in won {
+            let sq = squares(idx, n);
+            let occ: Bitboard = sq[..n].iter().copied().collect();
+            let wk = sq[n - 1];
+            for from in king_attacks(wk) & !occ {
+                if king_attacks(sq[0]).contains(from) {
+                    continue;
+                }
+                let mut before = sq;
+                before[n - 1] = from;
+                let q = index(&before[..n]);
+                if self.count[q] == ESCAPE || self.weak[q] != NONE {
+                    continue;
+                }
+                self.count[q] -= 1;
+                if self.count[q] == 0 {
+                    self.weak[q] = ply + 2;
+                    lost.push(q);
+                }
+            }
+        }
+        lost
+    }
+}
+
+impl Table {
+    /// Builds the table of `ending` by retrograde analysis.
+    pub fn build(ending: Ending) -> Table {
+        let pieces = ending.pieces();
+        let n = pieces.len() + 2;
+        let size = 1usize << (6 * n);
+        let mut r = Retro {
+            roles: std::iter::once(Role::King)
+                .chain(pieces.iter().copied())
+                .collect(),
+            n,
+            strong: vec![NONE; size],
+            weak: vec![NONE; size],
+            count: vec![ESCAPE; size],
+        };
+        let mut frontier = r.mated();
+        let mut ply = 0u8;
+        while !frontier.is_empty() {
+            let won = r.won_before(&frontier, ply);
+            frontier = r.lost_before(&won, ply);
             ply += 2;
         }
         Table {
             ending,
             n,
-            strong,
-            weak,
+            strong: r.strong,
+            weak: r.weak,
         }
     }
 

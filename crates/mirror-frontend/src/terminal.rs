@@ -249,6 +249,168 @@ fn engine_err(e: EngineError) -> io::Error {
     io::Error::other(e.to_string())
 }
 
+/// What a typed command does to the game loop.
+enum Step {
+    /// Ask for the next command (or let the mirror move).
+    Next,
+    /// The game is over.
+    End(Ending),
+}
+
+/// One game at the terminal: the engine, the game so far, and what is shown.
+struct Session<'a, S, W> {
+    engine: &'a mut Engine<S>,
+    out: &'a mut W,
+    opts: &'a PlayOptions,
+    player: String,
+    game: Game,
+    /// The side the board is drawn from.
+    side: Color,
+    show_board: bool,
+}
+
+impl<S: Book, W: Write> Session<'_, S, W> {
+    fn mirror_color(&self) -> Color {
+        !self.opts.user_color
+    }
+
+    /// The mirror's move, announced.
+    fn mirror_moves(&mut self) -> io::Result<()> {
+        let pos = self.game.pos().clone();
+        let choice = self
+            .engine
+            .choose_after(&pos, self.game.moves.last().copied())
+            .map_err(engine_err)?;
+        let number = self.game.moves.len() / 2 + 1;
+        let dots = if self.mirror_color() == Color::White {
+            "."
+        } else {
+            "..."
+        };
+        writeln!(
+            self.out,
+            "mirror plays {number}{dots} {}   [{}]",
+            notation::san_plus(&pos, choice.mv),
+            choice.describe()
+        )?;
+        self.game.push(choice.mv);
+        self.show_board = true;
+        Ok(())
+    }
+
+    /// The board (when it changed) and the prompt.
+    fn prompt(&mut self) -> io::Result<()> {
+        if self.show_board {
+            let board = board::render(self.game.pos(), self.side, self.game.moves.last());
+            writeln!(self.out, "{board}")?;
+            if let Some(o) = self.game.opening() {
+                writeln!(self.out, "opening: {} {}", o.eco, o.name)?;
+            }
+            self.show_board = false;
+        }
+        write!(self.out, "your move> ")?;
+        self.out.flush()
+    }
+
+    /// What the mirror would play here, without playing it.
+    fn peek(&mut self) -> io::Result<(Chess, Choice)> {
+        let pos = self.game.pos().clone();
+        let choice = self
+            .engine
+            .peek_after(&pos, self.game.moves.last().copied())
+            .map_err(engine_err)?;
+        Ok((pos, choice))
+    }
+
+    /// Takes back the last move of each side.
+    fn undo(&mut self) -> io::Result<()> {
+        if self.game.moves.is_empty() {
+            return writeln!(self.out, "nothing to undo");
+        }
+        self.game.pop();
+        if self.game.pos().turn() == self.mirror_color() {
+            self.game.pop();
+        }
+        // Taking back everything with the mirror as White leaves it to move: it plays its
+        // first move again.
+        writeln!(
+            self.out,
+            "took back; {} moves played",
+            self.game.moves.len()
+        )?;
+        self.show_board = true;
+        Ok(())
+    }
+
+    /// One typed line.
+    fn command(&mut self, cmd: &str) -> io::Result<Step> {
+        let player = self.player.clone();
+        match cmd.to_ascii_lowercase().as_str() {
+            "" => {}
+            "help" | "?" => writeln!(self.out, "{HELP}")?,
+            "quit" | "exit" => {
+                return Ok(Step::End(Ending {
+                    result: "*",
+                    reason: "unfinished (quit)".into(),
+                }));
+            }
+            "resign" => {
+                let user = self.opts.user_color;
+                return Ok(Step::End(Ending {
+                    result: if user == Color::White { "0-1" } else { "1-0" },
+                    reason: format!("{} resigned", color_name(user)),
+                }));
+            }
+            "flip" => {
+                self.side = !self.side;
+                self.show_board = true;
+            }
+            "pgn" => {
+                let so_far = Ending {
+                    result: "*",
+                    reason: "in progress".into(),
+                };
+                writeln!(self.out, "{}", pgn(&self.game, &player, self.opts, &so_far))?;
+            }
+            "undo" => self.undo()?,
+            "hint" => {
+                // Exactly what the mirror would play here, with its options and seed.
+                let (pos, choice) = self.peek()?;
+                writeln!(
+                    self.out,
+                    "{player}'s mirror would play {} here   [{}]",
+                    notation::san(&pos, choice.mv),
+                    choice.describe()
+                )?;
+                if matches!(choice.source, Source::Book { .. }) {
+                    write!(self.out, "{}", book_table(&pos, &book_rows(&choice)))?;
+                }
+            }
+            "book" => {
+                let (pos, choice) = self.peek()?;
+                writeln!(
+                    self.out,
+                    "{player}'s moves here as {} (win/draw/loss from {player}'s side; p: how \
+                     likely the mirror plays each):",
+                    color_name(pos.turn())
+                )?;
+                write!(self.out, "{}", book_table(&pos, &book_rows(&choice)))?;
+            }
+            _ => match notation::parse_move(self.game.pos(), cmd) {
+                Ok(m) => self.game.push(m),
+                Err(e) => {
+                    let hint = match e {
+                        MoveInputError::Unreadable(_) => " (type help for commands)",
+                        _ => "",
+                    };
+                    writeln!(self.out, "{e}{hint}")?;
+                }
+            },
+        }
+        Ok(Step::Next)
+    }
+}
+
 /// Plays one game: the human moves by typing into `input`, the mirror answers. Returns
 /// the game (the caller saves its PGN). End of input stops the game as unfinished.
 pub fn play<S: Book, R: BufRead, W: Write>(
@@ -258,165 +420,51 @@ pub fn play<S: Book, R: BufRead, W: Write>(
     opts: &PlayOptions,
 ) -> io::Result<PlayedGame> {
     let player = engine.player().to_string();
-    let mirror_color = !opts.user_color;
-    let mut game = Game {
-        positions: vec![Chess::default()],
-        moves: Vec::new(),
-        sans: Vec::new(),
-    };
-    let mut side = opts.user_color;
     writeln!(
         out,
         "You play {} against {player}'s mirror. Type help for commands.",
         color_name(opts.user_color)
     )?;
-    let mut show_board = true;
+    let mut s = Session {
+        engine,
+        out,
+        opts,
+        player,
+        game: Game {
+            positions: vec![Chess::default()],
+            moves: Vec::new(),
+            sans: Vec::new(),
+        },
+        side: opts.user_color,
+        show_board: true,
+    };
     let ending = loop {
-        if let Some(end) = game.ending() {
+        if let Some(end) = s.game.ending() {
             break end;
         }
-        if game.pos().turn() == mirror_color {
-            let pos = game.pos().clone();
-            let choice = engine
-                .choose_after(&pos, game.moves.last().copied())
-                .map_err(engine_err)?;
-            let number = game.moves.len() / 2 + 1;
-            let dots = if mirror_color == Color::White {
-                "."
-            } else {
-                "..."
-            };
-            writeln!(
-                out,
-                "mirror plays {number}{dots} {}   [{}]",
-                notation::san_plus(&pos, choice.mv),
-                choice.describe()
-            )?;
-            game.push(choice.mv);
-            show_board = true;
+        if s.game.pos().turn() == s.mirror_color() {
+            s.mirror_moves()?;
             continue;
         }
-        if show_board {
-            writeln!(
-                out,
-                "{}",
-                board::render(game.pos(), side, game.moves.last())
-            )?;
-            if let Some(o) = game.opening() {
-                writeln!(out, "opening: {} {}", o.eco, o.name)?;
-            }
-            show_board = false;
-        }
-        write!(out, "your move> ")?;
-        out.flush()?;
+        s.prompt()?;
         let mut line = String::new();
         if input.read_line(&mut line)? == 0 {
-            writeln!(out)?;
+            writeln!(s.out)?;
             break Ending {
                 result: "*",
                 reason: "unfinished (input ended)".into(),
             };
         }
-        let cmd = line.trim();
-        match cmd.to_ascii_lowercase().as_str() {
-            "" => {}
-            "help" | "?" => writeln!(out, "{HELP}")?,
-            "quit" | "exit" => {
-                break Ending {
-                    result: "*",
-                    reason: "unfinished (quit)".into(),
-                };
-            }
-            "resign" => {
-                let result = match opts.user_color {
-                    Color::White => "0-1",
-                    Color::Black => "1-0",
-                };
-                break Ending {
-                    result,
-                    reason: format!("{} resigned", color_name(opts.user_color)),
-                };
-            }
-            "flip" => {
-                side = !side;
-                show_board = true;
-            }
-            "pgn" => {
-                let so_far = Ending {
-                    result: "*",
-                    reason: "in progress".into(),
-                };
-                writeln!(out, "{}", pgn(&game, &player, opts, &so_far))?;
-            }
-            "undo" => {
-                if game.moves.is_empty() {
-                    writeln!(out, "nothing to undo")?;
-                } else {
-                    game.pop();
-                    if game.pos().turn() == mirror_color {
-                        game.pop();
-                    }
-                    // Taking back everything with the mirror as White leaves it to move:
-                    // it plays its first move again.
-                    writeln!(out, "took back; {} moves played", game.moves.len())?;
-                    show_board = true;
-                    if game.pos().turn() == mirror_color {
-                        continue;
-                    }
-                }
-            }
-            "hint" => {
-                // Exactly what the mirror would play here, with its options and seed.
-                let pos = game.pos().clone();
-                let choice = engine
-                    .peek_after(&pos, game.moves.last().copied())
-                    .map_err(engine_err)?;
-                writeln!(
-                    out,
-                    "{player}'s mirror would play {} here   [{}]",
-                    notation::san(&pos, choice.mv),
-                    choice.describe()
-                )?;
-                if matches!(choice.source, Source::Book { .. }) {
-                    write!(out, "{}", book_table(&pos, &book_rows(&choice)))?;
-                }
-            }
-            "book" => {
-                let pos = game.pos().clone();
-                let choice = engine
-                    .peek_after(&pos, game.moves.last().copied())
-                    .map_err(engine_err)?;
-                writeln!(
-                    out,
-                    "{player}'s moves here as {} (win/draw/loss from {player}'s side; p: how \
-                     likely the mirror plays each):",
-                    color_name(pos.turn())
-                )?;
-                write!(out, "{}", book_table(&pos, &book_rows(&choice)))?;
-            }
-            _ => match notation::parse_move(game.pos(), cmd) {
-                Ok(m) => {
-                    game.push(m);
-                }
-                Err(e) => {
-                    let hint = match e {
-                        MoveInputError::Unreadable(_) => " (type help for commands)",
-                        _ => "",
-                    };
-                    writeln!(out, "{e}{hint}")?;
-                }
-            },
+        if let Step::End(ending) = s.command(line.trim())? {
+            break ending;
         }
     };
-    writeln!(
-        out,
-        "{}",
-        board::render(game.pos(), side, game.moves.last())
-    )?;
-    writeln!(out, "game over: {} ({})", ending.result, ending.reason)?;
-    let text = pgn(&game, &player, opts, &ending);
+    let board = board::render(s.game.pos(), s.side, s.game.moves.last());
+    writeln!(s.out, "{board}")?;
+    writeln!(s.out, "game over: {} ({})", ending.result, ending.reason)?;
+    let text = pgn(&s.game, &s.player, opts, &ending);
     Ok(PlayedGame {
-        plies: game.moves.len(),
+        plies: s.game.moves.len(),
         pgn: text,
         ending,
     })

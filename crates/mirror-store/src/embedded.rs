@@ -64,6 +64,107 @@ struct RecentSearch<'a> {
     checks: usize,
 }
 
+/// The newest games through a position that keeps totals (its games are listed in date
+/// order; a day's games in ingest order: all of the last day found are read, then ordered
+/// by id as everywhere else); `None` when the position has no list.
+fn listed_recent(
+    txn: &redb::ReadTransaction,
+    games: &redb::ReadOnlyTable<&'static str, &'static [u8]>,
+    pid: u32,
+    pos: PositionKey,
+    filter: &Filter,
+    limit: usize,
+) -> Result<Option<Vec<RecentGame>>> {
+    // A position that keeps totals has its games in date order (a day's games in
+    // ingest order: all of the last day found are read, then ordered by id as
+    // everywhere else).
+    let postings = txn.open_table(POSITION_GAMES)?;
+    let numbers = txn.open_table(GAME_NUMBERS)?;
+    let mut listed = false;
+    let mut found: Vec<RecentGame> = Vec::new();
+    let mut last_day = None;
+    for item in postings
+        .range((pid, pos.0, 0, 0)..=(pid, pos.0, u32::MAX, u32::MAX))?
+        .rev()
+        .take(RECENT_MAX_CHECKS)
+    {
+        let (k, v) = item?;
+        listed = true;
+        let (_, _, date, number) = k.value();
+        if last_day.is_some_and(|d| d != date) {
+            break;
+        }
+        let (c, mv) = v.value();
+        let color = mirror_core::codec::color_from_bit(c)
+            .ok_or_else(|| StoreError::Corrupt(format!("game number {number}: colour byte {c}")))?;
+        if filter.color.is_some_and(|f| f != color) {
+            continue;
+        }
+        let id = numbers
+            .get((pid, number))?
+            .ok_or_else(|| StoreError::Corrupt(format!("game number {number} has no id")))?;
+        let id = id.value();
+        let rec = games
+            .get(id)?
+            .ok_or_else(|| StoreError::Corrupt(format!("game {id} is listed but missing")))?;
+        let game =
+            GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        if filter.accepts(&mirror_core::EdgeDims::of_game(&game, color)) {
+            found.push(RecentGame {
+                game,
+                color,
+                mv: mirror_core::MoveCode(mv),
+            });
+            if found.len() >= limit {
+                last_day = Some(date);
+            }
+        }
+    }
+    if !listed {
+        return Ok(None);
+    }
+    found.sort_by(|a, b| (b.game.date, &b.game.id).cmp(&(a.game.date, &a.game.id)));
+    found.truncate(limit);
+    Ok(Some(found))
+}
+
+/// The spans of days on which the player's edge rows from `pos` that `filter` accepts
+/// were played (a row's games share its month; a row without a month may hold undated
+/// games), newest first, overlapping spans merged.
+fn played_days(
+    edges: &redb::ReadOnlyTable<&'static [u8], &'static [u8]>,
+    pid: u32,
+    pos: PositionKey,
+    filter: &Filter,
+) -> Result<Vec<(u32, u32)>> {
+    let mut days: Vec<(u32, u32)> = Vec::new();
+    let (lo, hi) = (
+        codec::edge::first_key(pid, pos),
+        codec::edge::last_key(pid, pos),
+    );
+    for item in edges.range(lo.as_slice()..=hi.as_slice())? {
+        let (k, v) = item?;
+        let row = codec::edge::decode(k.value(), v.value())?;
+        if filter.accepts(&row.dims) {
+            let first = if row.dims.month.is_some() {
+                row.stats.first
+            } else {
+                0
+            };
+            days.push((first, row.stats.last));
+        }
+    }
+    days.sort_unstable_by_key(|d| std::cmp::Reverse(d.1));
+    let mut merged: Vec<(u32, u32)> = Vec::new();
+    for (lo, hi) in days {
+        match merged.last_mut() {
+            Some(last) if hi >= last.0 => last.0 = last.0.min(lo),
+            _ => merged.push((lo, hi)),
+        }
+    }
+    Ok(merged)
+}
+
 /// Where a scan stopped: (date, game id) of the first game it did not check.
 type Cursor = (u32, String);
 
@@ -317,138 +418,168 @@ impl EmbeddedStore {
     fn write_in(txn: &WriteTransaction, player: &str, batch: &Batch) -> Result<WriteReport> {
         let pid = Self::player_id_or_create(txn, player)?;
         let mut report = WriteReport::default();
-        {
-            let mut pg = txn.open_table(PLAYER_GAMES)?;
-            let mut by_date = txn.open_table(GAMES_BY_DATE)?;
-            let mut games = txn.open_table(GAMES)?;
-            let mut game_positions = txn.open_table(GAME_POSITIONS)?;
-            let mut position_games = txn.open_table(POSITION_GAMES)?;
-            let mut numbers = txn.open_table(GAME_NUMBERS)?;
-            let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
-            let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
-            // The next game number: the player's games so far.
-            let mut number = match txn.open_table(PLAYER_TOTALS)?.get(pid)? {
-                Some(t) => u32::try_from(t.value().0)
-                    .map_err(|_| StoreError::Full("games of one player"))?,
-                None => 0,
-            };
-            let mut present = Vec::new();
-            for (g, _) in batch.games() {
-                if pg.get((pid, g.id.0.as_str()))?.is_some() {
-                    present.push(g.id.clone());
-                }
-            }
-            if !present.is_empty() {
-                return Err(StoreError::AlreadyIngested(present));
-            }
-            for ((g, color), firsts) in batch.games().iter().zip(batch.move_positions()) {
-                let date = codec::mark::date(g.date);
-                let c = codec::mark::color(*color);
-                numbers.insert((pid, number), g.id.0.as_str())?;
-                postings.extend(
-                    firsts
-                        .iter()
-                        .filter(|f| f.pieces >= TOTAL_MIN_PIECES)
-                        .map(|f| ((f.pos.0, date, number), (c, f.mv.0))),
-                );
-                number = number
-                    .checked_add(1)
-                    .ok_or(StoreError::Full("games of one player"))?;
-                pg.insert((pid, g.id.0.as_str()), (date, c))?;
-                by_date.insert((pid, date, g.id.0.as_str()), c)?;
-                if games.get(g.id.0.as_str())?.is_none() {
-                    games.insert(g.id.0.as_str(), g.encode().as_slice())?;
-                    let keys: Vec<PositionKey> = firsts.iter().map(|f| f.pos).collect();
-                    new_positions.push((g.id.0.as_str(), codec::positions::encode(&keys)));
-                }
-                report.games += 1;
-            }
-            // In key order: neighbouring inserts touch the same pages.
-            postings.sort_unstable();
-            for ((pos, date, number), value) in postings {
-                position_games.insert((pid, pos, date, number), value)?;
-            }
-            new_positions.sort_unstable();
-            for (id, keys) in new_positions {
-                game_positions.insert(id, keys.as_slice())?;
-            }
-        }
-        {
-            let mut positions = txn.open_table(POSITIONS)?;
-            let mut keys: Vec<_> = batch.positions().collect();
-            keys.sort_unstable_by_key(|(k, _)| *k);
-            for (k, packed) in keys {
-                // One tree walk: a position's packed form never changes, so overwriting
-                // an existing row is harmless and tells whether it existed.
-                if positions.insert(k.0, packed)?.is_none() {
-                    report.new_positions += 1;
-                }
-            }
-        }
-        {
-            let mut edges = txn.open_table(EDGES)?;
-            let mut rows: Vec<([u8; codec::edge::KEY_LEN], MoveStats, PositionKey)> = batch
-                .edges()
-                .iter()
-                .map(|(k, d)| {
-                    (
-                        codec::edge::key(pid, k.pos, k.mv, &k.dims),
-                        d.stats,
-                        d.child,
-                    )
-                })
-                .collect();
-            rows.sort_unstable_by_key(|r| r.0);
-            for (key, mut stats, child) in rows {
-                // Most rows of a large ingest are new: insert first, merge only when the
-                // insert replaced an existing row.
-                let old = edges
-                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
-                    .map(|v| MoveStats::decode(v.value()));
-                match old {
-                    Some(Some(old)) => {
-                        stats.merge(&old);
-                        edges
-                            .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
-                    }
-                    Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
-                    None => report.new_edges += 1,
-                }
-            }
-        }
-        {
-            // The same rows summed per (position, colour, move), then added to the totals.
-            let mut sums: rustc_hash::FxHashMap<
-                [u8; codec::total::KEY_LEN],
-                (MoveStats, PositionKey),
-            > = rustc_hash::FxHashMap::default();
-            for (k, d) in batch.edges() {
-                if d.pieces < TOTAL_MIN_PIECES {
-                    continue;
-                }
-                sums.entry(codec::total::key(pid, k.pos, k.dims.color, k.mv))
-                    .and_modify(|(s, _)| s.merge(&d.stats))
-                    .or_insert((d.stats, d.child));
-            }
-            let mut rows: Vec<_> = sums.into_iter().collect();
-            rows.sort_unstable_by_key(|r| r.0);
-            let mut totals = txn.open_table(MOVE_TOTALS)?;
-            for (key, (mut stats, child)) in rows {
-                let old = totals
-                    .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
-                    .map(|v| codec::edge::decode_value(v.value()));
-                if let Some(old) = old {
-                    stats.merge(&old?.0);
-                    totals.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
-                }
-            }
-        }
+        Self::write_games(txn, pid, batch, &mut report)?;
+        Self::write_positions(txn, batch, &mut report)?;
+        Self::write_edges(txn, pid, batch, &mut report)?;
+        Self::write_totals(txn, pid, batch)?;
         {
             let mut totals = txn.open_table(PLAYER_TOTALS)?;
             let (g, e) = totals.get(pid)?.map_or((0, 0), |v| v.value());
             totals.insert(pid, (g + report.games, e + report.new_edges))?;
         }
         Ok(report)
+    }
+
+    /// The batch's games: the player's list of them (by id, date and number), their
+    /// records, and the dated game lists of the positions that keep totals; refused whole
+    /// when the player has any of them already.
+    fn write_games(
+        txn: &WriteTransaction,
+        pid: u32,
+        batch: &Batch,
+        report: &mut WriteReport,
+    ) -> Result<()> {
+        let mut pg = txn.open_table(PLAYER_GAMES)?;
+        let mut by_date = txn.open_table(GAMES_BY_DATE)?;
+        let mut games = txn.open_table(GAMES)?;
+        let mut game_positions = txn.open_table(GAME_POSITIONS)?;
+        let mut position_games = txn.open_table(POSITION_GAMES)?;
+        let mut numbers = txn.open_table(GAME_NUMBERS)?;
+        let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
+        let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
+        // The next game number: the player's games so far.
+        let mut number = match txn.open_table(PLAYER_TOTALS)?.get(pid)? {
+            Some(t) => {
+                u32::try_from(t.value().0).map_err(|_| StoreError::Full("games of one player"))?
+            }
+            None => 0,
+        };
+        let mut present = Vec::new();
+        for (g, _) in batch.games() {
+            if pg.get((pid, g.id.0.as_str()))?.is_some() {
+                present.push(g.id.clone());
+            }
+        }
+        if !present.is_empty() {
+            return Err(StoreError::AlreadyIngested(present));
+        }
+        for ((g, color), firsts) in batch.games().iter().zip(batch.move_positions()) {
+            let date = codec::mark::date(g.date);
+            let c = codec::mark::color(*color);
+            numbers.insert((pid, number), g.id.0.as_str())?;
+            postings.extend(
+                firsts
+                    .iter()
+                    .filter(|f| f.pieces >= TOTAL_MIN_PIECES)
+                    .map(|f| ((f.pos.0, date, number), (c, f.mv.0))),
+            );
+            number = number
+                .checked_add(1)
+                .ok_or(StoreError::Full("games of one player"))?;
+            pg.insert((pid, g.id.0.as_str()), (date, c))?;
+            by_date.insert((pid, date, g.id.0.as_str()), c)?;
+            if games.get(g.id.0.as_str())?.is_none() {
+                games.insert(g.id.0.as_str(), g.encode().as_slice())?;
+                let keys: Vec<PositionKey> = firsts.iter().map(|f| f.pos).collect();
+                new_positions.push((g.id.0.as_str(), codec::positions::encode(&keys)));
+            }
+            report.games += 1;
+        }
+        // In key order: neighbouring inserts touch the same pages.
+        postings.sort_unstable();
+        for ((pos, date, number), value) in postings {
+            position_games.insert((pid, pos, date, number), value)?;
+        }
+        new_positions.sort_unstable();
+        for (id, keys) in new_positions {
+            game_positions.insert(id, keys.as_slice())?;
+        }
+        Ok(())
+    }
+
+    /// The batch's positions (new ones counted).
+    fn write_positions(
+        txn: &WriteTransaction,
+        batch: &Batch,
+        report: &mut WriteReport,
+    ) -> Result<()> {
+        let mut positions = txn.open_table(POSITIONS)?;
+        let mut keys: Vec<_> = batch.positions().collect();
+        keys.sort_unstable_by_key(|(k, _)| *k);
+        for (k, packed) in keys {
+            // One tree walk: a position's packed form never changes, so overwriting
+            // an existing row is harmless and tells whether it existed.
+            if positions.insert(k.0, packed)?.is_none() {
+                report.new_positions += 1;
+            }
+        }
+        Ok(())
+    }
+
+    /// The batch's edge rows, merged into the stored ones (new ones counted).
+    fn write_edges(
+        txn: &WriteTransaction,
+        pid: u32,
+        batch: &Batch,
+        report: &mut WriteReport,
+    ) -> Result<()> {
+        let mut edges = txn.open_table(EDGES)?;
+        let mut rows: Vec<([u8; codec::edge::KEY_LEN], MoveStats, PositionKey)> = batch
+            .edges()
+            .iter()
+            .map(|(k, d)| {
+                (
+                    codec::edge::key(pid, k.pos, k.mv, &k.dims),
+                    d.stats,
+                    d.child,
+                )
+            })
+            .collect();
+        rows.sort_unstable_by_key(|r| r.0);
+        for (key, mut stats, child) in rows {
+            // Most rows of a large ingest are new: insert first, merge only when the
+            // insert replaced an existing row.
+            let old = edges
+                .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
+                .map(|v| MoveStats::decode(v.value()));
+            match old {
+                Some(Some(old)) => {
+                    stats.merge(&old);
+                    edges.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
+                }
+                Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
+                None => report.new_edges += 1,
+            }
+        }
+        Ok(())
+    }
+
+    /// The move totals of the positions that keep them.
+    fn write_totals(txn: &WriteTransaction, pid: u32, batch: &Batch) -> Result<()> {
+        // The same rows summed per (position, colour, move), then added to the totals.
+        let mut sums: rustc_hash::FxHashMap<[u8; codec::total::KEY_LEN], (MoveStats, PositionKey)> =
+            rustc_hash::FxHashMap::default();
+        for (k, d) in batch.edges() {
+            if d.pieces < TOTAL_MIN_PIECES {
+                continue;
+            }
+            sums.entry(codec::total::key(pid, k.pos, k.dims.color, k.mv))
+                .and_modify(|(s, _)| s.merge(&d.stats))
+                .or_insert((d.stats, d.child));
+        }
+        let mut rows: Vec<_> = sums.into_iter().collect();
+        rows.sort_unstable_by_key(|r| r.0);
+        let mut totals = txn.open_table(MOVE_TOTALS)?;
+        for (key, (mut stats, child)) in rows {
+            let old = totals
+                .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
+                .map(|v| codec::edge::decode_value(v.value()));
+            if let Some(old) = old {
+                stats.merge(&old?.0);
+                totals.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -650,56 +781,8 @@ impl GraphStore for EmbeddedStore {
             return Ok(Vec::new());
         }
         let txn = self.db.begin_read()?;
-        // A position that keeps totals has its games in date order (a day's games in
-        // ingest order: all of the last day found are read, then ordered by id as
-        // everywhere else).
         let games = txn.open_table(GAMES)?;
-        let postings = txn.open_table(POSITION_GAMES)?;
-        let numbers = txn.open_table(GAME_NUMBERS)?;
-        let mut listed = false;
-        let mut found: Vec<RecentGame> = Vec::new();
-        let mut last_day = None;
-        for item in postings
-            .range((pid, pos.0, 0, 0)..=(pid, pos.0, u32::MAX, u32::MAX))?
-            .rev()
-            .take(RECENT_MAX_CHECKS)
-        {
-            let (k, v) = item?;
-            listed = true;
-            let (_, _, date, number) = k.value();
-            if last_day.is_some_and(|d| d != date) {
-                break;
-            }
-            let (c, mv) = v.value();
-            let color = mirror_core::codec::color_from_bit(c).ok_or_else(|| {
-                StoreError::Corrupt(format!("game number {number}: colour byte {c}"))
-            })?;
-            if filter.color.is_some_and(|f| f != color) {
-                continue;
-            }
-            let id = numbers
-                .get((pid, number))?
-                .ok_or_else(|| StoreError::Corrupt(format!("game number {number} has no id")))?;
-            let id = id.value();
-            let rec = games
-                .get(id)?
-                .ok_or_else(|| StoreError::Corrupt(format!("game {id} is listed but missing")))?;
-            let game =
-                GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
-            if filter.accepts(&mirror_core::EdgeDims::of_game(&game, color)) {
-                found.push(RecentGame {
-                    game,
-                    color,
-                    mv: mirror_core::MoveCode(mv),
-                });
-                if found.len() >= limit {
-                    last_day = Some(date);
-                }
-            }
-        }
-        if listed {
-            found.sort_by(|a, b| (b.game.date, &b.game.id).cmp(&(a.game.date, &a.game.id)));
-            found.truncate(limit);
+        if let Some(found) = listed_recent(&txn, &games, pid, pos, filter, limit)? {
             return Ok(found);
         }
         let mut search = RecentSearch {
@@ -718,34 +801,8 @@ impl GraphStore for EmbeddedStore {
             Scan::Stopped(cursor) => cursor,
             Scan::Done | Scan::Exhausted => return Ok(search.found),
         };
-        // The others: only on the days the position's edge rows were played (a row's
-        // games share its month; a row without a month may hold undated games).
-        let edges = txn.open_table(EDGES)?;
-        let mut days: Vec<(u32, u32)> = Vec::new();
-        let (lo, hi) = (
-            codec::edge::first_key(pid, pos),
-            codec::edge::last_key(pid, pos),
-        );
-        for item in edges.range(lo.as_slice()..=hi.as_slice())? {
-            let (k, v) = item?;
-            let row = codec::edge::decode(k.value(), v.value())?;
-            if filter.accepts(&row.dims) {
-                let first = if row.dims.month.is_some() {
-                    row.stats.first
-                } else {
-                    0
-                };
-                days.push((first, row.stats.last));
-            }
-        }
-        days.sort_unstable_by_key(|d| std::cmp::Reverse(d.1));
-        let mut merged: Vec<(u32, u32)> = Vec::new();
-        for (lo, hi) in days {
-            match merged.last_mut() {
-                Some(last) if hi >= last.0 => last.0 = last.0.min(lo),
-                _ => merged.push((lo, hi)),
-            }
-        }
+        // The others: only on the days the position's edge rows were played.
+        let merged = played_days(&txn.open_table(EDGES)?, pid, pos, filter)?;
         for (lo, hi) in merged {
             if let Scan::Done = search.scan(lo, hi, Some(&cursor), (usize::MAX, usize::MAX))? {
                 break;

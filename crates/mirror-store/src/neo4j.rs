@@ -961,8 +961,31 @@ impl Neo4jStore {
             games: params.ids.len() as u64,
             ..WriteReport::default()
         };
-        // Positions new to the graph (counted), the player's own nodes new to the player
-        // (the rows and totals leaving those cannot exist yet), and every position's node.
+        let nodes = self.write_positions(txn, key, params).await?;
+        report.new_positions = nodes.new_positions;
+        report.new_edges = self.write_rows(txn, params, &nodes).await?;
+        let as_int = |n: u64| {
+            i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
+        };
+        txn.run(WRITE_TOTALS.query(vec![
+            ("player", key.into()),
+            ("games", as_int(report.games)?.into()),
+            ("edgeRows", as_int(report.new_edges)?.into()),
+        ])?)
+        .await?;
+        Ok(report)
+    }
+
+    /// The batch's positions: those new to the graph (counted), the player's own nodes new
+    /// to the player (the rows and totals leaving those cannot exist yet), and every
+    /// position's node.
+    async fn write_positions(
+        &self,
+        txn: &mut neo4rs::Txn,
+        key: &str,
+        params: &BatchParams,
+    ) -> std::result::Result<Nodes, TxnError> {
+        let mut new_positions = 0;
         let mut mine: rustc_hash::FxHashSet<i64> = rustc_hash::FxHashSet::default();
         let mut node: rustc_hash::FxHashMap<i64, String> = rustc_hash::FxHashMap::default();
         for chunk in params.positions.chunks(self.cfg.batch_rows.max(1)) {
@@ -976,12 +999,29 @@ impl Neo4jStore {
             .await?;
             let row = one_row(&rows, WRITE_POSITIONS.file)?;
             let created: Vec<i64> = row.get("created").map_err(de)?;
-            report.new_positions += created.len() as u64;
+            new_positions += created.len() as u64;
             let keys: Vec<i64> = row.get("mine").map_err(de)?;
             mine.extend(keys);
             let ids: Vec<(i64, String)> = row.get("ids").map_err(de)?;
             node.extend(ids);
         }
+        Ok(Nodes {
+            new_positions,
+            mine,
+            node,
+        })
+    }
+
+    /// The batch's edge rows and move totals, from the nodes of [`Self::write_positions`]
+    /// (the player's nodes new in this batch have no rows yet); returns the new edge rows.
+    async fn write_rows(
+        &self,
+        txn: &mut neo4rs::Txn,
+        params: &BatchParams,
+        nodes: &Nodes,
+    ) -> std::result::Result<u64, TxnError> {
+        let (mine, node) = (&nodes.mine, &nodes.node);
+        let mut new_edges = 0;
         let node_of = |k: i64| -> Result<BoltType> {
             node.get(&k).map(|id| id.clone().into()).ok_or_else(|| {
                 StoreError::Corrupt(format!(
@@ -1003,7 +1043,7 @@ impl Neo4jStore {
         for chunk in new_rows.chunks(self.cfg.batch_rows.max(1)) {
             txn.run(WRITE_NEW_EDGES.query(vec![("rows", chunk.to_vec().into())])?)
                 .await?;
-            report.new_edges += chunk.len() as u64;
+            new_edges += chunk.len() as u64;
         }
         for chunk in old_rows.chunks(self.cfg.batch_rows.max(1)) {
             let rows = collect(
@@ -1011,7 +1051,7 @@ impl Neo4jStore {
                 WRITE_EDGES.query(vec![("rows", chunk.to_vec().into())])?,
             )
             .await?;
-            report.new_edges += int::<u64>(one_row(&rows, WRITE_EDGES.file)?, "created")?;
+            new_edges += int::<u64>(one_row(&rows, WRITE_EDGES.file)?, "created")?;
         }
         let mut new_totals: Vec<BoltType> = Vec::new();
         let mut old_totals: Vec<BoltType> = Vec::new();
@@ -1033,17 +1073,18 @@ impl Neo4jStore {
                     .await?;
             }
         }
-        let as_int = |n: u64| {
-            i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
-        };
-        txn.run(WRITE_TOTALS.query(vec![
-            ("player", key.into()),
-            ("games", as_int(report.games)?.into()),
-            ("edgeRows", as_int(report.new_edges)?.into()),
-        ])?)
-        .await?;
-        Ok(report)
+        Ok(new_edges)
     }
+}
+
+/// What `write_positions.cypher` gave for a batch's positions.
+struct Nodes {
+    /// Positions new to the graph.
+    new_positions: u64,
+    /// Positions whose player's node is new in this batch.
+    mine: rustc_hash::FxHashSet<i64>,
+    /// Each position's node (its element id).
+    node: rustc_hash::FxHashMap<i64, String>,
 }
 
 /// A batch converted to Bolt parameters once, for every attempt (but for the positions of

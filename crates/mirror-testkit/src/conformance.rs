@@ -412,6 +412,15 @@ pub fn filters<S: GraphStore>(store: S) {
         ..Filter::default()
     };
     assert!(actual_moves(&store, key, &none).is_empty());
+    rating_and_source_filters(&store, &games, key);
+}
+
+/// [`filters`]' opponent-rating and source dimensions, on its `games`.
+fn rating_and_source_filters<S: GraphStore>(
+    store: &S,
+    games: &[(GameRecord, Color)],
+    key: PositionKey,
+) {
     // The opponent's rating, inclusive at both ends: from the middle rating of these
     // games up; a game without the opponent's rating is never in a rating range.
     let opponent = |g: &GameRecord, c: Color| g.side(!c).rating;
@@ -432,11 +441,11 @@ pub fn filters<S: GraphStore>(store: S) {
             opponent_rating: Some(range),
             ..Filter::default()
         };
-        let want = expected_moves(&games, key, |g, c| {
+        let want = expected_moves(games, key, |g, c| {
             opponent(g, c).is_some_and(|r| range.contains(r))
         });
         assert!(!want.is_empty(), "{range}");
-        assert_eq!(actual_moves(&store, key, &f), want, "{range}");
+        assert_eq!(actual_moves(store, key, &f), want, "{range}");
     }
     use mirror_core::GameSource;
     for sources in [
@@ -449,19 +458,19 @@ pub fn filters<S: GraphStore>(store: S) {
             color: Some(Color::Black),
             ..Filter::default()
         };
-        let want = expected_moves(&games, key, |g, c| {
+        let want = expected_moves(games, key, |g, c| {
             c == Color::Black && sources.contains(&g.source())
         });
         assert!(!want.is_empty(), "{sources:?}");
-        assert_eq!(actual_moves(&store, key, &f), want, "{sources:?}");
+        assert_eq!(actual_moves(store, key, &f), want, "{sources:?}");
     }
     let every = Filter {
         sources: GameSource::ALL.to_vec(),
         ..Filter::default()
     };
     assert_eq!(
-        actual_moves(&store, key, &every),
-        actual_moves(&store, key, &Filter::default())
+        actual_moves(store, key, &every),
+        actual_moves(store, key, &Filter::default())
     );
 }
 
