@@ -70,6 +70,16 @@ struct Body<'a> {
 }
 
 impl ApiError {
+    /// The JSON body of this error's answer.
+    pub(crate) fn json_body(&self) -> Vec<u8> {
+        let body = Body {
+            error: self.to_string(),
+            status: self.status().as_u16(),
+            kind: self.kind(),
+        };
+        serde_json::to_vec(&body).expect("a struct of strings and numbers serializes")
+    }
+
     /// The HTTP status.
     pub fn status(&self) -> StatusCode {
         match self {

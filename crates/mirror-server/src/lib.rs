@@ -34,6 +34,7 @@ pub use handlers::openapi_document;
 pub mod metrics;
 pub mod params;
 pub mod response;
+pub mod unparsed;
 pub mod versions;
 pub mod web;
 

@@ -187,8 +187,13 @@ where
                 req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
                 req.map(axum::body::Body::new)
             });
-        let conn =
-            builder.serve_connection(TokioIo::new(stream), TowerToHyperService::new(service));
+        let conn = builder.serve_connection(
+            TokioIo::new(crate::unparsed::JsonErrors::new(
+                stream,
+                (limits.uri_limit, limits.header_limit),
+            )),
+            TowerToHyperService::new(service),
+        );
         let conn = graceful.watch(conn);
         tokio::spawn(async move {
             let _slot = slot;

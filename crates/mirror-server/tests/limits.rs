@@ -191,6 +191,46 @@ async fn oversized_requests_and_slow_answers_get_json() {
     assert_eq!(status, 200);
 }
 
+/// What hyper cannot parse (a raw `>` in the target, a header line without a colon, a
+/// request line that is not HTTP) gets a JSON 400 like every other 4xx, not an empty one;
+/// the server goes on serving.
+#[tokio::test]
+async fn unparsable_requests_get_json_too() {
+    let s = start(Limits::default()).await;
+    let host = format!("Host: {}\r\n", s.addr);
+    for raw in [
+        format!("GET /api/v1/explore?player=a&fen=a>b HTTP/1.1\r\n{host}\r\n"),
+        format!("GET /health HTTP/1.1\r\n{host}no colon here\r\n\r\n"),
+        "NOT HTTP AT ALL\r\n\r\n".to_string(),
+    ] {
+        let mut c = TcpStream::connect(s.addr).await.expect("connect");
+        c.write_all(raw.as_bytes()).await.expect("send");
+        let mut answer = Vec::new();
+        tokio::time::timeout(Duration::from_secs(5), c.read_to_end(&mut answer))
+            .await
+            .expect("answered and closed")
+            .expect("read");
+        let answer = String::from_utf8(answer).expect("text");
+        let (head, body) = answer.split_once("\r\n\r\n").expect("a head and a body");
+        assert!(head.starts_with("HTTP/1.1 400 "), "{raw:?}: {head}");
+        assert!(head.contains("x-content-type-options: nosniff"), "{head}");
+        assert!(
+            head.contains(&format!("content-length: {}", body.len())),
+            "{head}"
+        );
+        let json: Value = serde_json::from_str(body).expect("a JSON body");
+        assert_eq!(json["status"], 400, "{body}");
+        assert_eq!(json["kind"], "bad_request", "{body}");
+        assert!(
+            json["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("percent-encoded"))
+        );
+    }
+    let (status, _) = get_json(&s, "/health", None).await;
+    assert_eq!(status, 200);
+}
+
 /// A page of another site (or another host name resolved to 127.0.0.1) cannot make the
 /// server work: DNS rebinding is refused outright, cross-site writes and reports too; the
 /// page itself and plain reads still work.
