@@ -7,12 +7,8 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { launch, runChecks } from './browser.mjs';
+import { arg, launch, runChecks } from './browser.mjs';
 
-const arg = name => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const base = arg('base');
 const pgn = arg('pgn');
 const pgnUser = arg('pgn-user');

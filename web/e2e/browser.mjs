@@ -8,6 +8,12 @@ import { chromium } from 'playwright-core';
 
 export const CHROMIUM = process.env.MIRROR_CHROMIUM ?? '/usr/bin/chromium';
 
+/** The value after `--NAME` on the command line, if given. */
+export const arg = name => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+};
+
 export async function launch() {
   if (!fs.existsSync(CHROMIUM)) {
     throw new Error(`${CHROMIUM} not found: apt-get install chromium (or set MIRROR_CHROMIUM)`);

@@ -11,12 +11,8 @@ import { makeFen } from 'chessops/fen';
 import { parsePgn } from 'chessops/pgn';
 import { makeSan, parseSan } from 'chessops/san';
 import { parseUci } from 'chessops/util';
-import { launch, runChecks } from './browser.mjs';
+import { arg, launch, runChecks } from './browser.mjs';
 
-const arg = name => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-};
 const base = arg('base');
 const user = arg('user');
 const shots = arg('shots');

@@ -275,7 +275,9 @@ where
     }
     let merged = heavy.then(|| format!("{key}\n{version:?}"));
     let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
-        if let Some(v) = version
+        // A heavy answer waited for its turn: another request may have kept it meanwhile.
+        if heavy
+            && let Some(v) = version
             && let Some(body) = cache.get(&key, v)
         {
             return Ok(body);

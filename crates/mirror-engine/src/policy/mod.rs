@@ -128,14 +128,8 @@ impl fmt::Display for Policy {
 /// # Panics
 /// On an empty distribution (the policies never produce one).
 pub fn sample(dist: &[(Move, f64)], u: f64) -> Move {
-    let mut acc = 0.0;
-    for &(m, p) in dist {
-        acc += p;
-        if u < acc {
-            return m;
-        }
-    }
-    dist.last()
+    let i = crate::outcomes::draw_index(true, dist.iter().map(|(_, p)| *p), u);
+    dist.get(i)
         .expect("a policy's distribution is never empty")
         .0
 }

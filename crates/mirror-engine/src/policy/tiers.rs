@@ -140,17 +140,11 @@ impl Selection {
     /// The move for a uniform random number `u` in `[0, 1)`: walks the cumulative
     /// probabilities.
     pub fn pick(&self, u: f64) -> &BookMove {
-        let mut acc = 0.0;
-        for (c, p) in &self.moves {
-            acc += p;
-            if u < acc {
-                return c;
-            }
-        }
-        // Rounding can leave `acc` a hair under 1: the last move takes the rest.
+        // Rounding can leave the sum a hair under 1: the last move takes the rest.
+        let i = crate::outcomes::draw_index(true, self.moves.iter().map(|(_, p)| *p), u);
         &self
             .moves
-            .last()
+            .get(i)
             .expect("select() never returns a tier without moves")
             .0
     }
