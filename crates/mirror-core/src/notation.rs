@@ -57,6 +57,19 @@ pub struct MoveListError {
     pub fen: String,
 }
 
+/// The positions along a move list typed by a person ([`play_moves`]), from the start
+/// position to the last one.
+pub fn path_of_moves(text: &str) -> Result<Vec<Chess>, MoveListError> {
+    let (_, played) = play_moves(text)?;
+    let mut pos = Chess::default();
+    let mut path = vec![pos.clone()];
+    for m in played {
+        pos.play_unchecked(m);
+        path.push(pos.clone());
+    }
+    Ok(path)
+}
+
 /// Plays a move list from the start position: SAN or UCI, with optional move numbers
 /// (`1.`, `1...`, `12.e4`) and commas.
 pub fn play_moves(text: &str) -> Result<(Chess, Vec<Move>), MoveListError> {

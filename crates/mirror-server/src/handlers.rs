@@ -410,6 +410,43 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     .await
 }
 
+/// `GET /api/v1/prep`: the lines where the player's tree meets the opponent's (answers
+/// kept while both players' data is unchanged, see [`kept`]).
+pub(crate) async fn prep<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let params::PrepRequest {
+        user,
+        opponent,
+        options,
+    } = params::PrepQuery::from_raw(query(q)?)?.parse()?;
+    // Kept under the player's version; the opponent's is part of the key.
+    let theirs = crate::versions::player_version(&state, &opponent).await?;
+    let key = format!(
+        "prep\n{}\n{}\n{theirs:?}\n{options:?}",
+        mirror_store::player_key(&user)?,
+        mirror_store::player_key(&opponent)?
+    );
+    let known = state.known_players.clone();
+    kept(&state, user.clone(), key, true, move |store| {
+        require_player(&known, store, &user)?;
+        require_player(&known, store, &opponent)?;
+        let lines =
+            mirror_store::prep::prep(store, &user, &opponent, &options).map_err(|e| match e {
+                mirror_store::prep::PrepError::Store(s) => ApiError::from(s),
+                other => ApiError::Unprocessable(other.to_string()),
+            })?;
+        Ok(crate::prep::PrepJson::new(
+            &user,
+            &opponent,
+            options.color,
+            &lines,
+        )?)
+    })
+    .await
+}
+
 /// `POST /api/v1/ingest` with an [`IngestRequest`](crate::IngestRequest) and
 /// `Authorization: Bearer TOKEN`: runs the ingest on this server's store, one at a time,
 /// and answers what it printed. Later answers (the explorer's, the page's) show the new

@@ -33,6 +33,7 @@ pub mod listen;
 pub use handlers::openapi_document;
 pub mod metrics;
 pub mod params;
+pub mod prep;
 pub mod response;
 pub mod unparsed;
 pub mod versions;
@@ -431,6 +432,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/book/newest",
             get(handlers::book_newest::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/prep",
+            axum::routing::get(handlers::prep::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/players",

@@ -230,6 +230,74 @@ impl ReportQuery {
     }
 }
 
+query! {
+    /// `GET /api/v1/prep`.
+    PrepQuery {
+        /// The player preparing.
+        user = "user",
+        /// The opponent.
+        opponent = "opponent",
+        /// The player's colour (default white).
+        color = "color",
+        /// Plies at most (default 8, at most 20).
+        depth = "depth",
+        /// Lines at most (default 20, at most 100).
+        lines = "lines",
+        /// The opponent's tree thins out below this many games (default 5).
+        thin = "thin",
+    } + /// Whose games (for both players).
+        filters: FilterQuery
+}
+
+/// What `/api/v1/prep` asks, checked.
+#[derive(Debug)]
+pub struct PrepRequest {
+    /// The player preparing.
+    pub user: String,
+    /// The opponent.
+    pub opponent: String,
+    /// The walk's options.
+    pub options: mirror_store::prep::PrepOptions,
+}
+
+impl PrepQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<PrepRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let opponent = match self.opponent.as_deref() {
+            None => return Err(bad("opponent: missing (the player to prepare against)")),
+            Some(o) => crate::params::user(Some(o)).map_err(|e| bad(format!("opponent: {e}")))?,
+        };
+        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let defaults = mirror_store::prep::PrepOptions::default();
+        let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
+        if !(1..=20).contains(&depth) {
+            return Err(bad(format!("depth: {depth} is not from 1 to 20")));
+        }
+        let limit = number::<usize>("lines", self.lines.as_deref())?.unwrap_or(defaults.limit);
+        if !(1..=100).contains(&limit) {
+            return Err(bad(format!("lines: {limit} is not from 1 to 100")));
+        }
+        let sides = mirror_store::Filter {
+            color: None,
+            ..filter.clone()
+        };
+        Ok(PrepRequest {
+            user,
+            opponent,
+            options: mirror_store::prep::PrepOptions {
+                color: filter.color.unwrap_or(shakmaty::Color::White),
+                me_filter: sides.clone(),
+                them_filter: sides,
+                depth,
+                thin: number::<u32>("thin", self.thin.as_deref())?.unwrap_or(defaults.thin),
+                limit,
+                ..defaults
+            },
+        })
+    }
+}
+
 /// The games both endpoints filter by, as sent.
 struct FilterText<'a> {
     color: Option<&'a str>,

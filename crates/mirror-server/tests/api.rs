@@ -931,7 +931,7 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
-        BookQuery, ExploreQuery, MoveQuery, NewestQuery, ReportQuery, UploadQuery,
+        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PrepQuery, ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -965,6 +965,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         params("/api/v1/report", "get"),
         sorted(ReportQuery::params())
     );
+    assert_eq!(params("/api/v1/prep", "get"), sorted(PrepQuery::params()));
     assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::params()));
     assert_eq!(
         params("/api/v1/book/newest", "get"),
@@ -994,7 +995,8 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         let mut query = Vec::new();
         for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
             if let Some(example) = p["example"].as_str()
-                && ["user", "moves", "key"].contains(&p["name"].as_str().unwrap_or_default())
+                && ["user", "opponent", "moves", "key"]
+                    .contains(&p["name"].as_str().unwrap_or_default())
             {
                 query.push(format!(
                     "{}={example}",
@@ -1136,4 +1138,92 @@ async fn kept_move_outcomes_answer_as_a_fresh_engine_and_follow_writes() {
         before["source"]["games"], after["source"]["games"],
         "the new games count: {before} {after}"
     );
+}
+
+/// `GET /api/v1/prep`: the player against their own games with the other colour (the
+/// store holds one player), lines likeliest first with the product of the shares, each
+/// step's numbers those of the mover's rows; bad parameters are 400s naming them, an
+/// unknown opponent a 404, a colour without games a 422; the answer is kept.
+#[tokio::test]
+async fn prep_answers_lines_and_names_what_is_wrong() {
+    let s = start(200).await;
+    let (status, v) = get(
+        &s,
+        &format!("/api/v1/prep?user={PLAYER}&opponent={PLAYER}&depth=4"),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    assert_eq!(v["color"], "white");
+    let lines = v["lines"].as_array().expect("lines");
+    assert!(!lines.is_empty(), "{v}");
+    let mut last = f64::INFINITY;
+    for line in lines {
+        let p = line["probability"].as_f64().expect("p");
+        assert!(p <= last);
+        last = p;
+        let steps = line["steps"].as_array().expect("steps");
+        let product: f64 = steps
+            .iter()
+            .map(|s| s["share"].as_f64().expect("share"))
+            .product();
+        assert!((product - p).abs() < 1e-9, "{line}");
+        assert!(steps.len() <= 4);
+        // The first move: the player's own rows at the start, as White.
+        let rows = s
+            .store
+            .moves(
+                PLAYER,
+                mirror_core::PositionKey::from_position(&shakmaty::Chess::default()),
+                &mirror_store::Filter {
+                    color: Some(shakmaty::Color::White),
+                    ..Default::default()
+                },
+            )
+            .expect("rows");
+        let first = &steps[0];
+        let row = rows
+            .iter()
+            .find(|r| r.mv.to_string() == line["uci"][0].as_str().expect("uci"))
+            .expect("the first move is the player's");
+        assert_eq!(first["games"], row.stats.games());
+        assert_eq!(first["wins"], row.stats.wins);
+        assert_eq!(first["by"], "user");
+    }
+    let (again_status, again) = get(
+        &s,
+        &format!("/api/v1/prep?user={PLAYER}&opponent={PLAYER}&depth=4"),
+    )
+    .await;
+    assert_eq!((again_status, &again), (200, &v), "kept");
+    for (query, status, names) in [
+        (format!("user={PLAYER}"), 400, "opponent"),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&depth=0"),
+            400,
+            "depth",
+        ),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&lines=500"),
+            400,
+            "lines",
+        ),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&limit=5"),
+            400,
+            "limit",
+        ),
+        (format!("user={PLAYER}&opponent=nobody"), 404, "nobody"),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&sources=otb"),
+            422,
+            "no games as white",
+        ),
+    ] {
+        let (got, body) = get(&s, &format!("/api/v1/prep?{query}")).await;
+        assert_eq!(got, status, "{query}: {body}");
+        assert!(
+            body["error"].as_str().is_some_and(|e| e.contains(names)),
+            "{query}: {body}"
+        );
+    }
 }

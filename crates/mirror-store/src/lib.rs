@@ -13,6 +13,7 @@ pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;
 pub mod polyglot;
+pub mod prep;
 pub mod report;
 
 use std::path::PathBuf;

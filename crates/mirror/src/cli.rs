@@ -35,6 +35,8 @@ pub enum Command {
     Edges(crate::explore::EdgesArgs),
     /// List the players in the store, with the accounts and names each profile has.
     Players(crate::explore::PlayersArgs),
+    /// Prepare against an opponent: the lines where your repertoire meets theirs.
+    Prep(crate::explore::PrepArgs),
     /// Play against the player's mirror in the terminal.
     Play(crate::play::PlayArgs),
     /// Train the CNN fallback on the player's stored games.

@@ -62,16 +62,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
     // The path to the position: its opening is the last named position on it.
     let path: Vec<Chess> = match (&args.fen, &args.moves) {
         (Some(fen), _) => vec![notation::parse_fen(fen)?],
-        (None, Some(moves)) => {
-            let (_, played) = notation::play_moves(moves).context("invalid --moves")?;
-            let mut pos = Chess::default();
-            let mut path = vec![pos.clone()];
-            for m in played {
-                pos.play_unchecked(m);
-                path.push(pos.clone());
-            }
-            path
-        }
+        (None, Some(moves)) => notation::path_of_moves(moves).context("invalid --moves")?,
         (None, None) => vec![Chess::default()],
     };
     let pos = path.last().expect("a path has its start").clone();
@@ -147,6 +138,68 @@ pub fn players(store_args: &StoreArgs, args: &PlayersArgs) -> anyhow::Result<Exi
     } else {
         print!("{list}");
         println!("{} positions in {}", list.positions, store_args.describe()?);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Args, Debug)]
+pub struct PrepArgs {
+    /// The player preparing.
+    #[arg(long, short = 'u')]
+    pub user: String,
+    /// The opponent (a player in the store).
+    #[arg(long)]
+    pub opponent: String,
+    /// The player's colour (default: both, White first).
+    #[arg(long, value_enum)]
+    pub color: Option<ColorArg>,
+    /// Plies at most.
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u16).range(1..=40))]
+    pub depth: u16,
+    /// Lines at most, likeliest first.
+    #[arg(long, default_value_t = 20)]
+    pub lines: usize,
+    /// The opponent's tree thins out ("out of their book") below this many games.
+    #[arg(long, default_value_t = 5)]
+    pub thin: u32,
+    /// Which games count, for both players.
+    #[command(flatten)]
+    pub filters: FilterArgs,
+    /// Print JSON instead of text.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub fn prep(store_args: &StoreArgs, args: &PrepArgs) -> anyhow::Result<ExitCode> {
+    let store = store_args.open(OpenMode::MustExist)?;
+    let (me, them) = (
+        require_player(&store, &args.user)?,
+        require_player(&store, &args.opponent)?,
+    );
+    let colors = args
+        .color
+        .map_or(vec![Color::White, Color::Black], |c| vec![c.into()]);
+    let mut answers = Vec::new();
+    for color in colors {
+        let opts = mirror_store::prep::PrepOptions {
+            color,
+            me_filter: args.filters.filter(None::<Color>)?,
+            them_filter: args.filters.filter(None::<Color>)?,
+            depth: usize::from(args.depth),
+            thin: args.thin,
+            limit: args.lines,
+            ..Default::default()
+        };
+        let lines = mirror_store::prep::prep(&store, &me, &them, &opts)?;
+        answers.push(mirror_server::prep::PrepJson::new(
+            &me, &them, color, &lines,
+        )?);
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&answers)?);
+    } else {
+        let text: Vec<String> = answers.iter().map(ToString::to_string).collect();
+        print!("{}", text.join("\n"));
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -61,6 +61,7 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Explore(args) => explore::run(&cli.store, args),
         cli::Command::Edges(args) => explore::edges(&cli.store, args),
         cli::Command::Players(args) => explore::players(&cli.store, &args),
+        cli::Command::Prep(args) => explore::prep(&cli.store, &args),
         cli::Command::Bench(args) => bench::run(&cli.store, args),
         cli::Command::Serve(args) => serve::run(&cli.store, args),
         cli::Command::Values(args) => values::run(&cli.store, args),

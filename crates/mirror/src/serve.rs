@@ -32,27 +32,6 @@ pub struct ServeArgs {
     pub fetch: crate::ingest::FetchArgs,
 }
 
-async fn shutdown_signal() {
-    let ctrl_c = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
-    #[cfg(unix)]
-    let term = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
-    };
-    #[cfg(not(unix))]
-    let term = std::future::pending::<()>();
-    tokio::select! {
-        () = ctrl_c => {},
-        () = term => {},
-    }
-}
-
 /// Each player's model fallback, loaded on the first request that needs it and shared by
 /// every request after it ([`crate::train::FallbackModels`]); every player without a model
 /// gets the one population base, and one whose model cannot be loaded a random legal move
@@ -150,7 +129,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             (args.fetch.setup(store_args)?, store_args.describe()?),
             !local.ip().is_loopback(),
         );
-        serve(listener, state, shutdown_signal()).await?;
+        serve(listener, state, mirror_server::listen::shutdown_signal()).await?;
         anyhow::Ok(())
     });
     // Store work still running for a client that is gone (a report, a search) does not

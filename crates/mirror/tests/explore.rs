@@ -622,3 +622,143 @@ fn wilson(m: &Value) -> (f64, f64, f64) {
     let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
     (p, centre - half, centre + half)
 }
+
+/// `mirror prep`: the lines where the player's tree meets Karpov's, on real games. Every
+/// step's numbers are what `explore` answers for its mover at that position (with the
+/// mover's colour); lines are likeliest first, their probability the product of the
+/// shares; a line ends where a tree ends, thins out or at the depth. A player unknown, a
+/// colour without games and no common position each get a message that says so.
+#[test]
+fn prep_walks_where_two_trees_meet_with_explores_numbers() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let karpov = shared().join("pgn/masters/Karpov.pgn.zst");
+    env.ok(&[
+        "ingest",
+        "--user",
+        "Karpov, Anatoly",
+        "--progress",
+        "none",
+        "--pgn",
+        karpov.to_str().expect("path"),
+    ]);
+    let out = env.ok(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "karpov, anatoly",
+        "--color",
+        "white",
+        "--depth",
+        "6",
+        "--thin",
+        "3",
+        "--json",
+    ]);
+    let answers: Value = serde_json::from_str(&out).expect("json");
+    let answer = &answers[0];
+    assert_eq!(answer["color"], "white");
+    let lines = answer["lines"].as_array().expect("lines");
+    assert!(lines.len() >= 3, "{answer}");
+    let mut last = f64::INFINITY;
+    let mut deep = 0;
+    for line in lines {
+        let p = line["probability"].as_f64().expect("probability");
+        assert!(p <= last, "likeliest first");
+        last = p;
+        let steps = line["steps"].as_array().expect("steps");
+        let product: f64 = steps
+            .iter()
+            .map(|s| s["share"].as_f64().expect("share"))
+            .product();
+        assert!((product - p).abs() < 1e-9, "{line}");
+        let uci: Vec<&str> = line["uci"]
+            .as_array()
+            .expect("uci")
+            .iter()
+            .map(|u| u.as_str().expect("uci"))
+            .collect();
+        for (i, step) in steps.iter().enumerate() {
+            let (who, color) = if i % 2 == 0 {
+                ("user", "white")
+            } else {
+                ("opponent", "black")
+            };
+            assert_eq!(step["by"], who);
+            let player = if i % 2 == 0 {
+                PLAYER
+            } else {
+                "Karpov, Anatoly"
+            };
+            let mut args = vec!["explore", "--user", player, "--color", color, "--json"];
+            let moves = uci[..i].join(" ");
+            if i > 0 {
+                args.extend(["--moves", moves.as_str()]);
+            }
+            let explore: Value = serde_json::from_str(&env.ok(&args)).expect("explore json");
+            let row = explore["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .find(|m| m["uci"] == uci[i])
+                .unwrap_or_else(|| panic!("explore has {} at {moves:?}", uci[i]));
+            for (a, b) in [
+                ("games", "games"),
+                ("wins", "wins"),
+                ("draws", "draws"),
+                ("losses", "losses"),
+            ] {
+                assert_eq!(step[a], row[b], "{a} of {} after {moves:?}", uci[i]);
+            }
+            assert_eq!(step["positionGames"], explore["games"], "after {moves:?}");
+        }
+        match line["end"].as_str().expect("end") {
+            "depth" => {
+                assert_eq!(steps.len(), 6);
+                deep += 1;
+            }
+            "opponentTreeThins" => {
+                assert!(line["endGames"].as_u64().expect("games") < 3, "{line}");
+            }
+            "userTreeEnds" | "opponentTreeEnds" => {}
+            other => panic!("end {other}"),
+        }
+    }
+    assert!(deep > 0, "some line reaches the depth: {answer}");
+    let text = env.ok(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "Karpov, Anatoly",
+        "--color",
+        "white",
+    ]);
+    assert!(text.contains("as white against Karpov, Anatoly"), "{text}");
+    // Clear messages.
+    let err = env.fails(&["prep", "--user", PLAYER, "--opponent", "nobody"]);
+    assert!(err.contains("unknown player \"nobody\""), "{err}");
+    let err = env.fails(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "Karpov, Anatoly",
+        "--since",
+        "2100-01",
+    ]);
+    assert!(err.contains("has no games as white"), "{err}");
+    let err = env.fails(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        PLAYER,
+        "--color",
+        "white",
+        "--source",
+        "otb",
+    ]);
+    assert!(err.contains("no games as"), "{err}");
+}

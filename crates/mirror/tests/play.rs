@@ -507,6 +507,64 @@ fn recent_months_is_an_engine_option_everywhere() {
     );
 }
 
+/// Every engine knob of the table is a flag of play, uci and eval, checked by the engine
+/// as every other front end checks it: given flags reach the engine (UCI lists their
+/// values), a knob of a guard that is off and a value out of bounds are refused, naming
+/// the flag.
+#[test]
+fn every_engine_knob_of_the_table_is_a_flag_checked_by_the_engine() {
+    use mirror_engine::{KNOBS, KnobGroup};
+    let env = Env::new();
+    for command in ["play", "uci", "eval"] {
+        let help = env.ok(&[command, "--help"]);
+        for k in KNOBS.iter().filter(|k| k.group == KnobGroup::Engine) {
+            assert!(
+                help.contains(&format!("--{} ", k.flag())),
+                "{command}: --{} is missing",
+                k.flag()
+            );
+        }
+    }
+    env.ingest(&first500(), &[]);
+    let out = uci_session(
+        &env,
+        &[
+            "--user",
+            PLAYER,
+            "--seed",
+            "1",
+            "--min-games",
+            "3",
+            "--guard-margin",
+            "120",
+            "--context-weight",
+            "2.5",
+            "--rated",
+        ],
+        "uci\nquit\n",
+    );
+    for line in [
+        "option name MinGames type spin default 3 ",
+        "option name GuardMargin type spin default 120 ",
+        "option name ContextWeight type string default 2.5",
+        "option name Rated type combo default true ",
+    ] {
+        assert!(out.contains(line), "{line}: {out}");
+    }
+    let err = env.fails(&[
+        "uci",
+        "--user",
+        PLAYER,
+        "--guard",
+        "false",
+        "--guard-top",
+        "3",
+    ]);
+    assert!(err.contains("--guard-top"), "{err}");
+    let err = env.fails(&["uci", "--user", PLAYER, "--min-games", "0"]);
+    assert!(err.contains("at least 1"), "{err}");
+}
+
 /// Every engine option is a UCI option (listed with its value, set with `setoption`,
 /// checked as on the command line) and a config key.
 #[test]
