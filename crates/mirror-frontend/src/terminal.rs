@@ -21,6 +21,9 @@ pub struct PlayOptions {
     pub user_color: Color,
     /// Date for the PGN `Date` tag (`YYYY.MM.DD`).
     pub date: String,
+    /// Moves from the start position played before the game begins (a line to practise,
+    /// e.g. from `mirror prep`); they cannot be taken back.
+    pub start: Vec<Move>,
 }
 
 /// How a game ended.
@@ -322,17 +325,20 @@ impl<S: Book, W: Write> Session<'_, S, W> {
         Ok((pos, choice))
     }
 
-    /// Takes back the last move of each side.
+    /// Takes back the user's last move and the mirror's reply (never the given line).
     fn undo(&mut self) -> io::Result<()> {
-        if self.game.moves.is_empty() {
+        // The user's last move after the given line, and the mirror's reply after it.
+        let given = self.opts.start.len();
+        let user = self.opts.user_color;
+        let last = (given..self.game.moves.len())
+            .rev()
+            .find(|&i| self.game.positions[i].turn() == user);
+        let Some(last) = last else {
             return writeln!(self.out, "nothing to undo");
-        }
-        self.game.pop();
-        if self.game.pos().turn() == self.mirror_color() {
+        };
+        while self.game.moves.len() > last {
             self.game.pop();
         }
-        // Taking back everything with the mirror as White leaves it to move: it plays its
-        // first move again.
         writeln!(
             self.out,
             "took back; {} moves played",
@@ -438,6 +444,12 @@ pub fn play<S: Book, R: BufRead, W: Write>(
         side: opts.user_color,
         show_board: true,
     };
+    for &m in &opts.start {
+        s.game.push(m);
+    }
+    if !opts.start.is_empty() {
+        writeln!(s.out, "from {}", s.game.movetext().trim_end())?;
+    }
     let ending = loop {
         if let Some(end) = s.game.ending() {
             break end;
@@ -546,6 +558,7 @@ mod tests {
     fn pgn_reads_back() {
         let g = game_after(&["e4", "e5", "Nf3", "Nc6"]);
         let opts = PlayOptions {
+            start: Vec::new(),
             user_color: Color::White,
             date: "2026.11.29".into(),
         };

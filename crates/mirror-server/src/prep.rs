@@ -247,6 +247,13 @@ impl fmt::Display for PrepJson {
                 _ => "the depth asked for".to_string(),
             };
             writeln!(f, "   ends: {end}")?;
+            writeln!(
+                f,
+                "   practise: mirror play --user {:?} --color {} --from-moves {:?}",
+                self.opponent,
+                self.color,
+                l.moves.join(" ")
+            )?;
             for g in &l.suggestions {
                 writeln!(
                     f,

@@ -36,6 +36,10 @@ pub struct PlayArgs {
     /// Where to save the game as PGN (default: DATA_DIR/games/).
     #[arg(long, value_name = "PATH")]
     pub save: Option<PathBuf>,
+    /// Start after these moves from the start position ("e4 c5 Nf3"), e.g. a line of
+    /// `mirror prep`.
+    #[arg(long, value_name = "MOVES")]
+    pub from_moves: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -121,6 +125,14 @@ fn play_on<S: Book>(
             }
         }
     };
+    let start = match &args.from_moves {
+        Some(text) => {
+            mirror_core::notation::play_moves(text)
+                .context("invalid --from-moves")?
+                .1
+        }
+        None => Vec::new(),
+    };
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     let (model, own) = crate::train::FallbackModels::new(store_args).load(&player)?;
     engine.set_fallback(Box::new(ModelFallback::new(model)));
@@ -144,7 +156,11 @@ fn play_on<S: Book>(
         &mut engine,
         std::io::stdin().lock(),
         &mut out,
-        &PlayOptions { user_color, date },
+        &PlayOptions {
+            user_color,
+            date,
+            start,
+        },
     )?;
     let path: PathBuf = match args.save {
         Some(p) => p,

@@ -144,6 +144,45 @@ fn mirror_opens_as_white_and_input_end_saves_an_unfinished_game() {
     assert!(pgn.contains("[White \"Biskupstunga (mirror)\"]") && pgn.contains("[Result \"*\"]"));
 }
 
+/// `--from-moves`: the game starts after a line (as `mirror prep` prints it); the mirror
+/// answers from there, the line cannot be taken back, and the saved PGN replays from the
+/// start position with the line first. A line that is not legal is refused.
+#[test]
+fn a_game_starts_from_a_line() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let save = env.dir.path().join("line.pgn");
+    let (out, err, ok) = play(
+        &env,
+        &[
+            "--user",
+            PLAYER,
+            "--color",
+            "black",
+            "--seed",
+            "1",
+            "--from-moves",
+            "e4 c5 Nf3 d6",
+            "--save",
+            save.to_str().expect("p"),
+        ],
+        "undo\nundo\nquit\n",
+    );
+    assert!(ok, "{err}");
+    assert!(out.contains("from 1. e4 c5 2. Nf3 d6"), "{out}");
+    let reply = out
+        .lines()
+        .find(|l| l.starts_with("mirror plays 3."))
+        .unwrap_or_else(|| panic!("the mirror moves third: {out}"));
+    assert!(reply.contains("[book,"), "{reply}");
+    // No move of the user's to take back: the line and the mirror's reply stay.
+    assert_eq!(out.matches("nothing to undo").count(), 2, "{out}");
+    let pgn = std::fs::read_to_string(&save).expect("saved");
+    assert!(pgn.contains("1. e4 c5 2. Nf3 d6 3."), "{pgn}");
+    let err = env.fails(&["play", "--user", PLAYER, "--from-moves", "e4 e5 Ke3"]);
+    assert!(err.contains("invalid --from-moves"), "{err}");
+}
+
 #[test]
 fn play_needs_a_known_player_and_valid_options() {
     let env = Env::new();
