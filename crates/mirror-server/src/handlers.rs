@@ -432,17 +432,10 @@ pub(crate) async fn prep<S: GraphStore + Send + Sync + 'static>(
     kept(&state, user.clone(), key, true, move |store| {
         require_player(&known, store, &user)?;
         require_player(&known, store, &opponent)?;
-        let lines =
-            mirror_store::prep::prep(store, &user, &opponent, &options).map_err(|e| match e {
-                mirror_store::prep::PrepError::Store(s) => ApiError::from(s),
-                other => ApiError::Unprocessable(other.to_string()),
-            })?;
-        Ok(crate::prep::PrepJson::new(
-            &user,
-            &opponent,
-            options.color,
-            &lines,
-        )?)
+        crate::prep::PrepJson::prepare(store, &user, &opponent, &options).map_err(|e| match e {
+            mirror_store::prep::PrepError::Store(s) => ApiError::from(s),
+            other => ApiError::Unprocessable(other.to_string()),
+        })
     })
     .await
 }

@@ -174,6 +174,49 @@ impl IngestRequest {
         };
         Ok((plan, tuning))
     }
+
+    /// The request that runs `plan` with `tuning` on a server (the inverse of
+    /// [`IngestRequest::plan`]): PGN paths made absolute, since the server runs elsewhere;
+    /// standard input refused.
+    pub fn of_plan(
+        plan: &IngestPlan,
+        tuning: &Tuning,
+        plain_progress: bool,
+    ) -> Result<IngestRequest, String> {
+        let mut pgn = Vec::new();
+        for p in &plan.pgn {
+            if p.as_os_str() == "-" {
+                return Err(
+                    "--pgn - (standard input) cannot go through mirror serve, which \
+                            holds the store: write the games to a file, or stop the server"
+                        .into(),
+                );
+            }
+            let abs = std::fs::canonicalize(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            let text = abs.to_str();
+            pgn.push(
+                text.ok_or_else(|| format!("{} is not UTF-8", abs.display()))?
+                    .to_string(),
+            );
+        }
+        Ok(IngestRequest {
+            user: plan.user.clone(),
+            all_players: plan.all_players,
+            min_games: Some(plan.min_games),
+            chesscom: plan.chesscom.clone(),
+            lichess: plan.lichess.clone(),
+            aliases: plan.aliases.clone(),
+            pgn,
+            contact: tuning.contact.clone(),
+            since: plan.since.map(|m| m.to_string()),
+            until: plan.until.map(|m| m.to_string()),
+            timeout_secs: Some(tuning.timeout_secs),
+            retries: Some(tuning.retries),
+            batch_size: tuning.batch_size,
+            plain_progress,
+        })
+    }
 }
 
 /// Writes through the server: the store is held by this process, so other mirror

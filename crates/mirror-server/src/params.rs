@@ -245,7 +245,15 @@ query! {
         lines = "lines",
         /// The opponent's tree thins out below this many games (default 5).
         thin = "thin",
-    } + /// Whose games (for both players).
+        /// The opponent's time classes, instead of `speeds`.
+        their_speeds = "theirSpeeds",
+        /// The opponent's games from this month on, instead of `since`.
+        their_since = "theirSince",
+        /// The opponent's games up to this month, instead of `until`.
+        their_until = "theirUntil",
+        /// The opponent's sites, instead of `sources`.
+        their_sources = "theirSources",
+    } + /// Whose games (for both players; the opponent's with their own on top).
         filters: FilterQuery
 }
 
@@ -282,13 +290,28 @@ impl PrepQuery {
             color: None,
             ..filter.clone()
         };
+        let theirs = FilterText {
+            speeds: self.their_speeds.as_deref(),
+            since: self.their_since.as_deref(),
+            until: self.their_until.as_deref(),
+            sources: self.their_sources.as_deref(),
+            ..FilterText::default()
+        };
+        // Named as sent: `speeds: ...` is `theirSpeeds: ...` here.
+        let theirs = self::filter(&theirs, None).map_err(|e| match e {
+            ApiError::BadRequest(m) => {
+                let (head, tail) = m.split_at(m.chars().next().map_or(0, char::len_utf8));
+                bad(format!("their{}{tail}", head.to_ascii_uppercase()))
+            }
+            other => other,
+        })?;
         Ok(PrepRequest {
             user,
             opponent,
             options: mirror_store::prep::PrepOptions {
                 color: filter.color.unwrap_or(shakmaty::Color::White),
                 me_filter: sides.clone(),
-                them_filter: sides,
+                them_filter: sides.overlaid(&theirs),
                 depth,
                 thin: number::<u32>("thin", self.thin.as_deref())?.unwrap_or(defaults.thin),
                 limit,
@@ -299,6 +322,7 @@ impl PrepQuery {
 }
 
 /// The games both endpoints filter by, as sent.
+#[derive(Default)]
 struct FilterText<'a> {
     color: Option<&'a str>,
     speeds: Option<&'a str>,

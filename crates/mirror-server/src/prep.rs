@@ -5,8 +5,8 @@ use std::fmt;
 
 use mirror_core::{codec::color_name, notation, openings::Openings};
 use mirror_store::{
-    StoreError,
-    prep::{LineEnd, Mover, PrepLine},
+    GraphStore, StoreError,
+    prep::{LineEnd, Mover, PrepError, PrepLine, PrepOptions, prep},
 };
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
@@ -114,6 +114,17 @@ impl PrepJson {
             color: color_name(color),
             lines,
         })
+    }
+
+    /// Walks the lines of `user` against `opponent` ([`prep`]) and puts them in words.
+    pub fn prepare<S: GraphStore + ?Sized>(
+        store: &S,
+        user: &str,
+        opponent: &str,
+        options: &PrepOptions,
+    ) -> Result<PrepJson, PrepError> {
+        let lines = prep(store, user, opponent, options)?;
+        Ok(PrepJson::new(user, opponent, options.color, &lines)?)
     }
 }
 

@@ -1218,6 +1218,28 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
             422,
             "no games as white",
         ),
+        // Each side's filter its own: the opponent's games only on the board, the player's
+        // from every site; a bad opponent's filter named as sent.
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&theirSources=otb"),
+            422,
+            "no games as black",
+        ),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&sources=otb&theirSources=chesscom"),
+            422,
+            "no games as white",
+        ),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&theirSpeeds=hyper"),
+            400,
+            "theirSpeeds: \"hyper\"",
+        ),
+        (
+            format!("user={PLAYER}&opponent={PLAYER}&theirSince=2020-05&theirUntil=2019-01"),
+            400,
+            "theirSince",
+        ),
     ] {
         let (got, body) = get(&s, &format!("/api/v1/prep?{query}")).await;
         assert_eq!(got, status, "{query}: {body}");
@@ -1226,4 +1248,54 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
             "{query}: {body}"
         );
     }
+    // The opponent's blitz games only: their replies are their blitz rows, the player's
+    // moves all of theirs.
+    let (status, v) = get(
+        &s,
+        &format!("/api/v1/prep?user={PLAYER}&opponent={PLAYER}&depth=2&theirSpeeds=blitz"),
+    )
+    .await;
+    assert_eq!(status, 200, "{v}");
+    use shakmaty::Position;
+    let start_pos = shakmaty::Chess::default();
+    let mut narrower = 0;
+    for line in v["lines"].as_array().expect("lines") {
+        let Some(reply) = line["steps"].get(1) else {
+            continue;
+        };
+        let first: shakmaty::uci::UciMove =
+            line["uci"][0].as_str().expect("uci").parse().expect("uci");
+        let mut after = start_pos.clone();
+        after.play_unchecked(first.to_move(&start_pos).expect("legal"));
+        let blitz = mirror_store::Filter {
+            color: Some(shakmaty::Color::Black),
+            time_classes: vec![mirror_core::TimeClass::Blitz],
+            ..Default::default()
+        };
+        let rows = s
+            .store
+            .moves(
+                PLAYER,
+                mirror_core::PositionKey::from_position(&after),
+                &blitz,
+            )
+            .expect("rows");
+        let games: u32 = rows.iter().map(|r| r.stats.games()).sum();
+        assert_eq!(reply["positionGames"], games, "{line}");
+        let every = s
+            .store
+            .moves(
+                PLAYER,
+                mirror_core::PositionKey::from_position(&after),
+                &mirror_store::Filter {
+                    color: Some(shakmaty::Color::Black),
+                    ..Default::default()
+                },
+            )
+            .expect("rows");
+        if every.iter().map(|r| r.stats.games()).sum::<u32>() > games {
+            narrower += 1;
+        }
+    }
+    assert!(narrower > 0, "the opponent's filter leaves games out: {v}");
 }

@@ -239,6 +239,25 @@ impl Filter {
             && sources.is_empty()
     }
 
+    /// This filter with each dimension `over` restricts (time classes, rated, months,
+    /// the opponent's rating, sources) taken from `over` instead: the opponent's games in
+    /// `mirror prep` are the player's filter with the opponent's own on top. The colour
+    /// stays this one's.
+    pub fn overlaid(&self, over: &Filter) -> Filter {
+        fn list<T: Clone>(mine: &[T], over: &[T]) -> Vec<T> {
+            if over.is_empty() { mine } else { over }.to_vec()
+        }
+        Filter {
+            color: self.color,
+            time_classes: list(&self.time_classes, &over.time_classes),
+            rated: over.rated.or(self.rated),
+            since: over.since.or(self.since),
+            until: over.until.or(self.until),
+            opponent_rating: over.opponent_rating.or(self.opponent_rating),
+            sources: list(&self.sources, &over.sources),
+        }
+    }
+
     /// Whether an edge row with these dimensions passes.
     pub fn accepts(&self, dims: &EdgeDims) -> bool {
         if self.color.is_some_and(|c| c != dims.color) {
@@ -518,6 +537,19 @@ pub trait GraphStore {
     /// most played first.
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>>;
 
+    /// [`GraphStore::moves`] at each of `keys`, in their order: one round trip where the
+    /// store is a server (a walk over many positions, e.g. [`prep::prep`]).
+    fn moves_many(
+        &self,
+        player: &str,
+        keys: &[PositionKey],
+        filter: &Filter,
+    ) -> Result<Vec<Vec<MoveRow>>> {
+        keys.iter()
+            .map(|&k| self.moves(player, k, filter))
+            .collect()
+    }
+
     /// Every edge row of `player` (unsummed), in key order.
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>>;
 
@@ -638,6 +670,9 @@ macro_rules! forward_store {
             }
             fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
                 (**self).moves(player, pos, filter)
+            }
+            fn moves_many(&self, player: &str, keys: &[PositionKey], filter: &Filter) -> Result<Vec<Vec<MoveRow>>> {
+                (**self).moves_many(player, keys, filter)
             }
             fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
                 (**self).edges(player)

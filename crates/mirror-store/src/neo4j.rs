@@ -109,13 +109,13 @@ statement!(PLAYER_VERSION, "player_version.cypher", ["player"]);
 statement!(
     MOVES_TOTALS,
     "moves_totals.cypher",
-    ["key", "player", "color"]
+    ["keys", "player", "color"]
 );
 statement!(
     MOVES,
     "moves.cypher",
     [
-        "key", "player", "color", "tcs", "rated", "since", "until", "oppMin", "oppMax", "sources"
+        "keys", "player", "color", "tcs", "rated", "since", "until", "oppMin", "oppMax", "sources"
     ]
 );
 statement!(EDGES, "edges.cypher", ["player"]);
@@ -665,21 +665,31 @@ fn edge_of(row: &Row) -> Result<EdgeRow> {
     })
 }
 
-/// The rows of `moves.cypher` or `moves_totals.cypher`, most played first.
-fn move_rows(rows: &[Row]) -> Result<Vec<MoveRow>> {
-    let mut out = rows
-        .iter()
-        .map(|row| {
-            let uci: String = row.get("uci").map_err(de)?;
-            Ok(MoveRow {
-                mv: move_of(&uci)?,
-                stats: stats_of(row)?,
-                child: key_of(row.get("to").map_err(de)?),
-            })
-        })
-        .collect::<Result<Vec<_>>>()?;
-    sort_moves(&mut out);
+/// The rows of `moves.cypher` or `moves_totals.cypher` by the position they leave, each
+/// position's most played first.
+fn moves_by_position(rows: &[Row]) -> Result<HashMap<PositionKey, Vec<MoveRow>>> {
+    let mut out: HashMap<PositionKey, Vec<MoveRow>> = HashMap::new();
+    for row in rows {
+        let uci: String = row.get("uci").map_err(de)?;
+        let from = key_of(row.get("from").map_err(de)?);
+        out.entry(from).or_default().push(MoveRow {
+            mv: move_of(&uci)?,
+            stats: stats_of(row)?,
+            child: key_of(row.get("to").map_err(de)?),
+        });
+    }
+    for moves in out.values_mut() {
+        sort_moves(moves);
+    }
     Ok(out)
+}
+
+/// Position keys as a Cypher list parameter.
+fn key_list(keys: &[PositionKey]) -> BoltType {
+    keys.iter()
+        .map(|&k| BoltType::from(key_param(k)))
+        .collect::<Vec<_>>()
+        .into()
 }
 
 /// The statements of `cypher/schema.cypher`: comment lines dropped, split at `;`.
@@ -1224,33 +1234,49 @@ impl GraphStore for Neo4jStore {
     }
 
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
+        let mut many = self.moves_many(player, &[pos], filter)?;
+        Ok(many.pop().expect("moves_many answers each key"))
+    }
+
+    fn moves_many(
+        &self,
+        player: &str,
+        keys: &[PositionKey],
+        filter: &Filter,
+    ) -> Result<Vec<Vec<MoveRow>>> {
         // Filtered and summed by the server: one row per move crosses the wire, not one per
         // (move, colour, time class, rated, month) row. A question with no filter but the
-        // colour reads the move totals (a few relationships) of a position that keeps
-        // them, else the rows.
+        // colour reads the move totals (a few relationships) of the positions that keep
+        // them, and the rows of the others: two round trips at most, however many keys.
         let key = player_key(player)?;
         let color: BoltType = filter.color.map(|c| color_name(c).to_string()).into();
-        if filter.is_colour_only() {
+        let mut found: HashMap<PositionKey, Vec<MoveRow>> = HashMap::new();
+        let mut rest = keys.to_vec();
+        if filter.is_colour_only() && !keys.is_empty() {
             let totals = self.rows(
-                "read the move totals of a position",
+                "read the move totals of positions",
                 MOVES_TOTALS.query(vec![
-                    ("key", key_param(pos).into()),
+                    ("keys", key_list(keys)),
                     ("player", key.clone().into()),
                     ("color", color.clone()),
                 ])?,
             )?;
-            if !totals.is_empty() {
-                return move_rows(&totals);
-            }
+            found = moves_by_position(&totals)?;
+            rest.retain(|k| !found.contains_key(k));
         }
-        let query = {
+        if !rest.is_empty() {
             let tcs: Vec<BoltType> = filter
                 .time_classes
                 .iter()
                 .map(|t| t.as_str().into())
                 .collect();
-            MOVES.query(vec![
-                ("key", key_param(pos).into()),
+            let sources: Vec<BoltType> = filter
+                .sources
+                .iter()
+                .map(|s| BoltType::from(s.as_str()))
+                .collect();
+            let query = MOVES.query(vec![
+                ("keys", key_list(&rest)),
                 ("player", key.into()),
                 ("color", color),
                 ("tcs", tcs.into()),
@@ -1265,18 +1291,15 @@ impl GraphStore for Neo4jStore {
                     "oppMax",
                     filter.opponent_rating.map(|r| i64::from(r.max)).into(),
                 ),
-                (
-                    "sources",
-                    filter
-                        .sources
-                        .iter()
-                        .map(|s| BoltType::from(s.as_str()))
-                        .collect::<Vec<_>>()
-                        .into(),
-                ),
-            ])?
-        };
-        move_rows(&self.rows("read the moves from a position", query)?)
+                ("sources", sources.into()),
+            ])?;
+            let rows = self.rows("read the moves from positions", query)?;
+            found.extend(moves_by_position(&rows)?);
+        }
+        Ok(keys
+            .iter()
+            .map(|k| found.get(k).cloned().unwrap_or_default())
+            .collect())
     }
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {

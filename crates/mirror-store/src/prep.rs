@@ -9,7 +9,7 @@
 use mirror_core::{MoveCode, MoveStats, PositionKey};
 use shakmaty::{Chess, Color, Position};
 
-use crate::{Filter, GraphStore, StoreError};
+use crate::{Filter, GraphStore, MoveRow, StoreError};
 
 /// Why there is nothing to prepare, or the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -123,9 +123,9 @@ pub struct Suggestion {
     pub ply: usize,
     /// ME's most played move there, the opponent's likeliest reply to it, and ME's score
     /// after both (0-1) over ME's games.
-    pub played: (MoveCode, MoveCode, f64, u32),
+    pub played: Reply,
     /// The alternative ME has played, the reply, ME's score and games after both.
-    pub alternative: (MoveCode, MoveCode, f64, u32),
+    pub alternative: Reply,
 }
 
 /// A line where the two trees meet.
@@ -177,25 +177,29 @@ pub fn prep<S: GraphStore + ?Sized>(
             });
         }
     }
-    let mut lines = Vec::new();
-    walk.extend(&start, Vec::new(), 1.0, &mut lines)?;
-    if lines.iter().all(|l| l.steps.len() <= 1) {
+    let mut lines = walk.lines(start)?;
+    // The one to move second never reached a position after any first move of the other
+    // (a position reached only a few times is common, and its line says so).
+    let ends = |l: &PrepLine| matches!(l.end, LineEnd::TheirTreeEnds | LineEnd::MyTreeEnds);
+    if lines.iter().all(|l| l.steps.len() <= 1 && ends(l)) {
         return Err(PrepError::NoCommonPosition {
             me: me.to_string(),
             color: words(opts.color),
             them: them.to_string(),
         });
     }
+    // Likeliest first; lines as likely in the order of their moves (most played first).
     lines.sort_by(|a, b| b.probability.total_cmp(&a.probability));
     lines.truncate(opts.limit);
-    for line in &mut lines {
-        line.suggestions = walk.suggestions(&line.steps)?;
-    }
+    walk.suggest(&mut lines)?;
     Ok(lines)
 }
 
 /// The mover's moves at a position, most played first, and their games there.
 type Moves = (Mover, Vec<(shakmaty::Move, MoveCode, MoveStats, f64)>, u32);
+
+/// ME's move, the opponent's likeliest reply, ME's score (0-1) and games after both.
+pub type Reply = (MoveCode, MoveCode, f64, u32);
 
 struct Walk<'a, S: ?Sized> {
     store: &'a S,
@@ -224,14 +228,32 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
         }
     }
 
-    /// The mover's moves in `pos`, most played first: (move, stats, share), and their games.
-    fn moves(&self, pos: &Chess) -> Result<Moves> {
-        let key = PositionKey::from_position(pos);
-        if let Some(known) = self.seen.borrow().get(&key) {
-            return Ok(known.clone());
+    /// Reads the moves at each of `positions` not read yet: one [`GraphStore::moves_many`]
+    /// per mover, so that a walk costs a round trip per ply, not one per position.
+    fn read<'p>(&self, positions: impl IntoIterator<Item = &'p Chess>) -> Result<()> {
+        let mut wanted: [Vec<(PositionKey, &Chess)>; 2] = [Vec::new(), Vec::new()];
+        for pos in positions {
+            let key = PositionKey::from_position(pos);
+            let side = usize::from(self.mover(pos).0 == Mover::Them);
+            if !self.seen.borrow().contains_key(&key) && !wanted[side].iter().any(|w| w.0 == key) {
+                wanted[side].push((key, pos));
+            }
         }
-        let (mover, player, filter) = self.mover(pos);
-        let rows = self.store.moves(player, key, &filter)?;
+        for group in wanted.iter().filter(|g| !g.is_empty()) {
+            let (mover, player, filter) = self.mover(group[0].1);
+            let keys: Vec<PositionKey> = group.iter().map(|w| w.0).collect();
+            let answers = self.store.moves_many(player, &keys, &filter)?;
+            for (&(key, pos), rows) in group.iter().zip(answers) {
+                let found = Self::ranked(pos, key, mover, rows)?;
+                self.seen.borrow_mut().insert(key, found);
+            }
+        }
+        Ok(())
+    }
+
+    /// A position's rows as the walk keeps them: (move, code, stats, share), most played
+    /// first, and the mover's games there.
+    fn ranked(pos: &Chess, key: PositionKey, mover: Mover, rows: Vec<MoveRow>) -> Result<Moves> {
         let games: u32 = rows.iter().map(|r| r.stats.games()).sum();
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
@@ -240,61 +262,84 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
             out.push((mv, r.mv, r.stats, share));
         }
         out.sort_by(|a, b| b.2.games().cmp(&a.2.games()).then(a.1.cmp(&b.1)));
-        let found = (mover, out, games);
-        self.seen.borrow_mut().insert(key, found.clone());
-        Ok(found)
+        Ok((mover, out, games))
     }
 
-    /// Every line through `pos` (reached by `steps` with `probability`) into `lines`.
-    fn extend(
-        &self,
-        pos: &Chess,
-        steps: Vec<PrepStep>,
-        probability: f64,
-        lines: &mut Vec<PrepLine>,
-    ) -> Result<()> {
-        let end = |end| PrepLine {
-            steps: steps.clone(),
-            probability,
-            end,
-            suggestions: Vec::new(),
-        };
-        if steps.len() >= self.opts.depth {
-            lines.push(end(LineEnd::Depth));
-            return Ok(());
+    /// The mover's moves in `pos`, most played first: (move, stats, share), and their games.
+    fn moves(&self, pos: &Chess) -> Result<Moves> {
+        let key = PositionKey::from_position(pos);
+        if let Some(known) = self.seen.borrow().get(&key) {
+            return Ok(known.clone());
         }
-        let (mover, moves, games) = self.moves(pos)?;
-        if moves.is_empty() {
-            lines.push(end(match mover {
-                Mover::Me => LineEnd::MyTreeEnds,
-                Mover::Them => LineEnd::TheirTreeEnds,
-            }));
-            return Ok(());
-        }
-        if mover == Mover::Them && games < self.opts.thin {
-            lines.push(end(LineEnd::TheirTreeThins { games }));
-            return Ok(());
-        }
-        let from = PositionKey::from_position(pos);
-        for (mv, code, stats, share) in moves {
-            let p = probability * share;
-            if p < self.opts.min_probability {
-                continue;
+        self.read([pos])?;
+        Ok(self
+            .seen
+            .borrow()
+            .get(&key)
+            .expect("read keeps every position it is given")
+            .clone())
+    }
+
+    /// Every line from `start`, a ply at a time (one read per ply): each ends at the depth,
+    /// where a tree ends, or where the opponent's thins out; lines less likely than
+    /// `min_probability` are dropped.
+    fn lines(&self, start: Chess) -> Result<Vec<PrepLine>> {
+        let mut lines = Vec::new();
+        let mut frontier: Vec<(Chess, Vec<PrepStep>, f64)> = vec![(start, Vec::new(), 1.0)];
+        for ply in 0.. {
+            if frontier.is_empty() {
+                break;
             }
-            let mut next = pos.clone();
-            next.play_unchecked(mv);
-            let mut path = steps.clone();
-            path.push(PrepStep {
-                mover,
-                from,
-                mv: code,
-                stats,
-                share,
-                games,
-            });
-            self.extend(&next, path, p, lines)?;
+            if ply < self.opts.depth {
+                self.read(frontier.iter().map(|f| &f.0))?;
+            }
+            let mut next = Vec::new();
+            for (pos, steps, probability) in frontier {
+                let end = |end| PrepLine {
+                    steps: steps.clone(),
+                    probability,
+                    end,
+                    suggestions: Vec::new(),
+                };
+                if ply >= self.opts.depth {
+                    lines.push(end(LineEnd::Depth));
+                    continue;
+                }
+                let (mover, moves, games) = self.moves(&pos)?;
+                if moves.is_empty() {
+                    lines.push(end(match mover {
+                        Mover::Me => LineEnd::MyTreeEnds,
+                        Mover::Them => LineEnd::TheirTreeEnds,
+                    }));
+                    continue;
+                }
+                if mover == Mover::Them && games < self.opts.thin {
+                    lines.push(end(LineEnd::TheirTreeThins { games }));
+                    continue;
+                }
+                let from = PositionKey::from_position(&pos);
+                for (mv, code, stats, share) in moves {
+                    let p = probability * share;
+                    if p < self.opts.min_probability {
+                        continue;
+                    }
+                    let mut after = pos.clone();
+                    after.play_unchecked(mv);
+                    let mut path = steps.clone();
+                    path.push(PrepStep {
+                        mover,
+                        from,
+                        mv: code,
+                        stats,
+                        share,
+                        games,
+                    });
+                    next.push((after, path, p));
+                }
+            }
+            frontier = next;
         }
-        Ok(())
+        Ok(lines)
     }
 
     /// ME's score (0-1) and games in `pos` (ME to move), over ME's moves there.
@@ -309,55 +354,75 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
         Ok((score, games))
     }
 
-    /// For each of ME's moves at `pos` with enough games: the opponent's likeliest reply
-    /// and ME's score after both.
-    fn against_replies(&self, pos: &Chess) -> Result<Vec<(MoveCode, MoveCode, f64, u32)>> {
-        let (_, moves, _) = self.moves(pos)?;
-        let mut out = Vec::new();
-        for (mv, code, stats, _) in moves {
-            if stats.games() < mirror_core::stats::FEW_GAMES {
-                continue;
+    /// For each of ME's moves at each of `positions` (ME to move) with enough games: the
+    /// opponent's likeliest reply and ME's score after both. Two reads in all: the
+    /// positions after ME's moves, then those after the replies.
+    fn against_replies(&self, positions: &[Chess]) -> Result<Vec<Vec<Reply>>> {
+        self.read(positions)?;
+        // (which position, ME's move, the position after it)
+        let mut after_mine = Vec::new();
+        for (i, pos) in positions.iter().enumerate() {
+            for (mv, code, stats, _) in self.moves(pos)?.1 {
+                if stats.games() >= mirror_core::stats::FEW_GAMES {
+                    let mut after = pos.clone();
+                    after.play_unchecked(mv);
+                    after_mine.push((i, code, after));
+                }
             }
-            let mut after = pos.clone();
-            after.play_unchecked(mv);
+        }
+        self.read(after_mine.iter().map(|a| &a.2))?;
+        let mut after_reply = Vec::new();
+        for (i, code, after) in after_mine {
             let (_, replies, _) = self.moves(&after)?;
-            let Some((reply, reply_code, _, _)) = replies.first() else {
-                continue;
-            };
-            after.play_unchecked(*reply);
-            let (score, games) = self.my_score(&after)?;
+            if let Some(&(reply, reply_code, _, _)) = replies.first() {
+                let mut next = after;
+                next.play_unchecked(reply);
+                after_reply.push((i, code, reply_code, next));
+            }
+        }
+        self.read(after_reply.iter().map(|a| &a.3))?;
+        let mut out = vec![Vec::new(); positions.len()];
+        for (i, code, reply_code, next) in after_reply {
+            let (score, games) = self.my_score(&next)?;
             if games >= mirror_core::stats::FEW_GAMES {
-                out.push((code, *reply_code, score, games));
+                out[i].push((code, reply_code, score, games));
             }
         }
         Ok(out)
     }
 
-    /// The line's suggestions: at each of ME's choices where ME played their most played
-    /// move, an alternative that scores better against the opponent's likeliest reply.
-    fn suggestions(&self, steps: &[PrepStep]) -> Result<Vec<Suggestion>> {
-        let mut pos = Chess::default();
-        let mut out = Vec::new();
-        for (ply, step) in steps.iter().enumerate() {
-            if step.mover == Mover::Me {
-                let options = self.against_replies(&pos)?;
-                // `moves` lists the most played first: the first with enough games is it.
-                if let Some((first, rest)) = options.split_first()
-                    && let Some(best) = rest.iter().max_by(|a, b| a.2.total_cmp(&b.2))
-                    && best.2 > first.2
-                {
-                    out.push(Suggestion {
-                        ply,
-                        played: *first,
-                        alternative: *best,
-                    });
+    /// Each line's suggestions: at each of ME's choices, an alternative that scores better
+    /// against the opponent's likeliest reply than ME's most played move.
+    fn suggest(&self, lines: &mut [PrepLine]) -> Result<()> {
+        // ME's positions on the lines: (line, ply, position).
+        let mut mine = Vec::new();
+        for (l, line) in lines.iter().enumerate() {
+            let mut pos = Chess::default();
+            for (ply, step) in line.steps.iter().enumerate() {
+                if step.mover == Mover::Me {
+                    mine.push((l, ply, pos.clone()));
                 }
+                let mv = step.mv.to_move(&pos).map_err(|_| {
+                    StoreError::Corrupt(format!("prep: move {} does not replay", step.mv))
+                })?;
+                pos.play_unchecked(mv);
             }
-            let mv = step.mv.to_move(&pos).map_err(|_| {
-                StoreError::Corrupt(format!("prep: move {} does not replay", step.mv))
-            })?;
-            pos.play_unchecked(mv);
         }
-        Ok(out)
+        let positions: Vec<Chess> = mine.iter().map(|m| m.2.clone()).collect();
+        let options = self.against_replies(&positions)?;
+        for ((l, ply, _), options) in mine.into_iter().zip(options) {
+            // `moves` lists the most played first: the first with enough games is it.
+            if let Some((first, rest)) = options.split_first()
+                && let Some(best) = rest.iter().max_by(|a, b| a.2.total_cmp(&b.2))
+                && best.2 > first.2
+            {
+                lines[l].suggestions.push(Suggestion {
+                    ply,
+                    played: *first,
+                    alternative: *best,
+                });
+            }
+        }
+        Ok(())
     }
 }

@@ -37,6 +37,7 @@ neo4j_test!(empty_store);
 neo4j_test!(write_and_read_back);
 neo4j_test!(reingest_is_refused);
 neo4j_test!(filters);
+neo4j_test!(moves_many);
 neo4j_test!(recent_games);
 neo4j_test!(fetch_state);
 

@@ -474,6 +474,66 @@ fn rating_and_source_filters<S: GraphStore>(
     );
 }
 
+/// `moves_many` answers each key as the independent replay does, in the keys' order:
+/// positions with move totals (the opening) and without (late in a game, fewer than 30
+/// pieces), a position nobody reached, a key asked twice; with the colour-only filter
+/// (the totals) and a time-class filter (the rows).
+pub fn moves_many<S: GraphStore>(store: S) {
+    let games = sample_games(120);
+    store.write_batch(PLAYER, &batch_of(&games)).expect("write");
+    let (long, color) = games
+        .iter()
+        .max_by_key(|(g, _)| g.moves.len())
+        .expect("games");
+    let mut keys: Vec<PositionKey> = long.replay().map(|p| p.expect("legal").key).collect();
+    assert!(keys.len() > 40, "a long game: {}", keys.len());
+    keys.push(PositionKey(12345));
+    keys.push(keys[3]);
+    type Keep<'a> = &'a dyn Fn(&GameRecord, Color) -> bool;
+    let filters: [(Filter, Keep<'_>); 3] = [
+        (Filter::default(), &|_, _| true),
+        (
+            Filter {
+                color: Some(*color),
+                ..Filter::default()
+            },
+            &|_, c| c == *color,
+        ),
+        (
+            Filter {
+                time_classes: vec![long.time_class],
+                ..Filter::default()
+            },
+            &|g, _| g.time_class == long.time_class,
+        ),
+    ];
+    for (filter, keep) in &filters {
+        let answers = store.moves_many(PLAYER, &keys, filter).expect("moves_many");
+        assert_eq!(answers.len(), keys.len());
+        for (&key, rows) in keys.iter().zip(answers) {
+            let mut got: Vec<_> = rows
+                .into_iter()
+                .map(|r| {
+                    (
+                        r.mv.to_string(),
+                        r.stats.wins,
+                        r.stats.draws,
+                        r.stats.losses,
+                    )
+                })
+                .collect();
+            got.sort();
+            assert_eq!(got, expected_moves(&games, key, keep), "{key:?} {filter:?}");
+        }
+    }
+    assert!(
+        store
+            .moves_many(PLAYER, &[], &Filter::default())
+            .expect("no keys")
+            .is_empty()
+    );
+}
+
 /// A profile's accounts: recorded once per (source, name) whatever the case, read back
 /// by source then name, per player.
 pub fn accounts<S: GraphStore>(store: S) {
@@ -662,6 +722,10 @@ macro_rules! conformance_tests {
         #[test]
         fn filters() {
             $crate::conformance::filters($make);
+        }
+        #[test]
+        fn moves_many() {
+            $crate::conformance::moves_many($make);
         }
         #[test]
         fn recent_games() {

@@ -45,7 +45,7 @@ pub struct EvalArgs {
     #[arg(long)]
     pub train: bool,
     /// With --train: training positions at most.
-    #[arg(long, default_value_t = crate::train::TRAIN_POSITIONS)]
+    #[arg(long, default_value_t = mirror_model::fit::TRAIN_POSITIONS)]
     pub train_positions: usize,
     #[command(flatten)]
     pub start: crate::train::StartArgs,

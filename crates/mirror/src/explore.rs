@@ -165,9 +165,29 @@ pub struct PrepArgs {
     /// Which games count, for both players.
     #[command(flatten)]
     pub filters: FilterArgs,
+    /// The opponent's games, where they differ from the player's.
+    #[command(flatten)]
+    pub their: TheirFilterArgs,
     /// Print JSON instead of text.
     #[arg(long)]
     pub json: bool,
+}
+
+/// Which of the opponent's games count, instead of the filter of the same name.
+#[derive(Args, Debug)]
+pub struct TheirFilterArgs {
+    /// Only the opponent's games of these time classes (instead of --time-class).
+    #[arg(long = "their-time-class", value_delimiter = ',')]
+    pub their_time_class: Vec<mirror_core::TimeClass>,
+    /// Only the opponent's games from this month on (YYYY-MM; instead of --since).
+    #[arg(long = "their-since")]
+    pub their_since: Option<mirror_core::Month>,
+    /// Only the opponent's games up to this month (instead of --until).
+    #[arg(long = "their-until")]
+    pub their_until: Option<mirror_core::Month>,
+    /// Only the opponent's games on these sites (instead of --source).
+    #[arg(long = "their-source", value_delimiter = ',')]
+    pub their_sources: Vec<mirror_core::GameSource>,
 }
 
 pub fn prep(store_args: &StoreArgs, args: &PrepArgs) -> anyhow::Result<ExitCode> {
@@ -179,20 +199,29 @@ pub fn prep(store_args: &StoreArgs, args: &PrepArgs) -> anyhow::Result<ExitCode>
     let colors = args
         .color
         .map_or(vec![Color::White, Color::Black], |c| vec![c.into()]);
+    let t = &args.their;
+    let mine = args.filters.filter(None::<Color>)?;
+    let theirs = FilterArgs {
+        time_class: t.their_time_class.clone(),
+        since: t.their_since,
+        until: t.their_until,
+        sources: t.their_sources.clone(),
+        ..FilterArgs::default()
+    };
+    let theirs = mine.overlaid(&theirs.filter(None::<Color>)?);
     let mut answers = Vec::new();
     for color in colors {
         let opts = mirror_store::prep::PrepOptions {
             color,
-            me_filter: args.filters.filter(None::<Color>)?,
-            them_filter: args.filters.filter(None::<Color>)?,
+            me_filter: mine.clone(),
+            them_filter: theirs.clone(),
             depth: usize::from(args.depth),
             thin: args.thin,
             limit: args.lines,
             ..Default::default()
         };
-        let lines = mirror_store::prep::prep(&store, &me, &them, &opts)?;
-        answers.push(mirror_server::prep::PrepJson::new(
-            &me, &them, color, &lines,
+        answers.push(mirror_server::prep::PrepJson::prepare(
+            &store, &me, &them, &opts,
         )?);
     }
     if args.json {

@@ -137,6 +137,16 @@ impl IngestArgs {
             until: self.until,
         }
     }
+
+    /// The fetches' timeout, retries and batch size (the contact is the fetch setup's).
+    fn tuning(&self) -> Tuning {
+        Tuning {
+            contact: None,
+            timeout_secs: self.timeout,
+            retries: self.retries,
+            batch_size: self.batch_size,
+        }
+    }
 }
 
 /// This process's stdout and stderr, with bars on a terminal.
@@ -228,13 +238,7 @@ fn ingest(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<bool> {
     }
     mirror_ingest::expand(&plan.pgn)?;
     let place = store_args.describe()?;
-    let tuning = Tuning {
-        contact: None,
-        timeout_secs: args.timeout,
-        retries: args.retries,
-        batch_size: args.batch_size,
-    };
-    let settings = args.fetch.setup(store_args)?.settings(&tuning)?;
+    let settings = args.fetch.setup(store_args)?.settings(&args.tuning())?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let reporter = Terminal(args.progress);
     let plain = args.progress == ProgressMode::Plain;
@@ -255,40 +259,16 @@ fn forward(
     let Some(server) = crate::serve::server_file(store_args)? else {
         return Err(in_use);
     };
-    // PGN paths made absolute (the server runs elsewhere), the contact resolved here (the
-    // server's environment may have none), progress as lines at most (the server draws no
-    // bars). Where games are fetched from is the server's setting.
-    let mut pgn = Vec::new();
-    for p in &args.pgn {
-        anyhow::ensure!(
-            p.as_os_str() != "-",
-            "--pgn - (standard input) cannot go through mirror serve, which holds the \
-             store: write the games to a file, or stop the server"
-        );
-        let abs =
-            std::fs::canonicalize(p).with_context(|| format!("cannot read {}", p.display()))?;
-        let text = abs.to_str();
-        pgn.push(
-            text.with_context(|| format!("{} is not UTF-8", abs.display()))?
-                .to_string(),
-        );
-    }
-    let request = mirror_server::IngestRequest {
-        user: args.user.clone(),
-        all_players: args.all_players,
-        min_games: Some(args.min_games),
-        chesscom: args.chesscom.clone(),
-        lichess: args.lichess.clone(),
-        aliases: args.aliases.clone(),
-        pgn,
+    // The contact resolved here (the server's environment may have none), progress as
+    // lines at most (the server draws no bars). Where games are fetched from is the
+    // server's setting.
+    let tuning = Tuning {
         contact: args.fetch.setup(store_args)?.contact,
-        since: args.since.map(|m| m.to_string()),
-        until: args.until.map(|m| m.to_string()),
-        timeout_secs: Some(args.timeout),
-        retries: Some(args.retries),
-        batch_size: args.batch_size,
-        plain_progress: args.progress == ProgressMode::Plain,
+        ..args.tuning()
     };
+    let plain = args.progress == ProgressMode::Plain;
+    let request = mirror_server::IngestRequest::of_plan(&args.plan(), &tuning, plain)
+        .map_err(anyhow::Error::msg)?;
     eprintln!(
         "the store is held by mirror serve at {}: ingesting through it",
         server.url

@@ -125,14 +125,12 @@ fn play_on<S: Book>(
             }
         }
     };
-    let start = match &args.from_moves {
-        Some(text) => {
-            mirror_core::notation::play_moves(text)
-                .context("invalid --from-moves")?
-                .1
-        }
-        None => Vec::new(),
-    };
+    let start = (args
+        .from_moves
+        .as_deref()
+        .map(mirror_core::notation::play_moves))
+    .transpose()
+    .context("invalid --from-moves")?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     let (model, own) = crate::train::FallbackModels::new(store_args).load(&player)?;
     engine.set_fallback(Box::new(ModelFallback::new(model)));
@@ -159,7 +157,7 @@ fn play_on<S: Book>(
         &PlayOptions {
             user_color,
             date,
-            start,
+            start: start.map(|(_, moves)| moves).unwrap_or_default(),
         },
     )?;
     let path: PathBuf = match args.save {

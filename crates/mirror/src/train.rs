@@ -35,7 +35,7 @@ pub struct TrainArgs {
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Training positions at most (a seeded random subset when there are more).
-    #[arg(long, default_value_t = TRAIN_POSITIONS)]
+    #[arg(long, default_value_t = mirror_model::fit::TRAIN_POSITIONS)]
     pub max_positions: usize,
     #[command(flatten)]
     pub start: StartArgs,
@@ -50,16 +50,6 @@ pub struct TrainArgs {
     #[arg(long)]
     pub book_weight_only: bool,
 }
-
-/// Training positions of a player's training by default (`train`, `eval --train`): 700,000
-/// of the shared 27k-game player's 800,000 train end to end in 54 minutes on 2 cores, to
-/// the same validation top-1 as all of them in 69 (docs/model.md).
-pub const TRAIN_POSITIONS: usize = 700_000;
-
-/// Epochs of a player's training by default (`train`, `eval --train`): [`TRAIN_POSITIONS`]
-/// of the shared 27k-game player's three times, then the stages on the last games, fit in
-/// the hour (docs/model.md).
-pub const TRAIN_EPOCHS: usize = 3;
 
 /// Where a player's training starts, shared by `train` and `eval --train`.
 #[derive(Args, Debug, Clone)]
@@ -106,7 +96,7 @@ impl StartArgs {
             max_train_games: self.max_train_games,
             recent_games: self.recent_games.clone(),
             recent_lr: self.recent_lr,
-            ..opts.fit_options(base, max_positions, seed, TRAIN_EPOCHS)?
+            ..opts.fit_options(base, max_positions, seed, mirror_model::fit::TRAIN_EPOCHS)?
         })
     }
 

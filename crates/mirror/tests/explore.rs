@@ -761,4 +761,68 @@ fn prep_walks_where_two_trees_meet_with_explores_numbers() {
         "otb",
     ]);
     assert!(err.contains("no games as"), "{err}");
+    // Each side's filter its own: Karpov's games of one year only (1998: 48 games as Black with a month).
+    let year: Value = serde_json::from_str(&env.ok(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "Karpov, Anatoly",
+        "--color",
+        "white",
+        "--depth",
+        "2",
+        "--their-since",
+        "1998-01",
+        "--their-until",
+        "1998-12",
+        "--json",
+    ]))
+    .expect("json");
+    let reply = &year[0]["lines"][0]["steps"][1];
+    let after: Value = serde_json::from_str(&env.ok(&[
+        "explore",
+        "--user",
+        "Karpov, Anatoly",
+        "--color",
+        "black",
+        "--since",
+        "1998-01",
+        "--until",
+        "1998-12",
+        "--moves",
+        year[0]["lines"][0]["uci"][0].as_str().expect("uci"),
+        "--json",
+    ]))
+    .expect("json");
+    assert_eq!(reply["positionGames"], after["games"], "{year}");
+    assert!(
+        reply["positionGames"].as_u64().expect("games") > 0,
+        "{year}"
+    );
+    // Trees that never meet: Deep Blue as Black only met 1.Nf3 and 1.d3 (three games of
+    // the 1997 match), which this player never played as White.
+    let match1997 = shared().join("pgn/edge-cases/kasparov-deep-blue-1997.pgn");
+    env.ok(&[
+        "ingest",
+        "--user",
+        "Deep Blue (Computer)",
+        "--progress",
+        "none",
+        "--pgn",
+        match1997.to_str().expect("path"),
+    ]);
+    let err = env.fails(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "Deep Blue (Computer)",
+        "--color",
+        "white",
+    ]);
+    assert!(
+        err.contains("as white and Deep Blue (Computer) have no position in common"),
+        "{err}"
+    );
 }
