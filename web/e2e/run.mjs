@@ -281,6 +281,57 @@ check('play: the end of a game is recognised', async () => {
   }
 });
 
+check('prepare: the API\'s lines, a line on the board with its numbers, practise from it', async () => {
+  const want = await api('/api/v1/prep', { user, opponent: user, color: 'white' });
+  assert.ok(want.lines.length >= 2, 'two lines at least');
+  await page.goto(`${base}/?view=prep&user=${encodeURIComponent(user)}&opponent=${encodeURIComponent(user)}&color=white`);
+  await page.waitForSelector('ol.prep-lines');
+  const listed = await page.$$eval('ol.prep-lines > li.line', lis =>
+    lis.map(li => ({ uci: li.dataset.uci, p: li.querySelector('.probability').textContent })),
+  );
+  assert.deepEqual(listed, want.lines.map(l => ({ uci: l.uci.join(','), p: pct(l.probability) })));
+  const line = want.lines[1];
+  await page.click('ol.prep-lines > li.line:nth-child(2) a.show');
+  await page.waitForSelector('ol.prep-lines li.chosen table.steps');
+  assert.deepEqual(movesInUrl(), line.uci);
+  const rows = await page.$$eval('li.chosen table.steps tbody tr', trs =>
+    trs.map(tr => ['san', 'of', 'games', 'share'].map(c => tr.querySelector(`.${c}`).textContent).concat(tr.querySelector('.score').firstChild.textContent)),
+  );
+  const { sans } = replay(line.uci);
+  assert.deepEqual(
+    rows,
+    line.steps.map((s, i) => [
+      `${Math.floor(i / 2) + 1}${i % 2 ? '...' : '.'}${sans[i]}`,
+      s.positionGames.toLocaleString('en-US'),
+      s.games.toLocaleString('en-US'),
+      pct(s.share),
+      pct(s.score),
+    ]),
+  );
+  await shot('prep-desktop');
+  // Practise: the opponent's mirror from the line, the person with the prepared colour.
+  await page.click('li.chosen a.practise');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'play');
+  const url = new URL(page.url());
+  assert.equal(url.searchParams.get('user'), user);
+  assert.equal(url.searchParams.get('side'), 'white');
+  await page.waitForFunction(() => document.querySelector('.status')?.textContent === 'Your move.', null, { timeout: 15_000 });
+  const moves = movesInUrl();
+  assert.deepEqual(moves.slice(0, line.uci.length), line.uci);
+  assert.equal(moves.length % 2, 0, 'white to move');
+  // As Black: the page asks again and lists the other colour's lines.
+  const black = await api('/api/v1/prep', { user, opponent: user, color: 'black' });
+  await page.goto(`${base}/?view=prep&user=${encodeURIComponent(user)}&opponent=${encodeURIComponent(user)}`);
+  await page.waitForSelector('ol.prep-lines');
+  await page.selectOption('select[name=color]', 'black');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('color') === 'black');
+  await page.waitForFunction(
+    first => document.querySelector('ol.prep-lines > li.line')?.getAttribute('data-uci') === first,
+    black.lines[0].uci.join(','),
+  );
+  assert.equal(await page.$$eval('ol.prep-lines > li.line', lis => lis.length), black.lines.length);
+});
+
 check('where to study: items link to their positions', async () => {
   const want = await api('/api/v1/report', { user });
   await page.goto(`${base}/?view=report&user=${encodeURIComponent(user)}`);
@@ -296,13 +347,18 @@ check('where to study: items link to their positions', async () => {
   await tableMatchesApi({ user, moves: item.moves.join(','), color: item.color });
 });
 
-check('a phone-sized screen shows the board and the table without sideways scrolling', async () => {
+check('a phone-sized screen shows the board and the tables without sideways scrolling', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
   await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
   await shot('explore-phone');
+  await page.goto(`${base}/?view=prep&user=${encodeURIComponent(user)}&opponent=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
+  await page.waitForSelector('ol.prep-lines');
+  const wider = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(wider <= 0, `the prepare view is ${wider}px wider than the screen`);
+  await shot('prep-phone');
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 

@@ -129,6 +129,48 @@ export interface Report {
   drift: (Place & { quarters: { quarter: string; games: number; shares: [string, number][] }[] })[];
 }
 
+/** One move of a prepared line, with its mover's numbers at the position. */
+export interface PrepStep {
+  by: 'user' | 'opponent';
+  san: string;
+  positionGames: number;
+  games: number;
+  wins: number;
+  draws: number;
+  losses: number;
+  share: number;
+  score: number;
+  scoreLow: number;
+  scoreHigh: number;
+}
+
+export interface PrepLine {
+  moves: string[];
+  uci: string[];
+  probability: number;
+  opening: Opening | null;
+  steps: PrepStep[];
+  end: 'depth' | 'userTreeEnds' | 'opponentTreeEnds' | 'opponentTreeThins';
+  endGames: number | null;
+  suggestions: {
+    ply: number;
+    played: [string, string];
+    playedScore: number;
+    playedGames: number;
+    instead: [string, string];
+    insteadScore: number;
+    insteadGames: number;
+  }[];
+}
+
+/** `/api/v1/prep`: the lines where the player's tree meets the opponent's. */
+export interface Prep {
+  user: string;
+  opponent: string;
+  color: 'white' | 'black';
+  lines: PrepLine[];
+}
+
 /** An ingest run by the server (`/api/v1/imports/{id}`). */
 export interface Job {
   id: number;

@@ -7,6 +7,7 @@ import * as add from './add';
 import { type Player, getJson } from './api';
 import * as explore from './explore';
 import * as playView from './play';
+import * as prepView from './prep';
 import * as report from './report';
 import { type PageState, href, read } from './state';
 import { el, message } from './ui';
@@ -14,6 +15,8 @@ import { el, message } from './ui';
 const main = document.getElementById('main') as HTMLElement;
 const picker = document.getElementById('player') as HTMLSelectElement;
 const nav = document.getElementById('nav') as HTMLElement;
+/** The players the server listed last. */
+let players: Player[] = [];
 
 const boardBox = el('div', { class: 'board-wrap' }, el('div', { class: 'cg-wrap', id: 'board' }));
 const below = el('div', { class: 'below' });
@@ -64,6 +67,7 @@ async function show(): Promise<void> {
     side.className = 'side';
     main.replaceChildren(left, side);
     if (s.view === 'play') playView.render(host, side, below);
+    else if (s.view === 'prep') await prepView.render(host, side, below, players);
     else await explore.render(host, side, below);
     board.redrawAll();
   }
@@ -76,7 +80,9 @@ for (const a of nav.querySelectorAll('a')) {
     host.go({ view, moves: view === host.state.view ? host.state.moves : [] });
   });
 }
-picker.addEventListener('change', () => host.go({ user: picker.value, moves: host.state.view === 'play' ? [] : host.state.moves }));
+picker.addEventListener('change', () =>
+  host.go({ user: picker.value, moves: host.state.view === 'play' || host.state.view === 'prep' ? [] : host.state.moves }),
+);
 window.addEventListener('popstate', () => {
   host.state = read();
   void show();
@@ -89,7 +95,7 @@ document.addEventListener('keydown', e => {
 
 /** Fills the player picker from the server; returns the players. */
 async function loadPlayers(): Promise<Player[]> {
-  const players = await getJson<Player[]>('/api/v1/players');
+  players = await getJson<Player[]>('/api/v1/players');
   picker.replaceChildren(
     el('option', { value: '' }, players.length ? 'choose…' : 'no players yet'),
     ...players.map(p => el('option', { value: p.name }, `${p.name} (${p.games.toLocaleString('en-US')} games)`)),
@@ -99,9 +105,8 @@ async function loadPlayers(): Promise<Player[]> {
 }
 
 async function start(): Promise<void> {
-  let players: Player[];
   try {
-    players = await loadPlayers();
+    await loadPlayers();
   } catch (e) {
     main.replaceChildren(message(`The server did not list its players: ${(e as Error).message}`, 'error'));
     return;

@@ -1,6 +1,6 @@
 // What the page shows, held in its URL: a view is a link.
 
-export type View = 'explore' | 'play' | 'report' | 'add';
+export type View = 'explore' | 'play' | 'prep' | 'report' | 'add';
 export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 export const SOURCES = ['chesscom', 'lichess', 'otb'];
 
@@ -22,6 +22,8 @@ export interface PageState {
   filters: Filters;
   /** The side the person plays in the play view. */
   side: 'white' | 'black';
+  /** The player prepared against in the prepare view. */
+  opponent: string;
 }
 
 const list = (v: string | null): string[] =>
@@ -36,7 +38,7 @@ export function read(search: string = location.search): PageState {
   const color = q.get('color');
   const rated = q.get('rated');
   return {
-    view: view === 'play' || view === 'report' || view === 'add' ? view : 'explore',
+    view: view === 'play' || view === 'prep' || view === 'report' || view === 'add' ? view : 'explore',
     user: q.get('user') ?? '',
     moves: list(q.get('moves')),
     filters: {
@@ -49,6 +51,7 @@ export function read(search: string = location.search): PageState {
       sources: list(q.get('sources')).filter(s => SOURCES.includes(s)),
     },
     side: q.get('side') === 'black' ? 'black' : 'white',
+    opponent: q.get('opponent') ?? '',
   };
 }
 
@@ -73,6 +76,7 @@ export function href(s: PageState): string {
   if (s.view === 'play') {
     q.set('side', s.side);
   } else {
+    if (s.view === 'prep' && s.opponent) q.set('opponent', s.opponent);
     filterParams(s.filters, q);
   }
   const text = q.toString().replace(/%2C/g, ',');
