@@ -1251,12 +1251,15 @@ impl GraphStore for Neo4jStore {
         let key = player_key(player)?;
         let color: BoltType = filter.color.map(|c| color_name(c).to_string()).into();
         let mut found: HashMap<PositionKey, Vec<MoveRow>> = HashMap::new();
+        // Each key once: a key twice in `$keys` would count its rows twice.
         let mut rest = keys.to_vec();
-        if filter.is_colour_only() && !keys.is_empty() {
+        let mut asked = std::collections::HashSet::new();
+        rest.retain(|k| asked.insert(*k));
+        if filter.is_colour_only() && !rest.is_empty() {
             let totals = self.rows(
                 "read the move totals of positions",
                 MOVES_TOTALS.query(vec![
-                    ("keys", key_list(keys)),
+                    ("keys", key_list(&rest)),
                     ("player", key.clone().into()),
                     ("color", color.clone()),
                 ])?,
