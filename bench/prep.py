@@ -3,9 +3,9 @@
 
     python3 bench/prep.py http://127.0.0.1:8080 Biskupstunga "Karpov, Anatoly" [N] [DEPTH]
 
-For each colour of the player: N sequential requests (default 100) at DEPTH plies (default
-8), each with a different `lines` (20 and up: the same walk, a different kept answer, so
-the server computes every one), then as the peer `/api/v1/explore` (recentGames=0: one
+For each colour of the player: N sequential requests (default 80, at most 81) at DEPTH
+plies (default 8), each with a different `lines` (20 to 100: the same walk, a different
+kept answer, so the server computes every one), then as the peer `/api/v1/explore` (recentGames=0: one
 store read each) at up to N of the positions the walk read, each asked once. Prints p50/p99/max in ms and the ratio
 of the medians. Figures are printed, never asserted. Standard library only.
 """
@@ -14,14 +14,18 @@ import json
 import statistics
 import sys
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 
 
 def timed(url):
     t = time.perf_counter()
-    with urllib.request.urlopen(url) as resp:
-        body = resp.read()
+    try:
+        with urllib.request.urlopen(url) as resp:
+            body = resp.read()
+    except urllib.error.HTTPError as e:
+        sys.exit(f"{url}: {e.code} {e.read().decode()}")
     ms = (time.perf_counter() - t) * 1000
     return ms, json.loads(body)
 
@@ -36,7 +40,7 @@ def main():
     if len(sys.argv) < 4:
         sys.exit(__doc__)
     base, user, opponent = sys.argv[1].rstrip("/"), sys.argv[2], sys.argv[3]
-    n = int(sys.argv[4]) if len(sys.argv) > 4 else 100
+    n = min(81, int(sys.argv[4]) if len(sys.argv) > 4 else 80)
     depth = int(sys.argv[5]) if len(sys.argv) > 5 else 8
     for color in ("white", "black"):
         prep, lines = [], None

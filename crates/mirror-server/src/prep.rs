@@ -251,7 +251,8 @@ impl fmt::Display for PrepJson {
             }
             let end = match (l.end, l.end_games) {
                 ("opponentTreeThins", Some(n)) => {
-                    format!("out of {}'s book ({n} games here)", self.opponent)
+                    let games = if n == 1 { "game" } else { "games" };
+                    format!("out of {}'s book ({n} {games} here)", self.opponent)
                 }
                 ("opponentTreeEnds", _) => format!("{} never reached this position", self.opponent),
                 ("userTreeEnds", _) => format!("{} never reached this position", self.user),

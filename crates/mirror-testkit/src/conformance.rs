@@ -17,7 +17,7 @@ use rustc_hash::FxHashMap;
 use shakmaty::{Chess, Color};
 
 use mirror_core::GameId;
-use mirror_store::{Filter, GraphStore, RatingRange, StoreError};
+use mirror_store::{Filter, GraphStore, MoveRow, RatingRange, StoreError};
 
 /// The player of the shared single-player collection.
 pub const PLAYER: &str = "Biskupstunga";
@@ -87,9 +87,12 @@ fn actual_moves<S: GraphStore>(
     pos: PositionKey,
     filter: &Filter,
 ) -> Vec<(String, u32, u32, u32)> {
-    let mut v: Vec<_> = store
-        .moves(PLAYER, pos, filter)
-        .expect("moves")
+    tuples(store.moves(PLAYER, pos, filter).expect("moves"))
+}
+
+/// Move rows as (move, wins, draws, losses), sorted: [`expected_moves`]' shape.
+fn tuples(rows: Vec<MoveRow>) -> Vec<(String, u32, u32, u32)> {
+    let mut v: Vec<_> = rows
         .into_iter()
         .map(|r| {
             (
@@ -511,19 +514,8 @@ pub fn moves_many<S: GraphStore>(store: S) {
         let answers = store.moves_many(PLAYER, &keys, filter).expect("moves_many");
         assert_eq!(answers.len(), keys.len());
         for (&key, rows) in keys.iter().zip(answers) {
-            let mut got: Vec<_> = rows
-                .into_iter()
-                .map(|r| {
-                    (
-                        r.mv.to_string(),
-                        r.stats.wins,
-                        r.stats.draws,
-                        r.stats.losses,
-                    )
-                })
-                .collect();
-            got.sort();
-            assert_eq!(got, expected_moves(&games, key, keep), "{key:?} {filter:?}");
+            let want = expected_moves(&games, key, keep);
+            assert_eq!(tuples(rows), want, "{key:?} {filter:?}");
         }
     }
     assert!(
