@@ -319,6 +319,13 @@ impl Requests {
         endpoint: Endpoint,
         (top, random, seed): (usize, usize, u64),
     ) -> Result<Requests, BenchError> {
+        if top == 0 {
+            return Err(BenchError::Setup(
+                "--top 0: the load needs one most played position at least (the start \
+                 position is one)"
+                    .into(),
+            ));
+        }
         let (tops, randoms) = positions(store, user, top, random, seed)?;
         if tops.is_empty() {
             return Err(BenchError::Setup(format!("{user} has no stored games")));

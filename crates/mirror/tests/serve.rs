@@ -127,6 +127,42 @@ fn serve_needs_a_valid_address() {
     );
 }
 
+/// `mirror bench serve` loads its own server on the player's tree and prints each load's
+/// figures with no failed request; a load without positions is refused by name.
+#[test]
+fn bench_serve_prints_its_figures() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let out = env.ok(&[
+        "bench",
+        "serve",
+        "--user",
+        PLAYER,
+        "--seconds",
+        "1",
+        "--top",
+        "3",
+        "--random",
+        "10",
+        "--connections",
+        "4",
+    ]);
+    for label in [
+        "cold, most played",
+        "cold, random",
+        "warm, most played",
+        "warm, random",
+    ] {
+        let line = out
+            .lines()
+            .find(|l| l.contains(label))
+            .unwrap_or_else(|| panic!("{label}: {out}"));
+        assert!(line.contains("p99") && line.ends_with("errors 0"), "{line}");
+    }
+    let err = env.fails(&["bench", "serve", "--user", PLAYER, "--top", "0"]);
+    assert!(err.contains("--top 0"), "{err}");
+}
+
 /// Two processes on one store: `mirror serve` holds it, and `mirror ingest` in another
 /// process adds games through the server; the server shows them at once.
 #[test]
