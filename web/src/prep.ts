@@ -15,9 +15,6 @@ export interface PrepHost {
   go(next: Partial<PageState>, push?: boolean): void;
 }
 
-/** The last answer, by its query: choosing a line redraws the view without asking again. */
-let shown: { query: string; answer: Prep } | undefined;
-
 const END: Record<PrepLine['end'], string> = {
   depth: 'the depth asked for',
   userTreeEnds: 'your games end here',
@@ -151,27 +148,23 @@ export async function render(host: PrepHost, side: HTMLElement, below: HTMLEleme
     drawable: { autoShapes: [] },
   });
   below.replaceChildren();
-  side.replaceChildren(el('h2', {}, s.user ? `${s.user} prepares` : 'Prepare against an opponent'), form(host, players));
+  const head = [el('h2', {}, s.user ? `${s.user} prepares` : 'Prepare against an opponent'), form(host, players)];
   if (!s.user || !s.opponent) {
-    side.append(message(s.user ? 'Choose an opponent.' : 'Choose a player above.'));
+    side.replaceChildren(...head, message(s.user ? 'Choose an opponent.' : 'Choose a player above.'));
     return;
   }
   const params = filterParams({ ...s.filters, color: colour }, new URLSearchParams({ user: s.user, opponent: s.opponent }));
-  const query = params.toString();
-  let answer = shown?.query === query ? shown.answer : undefined;
-  if (!answer) {
-    const status = message('Walking both trees…');
-    side.append(status);
-    try {
-      answer = await getJson<Prep>('/api/v1/prep', params);
-    } catch (e) {
-      status.replaceWith(message((e as Error).message, 'error'));
-      return;
-    }
-    if (host.state !== s) return;
-    shown = { query, answer };
-    status.remove();
+  // The lines shown stay until the answer comes (the server keeps it: choosing a line is
+  // one quick request, without a flash of the empty view).
+  if (!side.querySelector('ol.prep-lines')) side.replaceChildren(...head, message('Walking both trees…'));
+  let answer: Prep;
+  try {
+    answer = await getJson<Prep>('/api/v1/prep', params);
+  } catch (e) {
+    if (host.state === s) side.replaceChildren(...head, message((e as Error).message, 'error'));
+    return;
   }
+  if (host.state !== s) return;
   const chosen = s.moves.join(',');
   const current = answer.lines.find(l => l.uci.join(',') === chosen);
   if (current) {
@@ -181,7 +174,8 @@ export async function render(host: PrepHost, side: HTMLElement, below: HTMLEleme
     });
     host.board.setAutoShapes(shapes);
   }
-  side.append(
+  side.replaceChildren(
+    ...head,
     message(
       `The lines where ${answer.user} as ${answer.color} meets ${answer.opponent}, likeliest first: each player's moves as they played them; a line's chance is the product of each move's share.`,
     ),
