@@ -800,6 +800,93 @@ fn prep_walks_where_two_trees_meet_with_explores_numbers() {
         reply["positionGames"].as_u64().expect("games") > 0,
         "{year}"
     );
+    // Suggestions, as Black: ME's most played move (10+ games) at the choice, the
+    // opponent's most played reply to it, ME's games and score after both; the same for
+    // the alternative, which scores better. Each number is explore's.
+    let black: Value = serde_json::from_str(&env.ok(&[
+        "prep",
+        "--user",
+        PLAYER,
+        "--opponent",
+        "Karpov, Anatoly",
+        "--color",
+        "black",
+        "--depth",
+        "6",
+        "--thin",
+        "3",
+        "--json",
+    ]))
+    .expect("json");
+    let explore_at = |player: &str, color: &str, moves: &[&str]| -> Value {
+        let line = moves.join(" ");
+        let mut args = vec!["explore", "--user", player, "--color", color, "--json"];
+        if !moves.is_empty() {
+            args.extend(["--moves", line.as_str()]);
+        }
+        serde_json::from_str(&env.ok(&args)).expect("explore json")
+    };
+    let san = |v: &Value| v.as_str().expect("san").to_string();
+    let mut suggestions = 0;
+    for line in black[0]["lines"].as_array().expect("lines") {
+        let moves: Vec<String> = line["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(san)
+            .collect();
+        for g in line["suggestions"].as_array().expect("suggestions") {
+            suggestions += 1;
+            let ply = usize::try_from(g["ply"].as_u64().expect("ply")).expect("ply");
+            let at: Vec<&str> = moves[..ply].iter().map(String::as_str).collect();
+            let mine = explore_at(PLAYER, "black", &at);
+            let most = mine["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .find(|m| m["games"].as_u64().expect("games") >= 10)
+                .expect("a move with 10 games");
+            assert_eq!(most["san"], g["played"][0], "{g}");
+            for (pair, score, games) in [
+                ("played", "playedScore", "playedGames"),
+                ("instead", "insteadScore", "insteadGames"),
+            ] {
+                let (mv, reply) = (san(&g[pair][0]), san(&g[pair][1]));
+                let mut path = at.clone();
+                path.push(&mv);
+                let theirs = explore_at("Karpov, Anatoly", "white", &path);
+                let replies = theirs["moves"].as_array().expect("moves");
+                let top = replies[0]["games"].as_u64().expect("games");
+                let chosen = replies
+                    .iter()
+                    .find(|m| m["san"] == reply.as_str())
+                    .expect("reply");
+                assert_eq!(
+                    chosen["games"].as_u64(),
+                    Some(top),
+                    "their most played: {g}"
+                );
+                path.push(&reply);
+                let after = explore_at(PLAYER, "black", &path);
+                assert_eq!(after["games"], g[games], "{pair} {g}");
+                let n = after["games"].as_f64().expect("games");
+                let points =
+                    after["wins"].as_f64().expect("w") + 0.5 * after["draws"].as_f64().expect("d");
+                assert!(
+                    (points / n - g[score].as_f64().expect("score")).abs() < 1e-9,
+                    "{pair} {g}"
+                );
+            }
+            assert!(
+                g["insteadScore"].as_f64() > g["playedScore"].as_f64(),
+                "{g}"
+            );
+        }
+    }
+    assert!(
+        suggestions > 0,
+        "as Black this player has suggestions: {black}"
+    );
     // Trees that never meet: Deep Blue as Black only met 1.Nf3 and 1.d3 (three games of
     // the 1997 match), which this player never played as White.
     let match1997 = shared().join("pgn/edge-cases/kasparov-deep-blue-1997.pgn");
