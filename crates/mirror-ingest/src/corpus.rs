@@ -29,20 +29,20 @@ pub struct CorpusOptions {
     pub min_games: u64,
     /// Game-sides per write transaction (a game counts once for each profiled player).
     pub batch_size: usize,
-    /// Game-sides held before they are aggregated and written: the larger, the more games
-    /// of each player go into one write (fewer statements per game in Neo4j), the more
-    /// memory (about 0.3 KiB per game-side).
+    /// Game-sides of players whose games are all read, handed on together to be
+    /// aggregated and written. A player's games are held until the last one is read
+    /// (about 0.3 KiB per game-side; at most the whole corpus), then written in one go.
     pub buffer: usize,
 }
 
 impl CorpusOptions {
     /// Profiles for players with at least `min_games` games; 10,000 game-sides per
-    /// transaction, 100,000 held.
+    /// transaction, handed on 10,000 at a time.
     pub fn new(min_games: u64) -> CorpusOptions {
         CorpusOptions {
             min_games,
             batch_size: 10_000,
-            buffer: 100_000,
+            buffer: 10_000,
         }
     }
 }
@@ -189,12 +189,15 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
     let total = inputs.len();
     let (tx, rx) = mpsc::sync_channel::<Msg>(64);
     let (buf_tx, buf_rx) = mpsc::sync_channel::<Pending>(1);
+    // A chunk holds a token here from before it is sent until it is written: at most two
+    // aggregated chunks (about 80 MB each at 10,000 game-sides) wait for the writer.
+    let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(2);
     let result = std::thread::scope(|scope| -> Result<(), IngestError> {
         let decoder = {
             let tx = tx.clone();
             scope.spawn(move || decode(inputs, roster, opts, &tx, &buf_tx))
         };
-        let aggregator = scope.spawn(move || aggregate(store, opts, &buf_rx, &tx));
+        let aggregator = scope.spawn(move || aggregate(store, opts, &buf_rx, &tx, &slot_tx));
         let mut outcome = Ok(());
         for msg in rx {
             match msg {
@@ -205,6 +208,8 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
                     duplicates,
                 } => {
                     summary.duplicates += duplicates;
+                    // The token was sent before the chunk: this does not wait.
+                    let _ = slot_rx.recv();
                     if outcome.is_err() {
                         continue;
                     }
@@ -263,7 +268,11 @@ fn write_chunk<S: GraphStore + ?Sized>(
 }
 
 /// The decoding side: reads the inputs, sends what it saw to the writer and the
-/// game-sides of profiled players, a buffer at a time, to the aggregator.
+/// game-sides of profiled players to the aggregator. A player's games go on once all of
+/// them are read (as the first pass counted them), so that each profile is written in
+/// one go: its rows land side by side in the store instead of among rows written
+/// earlier. Players still waiting at the end (some of their games did not decode) go
+/// last.
 fn decode(
     inputs: Vec<Input>,
     roster: &Roster,
@@ -274,8 +283,32 @@ fn decode(
     // A closed channel means the writer stopped on an error: stop quietly.
     let send = |m: Msg| tx.send(m).is_ok();
     let seen = |s: Seen| send(Msg::Seen(s));
+    let mut waiting: FxHashMap<&str, u64> = roster.players(opts.min_games).into_iter().collect();
     let mut pending = Pending::default();
+    let mut ready = Pending::default();
     let mut held = 0usize;
+    // Holds a game-side; returns how many game-sides it made ready.
+    let mut route = |player: &str, game: GameRecord, color: Color, ready: &mut Pending| {
+        let left = waiting.get_mut(player).map(|n| {
+            *n = n.saturating_sub(1);
+            *n
+        });
+        pending
+            .entry(player.to_string())
+            .or_default()
+            .push((game, color));
+        if left != Some(0) {
+            return 0;
+        }
+        match pending.remove_entry(player) {
+            Some((name, games)) => {
+                let n = games.len();
+                ready.insert(name, games);
+                n
+            }
+            None => 0,
+        }
+    };
     let finished = read_inputs(inputs, &seen, |g| {
         let w = roster.profile(&g.white.name, opts.min_games);
         let b = roster.profile(&g.black.name, opts.min_games);
@@ -285,17 +318,11 @@ fn decode(
                 seen(Seen::Skipped("the player is on both sides".into()))
             }
             (w, b) => {
-                let (w, b) = (w.map(str::to_string), b.map(str::to_string));
                 if let Some(w) = w {
-                    pending
-                        .entry(w)
-                        .or_default()
-                        .push((g.clone(), Color::White));
-                    held += 1;
+                    held += route(w, g.clone(), Color::White, &mut ready);
                 }
                 if let Some(b) = b {
-                    pending.entry(b).or_default().push((g, Color::Black));
-                    held += 1;
+                    held += route(b, g, Color::Black, &mut ready);
                 }
                 true
             }
@@ -303,14 +330,18 @@ fn decode(
         if sent && held >= opts.buffer.max(1) {
             held = 0;
             return Ok::<_, std::convert::Infallible>(
-                buf_tx.send(std::mem::take(&mut pending)).is_ok(),
+                buf_tx.send(std::mem::take(&mut ready)).is_ok(),
             );
         }
         Ok(sent)
     });
-    if matches!(finished, Ok(true)) && !pending.is_empty() {
+    if matches!(finished, Ok(true)) {
         // An error here means the aggregator stopped on an error it reports itself.
-        let _ = buf_tx.send(pending);
+        for last in [ready, std::mem::take(&mut pending)] {
+            if !last.is_empty() && buf_tx.send(last).is_err() {
+                return;
+            }
+        }
     }
 }
 
@@ -322,6 +353,7 @@ fn aggregate<S: GraphStore>(
     opts: &CorpusOptions,
     buf_rx: &mpsc::Receiver<Pending>,
     tx: &mpsc::SyncSender<Msg>,
+    slot_tx: &mpsc::SyncSender<()>,
 ) -> Result<(), IngestError> {
     // (player, game) pairs of this run, as 128-bit hashes: a game twice in the inputs is
     // caught even when its copies fall into different buffers.
@@ -340,6 +372,9 @@ fn aggregate<S: GraphStore>(
             return true;
         }
         *chunk_sides = 0;
+        if slot_tx.send(()).is_err() {
+            return false;
+        }
         tx.send(Msg::Chunk {
             batches: std::mem::take(chunk),
             duplicates: std::mem::take(duplicates),

@@ -514,7 +514,6 @@ fn all_players<S: GraphStore + Sync>(
     let defaults = CorpusOptions::new(plan.min_games);
     let opts = CorpusOptions {
         batch_size,
-        buffer: defaults.buffer.max(batch_size),
         ..defaults
     };
     events.bar = out.meter(MeterKind::Games);

@@ -1,6 +1,6 @@
 //! `--all-players` on real master games: each profile equals a one-player ingest of that
 //! player from the same file, a second run adds nothing, and a file given twice counts
-//! once.
+//! once; a player with a broken game still gets the rest.
 
 use std::path::PathBuf;
 
@@ -39,7 +39,7 @@ fn store(dir: &tempfile::TempDir, name: &str) -> EmbeddedStore {
     EmbeddedStore::open(&dir.path().join(name), OpenMode::CreateIfMissing).expect("open")
 }
 
-/// Small chunks and buffers, so that a player's games span several buffers and a
+/// Small chunks and buffers, so that a large player's games span several transactions and a
 /// transaction holds several players.
 fn opts(min_games: u64) -> CorpusOptions {
     CorpusOptions {
@@ -144,4 +144,51 @@ fn a_file_given_twice_counts_once() {
             twice.edges(&p.name).expect("e")
         );
     }
+}
+
+/// A player's games are held until the last one is read; a counted game that does not
+/// decode keeps its player waiting until the end of the inputs, and the rest of their
+/// games are written then, as a one-player ingest writes them.
+#[test]
+fn a_player_whose_counted_game_is_broken_gets_the_rest_at_the_end() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let text = String::from_utf8(
+        zstd::decode_all(std::fs::File::open(leko()).expect("open")).expect("zstd"),
+    )
+    .expect("utf-8");
+    // The file's first game is Leko's (as "Leko, Peter"); 3. Nd5 is illegal there.
+    let first = "1.e4 e6 2.d4 d5 3.Nd2 c5 4.exd5";
+    let second = text[1..].find("[Event").expect("more than one game") + 1;
+    assert!(text[..second].contains(first), "the first game is Leko's");
+    let broken = dir.path().join("leko-broken.pgn");
+    std::fs::write(
+        &broken,
+        text.replacen(first, "1.e4 e6 2.d4 d5 3.Nd5 c5 4.exd5", 1),
+    )
+    .expect("write");
+    let files = [broken.clone()];
+    let roster = count_players(inputs(&files), &mut NoProgress).expect("count");
+    let leko_games = roster
+        .players(15)
+        .into_iter()
+        .find(|(n, _)| *n == "Leko, Peter")
+        .expect("Leko is profiled");
+    let all = store(&dir, "all.redb");
+    let mut writes = Writes::default();
+    let s = ingest_corpus(&all, inputs(&files), &roster, &opts(15), &mut writes).expect("ingest");
+    assert_eq!(s.invalid, 1, "the broken game");
+    let one = store(&dir, "one.redb");
+    let mut o = IngestOptions::new(leko_games.0);
+    o.batch_size = 250;
+    let single = ingest(&one, &[Source::File(broken)], &o, &mut NoProgress).expect("one");
+    assert_eq!(
+        single.ingested,
+        leko_games.1 - 1,
+        "every counted game but the broken one"
+    );
+    assert_eq!(all.counts(leko_games.0).expect("c").games, single.ingested);
+    assert_eq!(
+        all.edges(leko_games.0).expect("e"),
+        one.edges(leko_games.0).expect("e")
+    );
 }

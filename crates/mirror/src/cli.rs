@@ -115,7 +115,7 @@ impl StoreArgs {
     pub fn batch_size(&self, given: Option<u32>) -> usize {
         given.map_or(
             match self.kind() {
-                StoreKind::Embedded => 10_000,
+                StoreKind::Embedded => 50_000,
                 StoreKind::Neo4j => 1_000,
             },
             |n| n as usize,
