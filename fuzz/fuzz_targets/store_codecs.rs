@@ -4,14 +4,14 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use mirror_core::{MoveStats, PositionKey};
+use mirror_core::{MoveCode, MoveStats, PositionKey};
 use mirror_store::codec::{edge, fetch, positions, total};
 
 fuzz_target!(|data: &[u8]| {
     let split = usize::from(data.first().copied().unwrap_or(0)).min(data.len());
     let (key, value) = data.split_at(split);
     let _ = edge::decode(key, value);
-    let _ = edge::decode_value(data);
+    let _ = edge::decode_value(data, PositionKey(0), MoveCode(0));
     let _ = total::color_and_move(data);
     let _ = fetch::decode(data, "2024-01");
     let probe = data

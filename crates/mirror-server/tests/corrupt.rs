@@ -137,3 +137,79 @@ async fn a_damaged_row_is_a_json_500_naming_it_everywhere() {
     let (status, body) = get(format!("/api/v1/explore?user={user}&play=e2e4")).await;
     assert_eq!(status, 200, "{body}");
 }
+
+/// The same policy for a store file damaged on disk: the statistics of every stored row
+/// of 1. e4 (edge rows and move totals, found in the file by the key of the position
+/// the move leads to) overwritten with bytes that cannot be counts. The explorer and the
+/// move endpoint answer a JSON 500 naming the position and the move whose row is damaged,
+/// and the rest of the tree still answers.
+#[tokio::test]
+async fn a_store_file_damaged_on_disk_is_a_json_500() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.redb");
+    {
+        let store = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open");
+        store
+            .write_batch(
+                PLAYER,
+                &Batch::from_games(&sample_games(60)).expect("legal"),
+            )
+            .expect("write");
+    }
+    let after_e4 =
+        notation::parse_fen("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+            .expect("fen");
+    let child = PositionKey::from_position(&after_e4).to_be_bytes();
+    let mut bytes = std::fs::read(&path).expect("read");
+    let stats_len = mirror_core::stats::STATS_LEN;
+    let mut damaged = 0;
+    for at in stats_len..bytes.len().saturating_sub(child.len()) {
+        // A row's value: statistics that decode, then the child's key.
+        if bytes[at..at + child.len()] == child
+            && mirror_core::MoveStats::decode(&bytes[at - stats_len..at]).is_some()
+        {
+            bytes[at - stats_len..at].fill(0xff);
+            damaged += 1;
+        }
+    }
+    assert!(
+        damaged >= 2,
+        "an edge row and a move total of 1. e4: {damaged}"
+    );
+    std::fs::write(&path, &bytes).expect("write");
+
+    let store = EmbeddedStore::open(&path, OpenMode::MustExist).expect("reopen");
+    let app = router(AppState::new(Arc::new(store), 4));
+    let get = |path: String| {
+        let app = app.clone();
+        async move {
+            let resp = app
+                .oneshot(Request::get(path).body(Body::empty()).expect("request"))
+                .await
+                .expect("answer");
+            let status = resp.status().as_u16();
+            let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+                .await
+                .expect("body");
+            let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+            (status, json)
+        }
+    };
+    let user = PLAYER.replace(' ', "%20");
+    for path in [
+        format!("/api/v1/explore?user={user}&color=white"),
+        format!("/api/v1/move?user={user}&sample=false"),
+    ] {
+        let (status, body) = get(path.clone()).await;
+        assert_eq!(status, 500, "{path}: {body}");
+        let error = body["error"].as_str().expect("error");
+        let start = PositionKey::from_position(&Chess::default());
+        assert!(
+            error.contains("corrupt store data")
+                && error.contains(&format!("position {start}: the row of the move e2e4")),
+            "{error}"
+        );
+    }
+    let (status, body) = get(format!("/api/v1/explore?user={user}&play=d2d4")).await;
+    assert_eq!(status, 200, "{body}");
+}

@@ -38,7 +38,9 @@ use std::path::{Path, PathBuf};
 
 use crate::codec;
 use mirror_core::{
-    GameId, GameRecord, GameSource, MoveStats, PositionKey, batch::Batch, batch::unpack_epd,
+    GameId, GameRecord, GameSource, MoveStats, PositionKey,
+    batch::unpack_epd,
+    batch::{Batch, EdgeDelta, EdgeKey},
 };
 use redb::{
     Database, ReadableDatabase, ReadableTable, ReadableTableMetadata, TableDefinition,
@@ -558,30 +560,30 @@ impl EmbeddedStore {
         report: &mut WriteReport,
     ) -> Result<()> {
         let mut edges = txn.open_table(EDGES)?;
-        let mut rows: Vec<([u8; codec::edge::KEY_LEN], MoveStats, PositionKey)> = batch
+        let mut rows: Vec<([u8; codec::edge::KEY_LEN], &EdgeKey, &EdgeDelta)> = batch
             .edges()
             .iter()
-            .map(|(k, d)| {
-                (
-                    codec::edge::key(pid, k.pos, k.mv, &k.dims),
-                    d.stats,
-                    d.child,
-                )
-            })
+            .map(|(k, d)| (codec::edge::key(pid, k.pos, k.mv, &k.dims), k, d))
             .collect();
         rows.sort_unstable_by_key(|r| r.0);
-        for (key, mut stats, child) in rows {
+        for (key, k, d) in rows {
             // Most rows of a large ingest are new: insert first, merge only when the
             // insert replaced an existing row.
             let old = edges
-                .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
-                .map(|v| MoveStats::decode(v.value()));
+                .insert(
+                    key.as_slice(),
+                    codec::edge::value(&d.stats, d.child).as_slice(),
+                )?
+                .map(|v| codec::edge::decode_value(v.value(), k.pos, k.mv));
             match old {
-                Some(Some(old)) => {
-                    stats.merge(&old);
-                    edges.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
+                Some(old) => {
+                    let mut stats = d.stats;
+                    stats.merge(&old?.0);
+                    edges.insert(
+                        key.as_slice(),
+                        codec::edge::value(&stats, d.child).as_slice(),
+                    )?;
                 }
-                Some(None) => return Err(StoreError::Corrupt("edge stats".into())),
                 None => report.new_edges += 1,
             }
         }
@@ -591,23 +593,25 @@ impl EmbeddedStore {
     /// The move totals of the positions that keep them.
     fn write_totals(txn: &WriteTransaction, pid: u32, batch: &Batch) -> Result<()> {
         // The same rows summed per (position, colour, move), then added to the totals.
-        let mut sums: rustc_hash::FxHashMap<[u8; codec::total::KEY_LEN], (MoveStats, PositionKey)> =
-            rustc_hash::FxHashMap::default();
+        let mut sums: rustc_hash::FxHashMap<
+            [u8; codec::total::KEY_LEN],
+            (MoveStats, PositionKey, &EdgeKey),
+        > = rustc_hash::FxHashMap::default();
         for (k, d) in batch.edges() {
             if d.pieces < TOTAL_MIN_PIECES {
                 continue;
             }
             sums.entry(codec::total::key(pid, k.pos, k.dims.color, k.mv))
-                .and_modify(|(s, _)| s.merge(&d.stats))
-                .or_insert((d.stats, d.child));
+                .and_modify(|(s, _, _)| s.merge(&d.stats))
+                .or_insert((d.stats, d.child, k));
         }
         let mut rows: Vec<_> = sums.into_iter().collect();
         rows.sort_unstable_by_key(|r| r.0);
         let mut totals = txn.open_table(MOVE_TOTALS)?;
-        for (key, (mut stats, child)) in rows {
+        for (key, (mut stats, child, k)) in rows {
             let old = totals
                 .insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?
-                .map(|v| codec::edge::decode_value(v.value()));
+                .map(|v| codec::edge::decode_value(v.value(), k.pos, k.mv));
             if let Some(old) = old {
                 stats.merge(&old?.0);
                 totals.insert(key.as_slice(), codec::edge::value(&stats, child).as_slice())?;
@@ -664,7 +668,7 @@ impl GraphStore for EmbeddedStore {
                 if filter.color.is_some_and(|c| c != color) {
                     continue;
                 }
-                let (stats, child) = codec::edge::decode_value(v.value())?;
+                let (stats, child) = codec::edge::decode_value(v.value(), pos, mv)?;
                 match out.iter_mut().find(|r| r.mv == mv) {
                     Some(r) => r.stats.merge(&stats),
                     None => out.push(MoveRow { mv, stats, child }),

@@ -61,10 +61,12 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
         )));
     }
     let eight = |b: &[u8]| -> [u8; 8] { b.try_into().expect("length checked above") };
-    let (stats, child) = decode_value(value)?;
+    let pos = PositionKey::from_be_bytes(eight(&key[4..12]));
+    let mv = MoveCode(u16::from_be_bytes([key[12], key[13]]));
+    let (stats, child) = decode_value(value, pos, mv)?;
     Ok(EdgeRow {
-        pos: PositionKey::from_be_bytes(eight(&key[4..12])),
-        mv: MoveCode(u16::from_be_bytes([key[12], key[13]])),
+        pos,
+        mv,
         dims: EdgeDims::from_parts(
             key[14],
             u16::from_be_bytes([key[15], key[16]]),
@@ -76,15 +78,24 @@ pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
     })
 }
 
-/// The statistics and child of a stored edge value (also the value of a move total).
-pub fn decode_value(value: &[u8]) -> Result<(MoveStats, PositionKey), StoreError> {
+/// The statistics and child of the stored value of the row of `mv` from `pos` (an edge
+/// row's, or a move total's), or [`StoreError::Corrupt`] naming that row.
+pub fn decode_value(
+    value: &[u8],
+    pos: PositionKey,
+    mv: MoveCode,
+) -> Result<(MoveStats, PositionKey), StoreError> {
     if value.len() != VALUE_LEN {
         return Err(StoreError::Corrupt(format!(
-            "edge value of {} bytes, not {VALUE_LEN}",
+            "position {pos}: the row of the move {mv} holds {} bytes, not {VALUE_LEN}",
             value.len()
         )));
     }
-    let stats = MoveStats::decode(value).ok_or_else(|| StoreError::Corrupt("edge stats".into()))?;
+    let stats = MoveStats::decode(value).ok_or_else(|| {
+        StoreError::Corrupt(format!(
+            "position {pos}: the row of the move {mv} holds counts that cannot be"
+        ))
+    })?;
     let child: [u8; 8] = value[STATS_LEN..].try_into().expect("length checked above");
     Ok((stats, PositionKey::from_be_bytes(child)))
 }
