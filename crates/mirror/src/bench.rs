@@ -35,7 +35,7 @@ pub enum BenchCommand {
         /// Skip the peer.
         #[arg(long)]
         no_peer: bool,
-        /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j).
+        /// Games per write transaction (default 50,000 embedded, 1,000 in Neo4j).
         #[arg(long)]
         batch_size: Option<u32>,
         /// With --store neo4j: games loaded the seed's way (one MERGE chain per move, a

@@ -102,7 +102,7 @@ pub struct IngestArgs {
     /// Chess.com / lichess: retries of a failing request (429, 5xx, timeouts, cut-off answers).
     #[arg(long, default_value_t = 4)]
     pub retries: u32,
-    /// Games per write transaction (default 10,000 embedded, 1,000 in Neo4j, whose
+    /// Games per write transaction (default 50,000 embedded, 1,000 in Neo4j, whose
     /// transactions hold their changes in the server's heap).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1_000_000))]
     pub batch_size: Option<u32>,
