@@ -92,6 +92,36 @@ impl GraphStore for Damaged {
     }
 }
 
+/// The status and JSON body of `GET path`.
+async fn get(app: axum::Router, path: String) -> (u16, serde_json::Value) {
+    let resp = app
+        .oneshot(Request::get(path).body(Body::empty()).expect("request"))
+        .await
+        .expect("answer");
+    let status = resp.status().as_u16();
+    let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
+        .await
+        .expect("body");
+    let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+    (status, json)
+}
+
+/// The explorer's and the move endpoint's answers at the start position, each a JSON
+/// 500: their error messages.
+async fn errors_at_the_start(app: &axum::Router) -> Vec<String> {
+    let user = PLAYER.replace(' ', "%20");
+    let mut errors = Vec::new();
+    for path in [
+        format!("/api/v1/explore?user={user}&color=white"),
+        format!("/api/v1/move?user={user}&sample=false"),
+    ] {
+        let (status, body) = get(app.clone(), path.clone()).await;
+        assert_eq!(status, 500, "{path}: {body}");
+        errors.push(body["error"].as_str().expect("error").to_string());
+    }
+    errors
+}
+
 #[tokio::test]
 async fn a_damaged_row_is_a_json_500_naming_it_everywhere() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -104,29 +134,8 @@ async fn a_damaged_row_is_a_json_500_naming_it_everywhere() {
         )
         .expect("write");
     let app = router(AppState::new(Arc::new(Damaged(store)), 4));
-    let get = |path: String| {
-        let app = app.clone();
-        async move {
-            let resp = app
-                .oneshot(Request::get(path).body(Body::empty()).expect("request"))
-                .await
-                .expect("answer");
-            let status = resp.status().as_u16();
-            let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
-                .await
-                .expect("body");
-            let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
-            (status, json)
-        }
-    };
     let user = PLAYER.replace(' ', "%20");
-    for path in [
-        format!("/api/v1/explore?user={user}&color=white"),
-        format!("/api/v1/move?user={user}&sample=false"),
-    ] {
-        let (status, body) = get(path.clone()).await;
-        assert_eq!(status, 500, "{path}: {body}");
-        let error = body["error"].as_str().expect("error");
+    for error in errors_at_the_start(&app).await {
         assert!(error.contains("corrupt store data"), "{error}");
         assert!(
             error.contains("a7a5") && error.contains("not legal"),
@@ -134,7 +143,7 @@ async fn a_damaged_row_is_a_json_500_naming_it_everywhere() {
         );
     }
     // Elsewhere in the tree the server answers as before.
-    let (status, body) = get(format!("/api/v1/explore?user={user}&play=e2e4")).await;
+    let (status, body) = get(app, format!("/api/v1/explore?user={user}&play=e2e4")).await;
     assert_eq!(status, 200, "{body}");
 }
 
@@ -180,29 +189,8 @@ async fn a_store_file_damaged_on_disk_is_a_json_500() {
 
     let store = EmbeddedStore::open(&path, OpenMode::MustExist).expect("reopen");
     let app = router(AppState::new(Arc::new(store), 4));
-    let get = |path: String| {
-        let app = app.clone();
-        async move {
-            let resp = app
-                .oneshot(Request::get(path).body(Body::empty()).expect("request"))
-                .await
-                .expect("answer");
-            let status = resp.status().as_u16();
-            let bytes = axum::body::to_bytes(resp.into_body(), 1 << 20)
-                .await
-                .expect("body");
-            let json: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
-            (status, json)
-        }
-    };
     let user = PLAYER.replace(' ', "%20");
-    for path in [
-        format!("/api/v1/explore?user={user}&color=white"),
-        format!("/api/v1/move?user={user}&sample=false"),
-    ] {
-        let (status, body) = get(path.clone()).await;
-        assert_eq!(status, 500, "{path}: {body}");
-        let error = body["error"].as_str().expect("error");
+    for error in errors_at_the_start(&app).await {
         let start = PositionKey::from_position(&Chess::default());
         assert!(
             error.contains("corrupt store data")
@@ -210,6 +198,6 @@ async fn a_store_file_damaged_on_disk_is_a_json_500() {
             "{error}"
         );
     }
-    let (status, body) = get(format!("/api/v1/explore?user={user}&play=d2d4")).await;
+    let (status, body) = get(app, format!("/api/v1/explore?user={user}&play=d2d4")).await;
     assert_eq!(status, 200, "{body}");
 }
