@@ -5,8 +5,9 @@ import { Chess, castlingSide, normalizeMove } from 'chessops/chess';
 import { chessgroundDests } from 'chessops/compat';
 import { makeFen } from 'chessops/fen';
 import { makeSan, parseSan } from 'chessops/san';
-import type { Move, NormalMove, Square } from 'chessops/types';
+import type { Color, Move, NormalMove, Square } from 'chessops/types';
 import { makeSquare, parseSquare, parseUci, squareRank } from 'chessops/util';
+import type { Config } from 'chessground/config';
 import type { Key } from 'chessground/types';
 
 export { Chess, makeSan };
@@ -115,4 +116,35 @@ export function moveNumber(i: number, always = false): string {
   const n = Math.floor(i / 2) + 1;
   if (i % 2 === 0) return `${n}.`;
   return always ? `${n}...` : '';
+}
+
+/**
+ * The board showing `line` from `orientation`'s side, its last move and check marked.
+ * `mover` may move (a move of theirs goes to `onMove` as the API's UCI), or nobody.
+ */
+export function boardAt(
+  line: Line,
+  orientation: Color,
+  mover: Color | undefined,
+  onMove: (uci: string) => void = () => {},
+): Config {
+  return {
+    fen: fen(line.pos),
+    orientation,
+    turnColor: line.pos.turn,
+    lastMove: line.last,
+    check: line.pos.isCheck(),
+    movable: {
+      free: false,
+      color: mover,
+      dests: mover ? dests(line.pos) : new Map(),
+      events: {
+        after: (orig, dest) => {
+          const move = fromBoard(line.pos, orig, dest);
+          if (move) onMove(standardUci(line.pos, move));
+        },
+      },
+    },
+    drawable: { autoShapes: [] },
+  };
 }

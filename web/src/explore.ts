@@ -3,7 +3,7 @@
 import type { Api as Board } from 'chessground/api';
 import type { DrawShape } from 'chessground/draw';
 import { type Explore, type ExploreMove, getJson } from './api';
-import { type Line, dests, ends, fen, fromBoard, moveNumber, play, sanOf, standardUci } from './chess';
+import { type Line, boardAt, ends, moveNumber, play, sanOf } from './chess';
 import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
 import { count, el, message, pct, resultBar } from './ui';
 
@@ -233,25 +233,7 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
   side.replaceChildren(filtersForm(host));
   below.replaceChildren(crumbs(host, line));
   const colour = playerColour(s.filters, line);
-  host.board.set({
-    fen: fen(line.pos),
-    orientation: colour,
-    turnColor: line.pos.turn,
-    lastMove: line.last,
-    check: line.pos.isCheck(),
-    movable: {
-      free: false,
-      color: line.pos.turn,
-      dests: dests(line.pos),
-      events: {
-        after: (orig, dest) => {
-          const move = fromBoard(line.pos, orig, dest);
-          if (move) host.go({ moves: [...s.moves, standardUci(line.pos, move)] });
-        },
-      },
-    },
-    drawable: { autoShapes: [] },
-  });
+  host.board.set(boardAt(line, colour, line.pos.turn, uci => host.go({ moves: [...s.moves, uci] })));
   if (bad) {
     side.append(message(`The link's move ${bad} is not legal here; the board shows the moves before it.`, 'error'));
   }

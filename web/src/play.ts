@@ -4,7 +4,7 @@
 import type { Api as Board } from 'chessground/api';
 import { ChildNode, type PgnNodeData, defaultGame, makePgn } from 'chessops/pgn';
 import { type MoveAnswer, type Source, getJson } from './api';
-import { type Line, dests, fen, fromBoard, fromText, moveNumber, play, standardUci } from './chess';
+import { type Line, boardAt, fromText, moveNumber, play, standardUci } from './chess';
 import type { PageState } from './state';
 import { el, pct } from './ui';
 
@@ -109,25 +109,10 @@ export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): v
   const { line, bad } = play(s.moves);
   const over = result(s.moves.slice(0, line.sans.length));
   const yourTurn = line.pos.turn === s.side && !over && !bad;
-  host.board.set({
-    fen: fen(line.pos),
-    orientation: flipped ? (s.side === 'white' ? 'black' : 'white') : s.side,
-    turnColor: line.pos.turn,
-    lastMove: line.last,
-    check: line.pos.isCheck(),
-    movable: {
-      free: false,
-      color: yourTurn ? s.side : undefined,
-      dests: yourTurn ? dests(line.pos) : new Map(),
-      events: {
-        after: (orig, dest) => {
-          const move = fromBoard(line.pos, orig, dest);
-          if (move) host.go({ moves: [...s.moves, standardUci(line.pos, move)] });
-        },
-      },
-    },
-    drawable: { autoShapes: [] },
-  });
+  const orientation = flipped ? (s.side === 'white' ? 'black' : 'white') : s.side;
+  host.board.set(
+    boardAt(line, orientation, yourTurn ? s.side : undefined, uci => host.go({ moves: [...s.moves, uci] })),
+  );
   const status = el('p', { class: 'status', role: 'status' });
   if (bad) status.textContent = `The link's move ${bad} is not legal; the game stops before it.`;
   else if (over) status.textContent = `Game over: ${over.why} (${over.score}).`;

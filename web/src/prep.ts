@@ -5,7 +5,7 @@
 import type { Api as Board } from 'chessground/api';
 import type { DrawShape } from 'chessground/draw';
 import { type Player, type Prep, type PrepLine, getJson } from './api';
-import { ends, fen, moveNumber, play } from './chess';
+import { boardAt, ends, moveNumber, play } from './chess';
 import { type PageState, filterParams, href } from './state';
 import { count, el, message, pct } from './ui';
 
@@ -138,15 +138,7 @@ export async function render(host: PrepHost, side: HTMLElement, below: HTMLEleme
   const s = host.state;
   const { line } = play(s.moves);
   const colour = s.filters.color || 'white';
-  host.board.set({
-    fen: fen(line.pos),
-    orientation: colour,
-    turnColor: line.pos.turn,
-    lastMove: line.last,
-    check: line.pos.isCheck(),
-    movable: { free: false, color: undefined, dests: new Map() },
-    drawable: { autoShapes: [] },
-  });
+  host.board.set(boardAt(line, colour, undefined));
   below.replaceChildren();
   const head = [el('h2', {}, s.user ? `${s.user} prepares` : 'Prepare against an opponent'), form(host, players)];
   if (!s.user || !s.opponent) {
