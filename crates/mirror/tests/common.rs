@@ -93,8 +93,13 @@ impl Env {
 
     /// Ingests `pgn` for the player and returns the summary.
     pub fn ingest(&self, pgn: &Path, extra: &[&str]) -> String {
+        self.ingest_as(PLAYER, pgn, extra)
+    }
+
+    /// Ingests `pgn` for `user` and returns the summary.
+    pub fn ingest_as(&self, user: &str, pgn: &Path, extra: &[&str]) -> String {
         let p = pgn.to_str().expect("utf-8 path");
-        let mut args = vec!["ingest", "--user", PLAYER, "--progress", "none", "--pgn", p];
+        let mut args = vec!["ingest", "--user", user, "--progress", "none", "--pgn", p];
         args.extend_from_slice(extra);
         self.ok(&args)
     }

@@ -633,15 +633,7 @@ fn prep_walks_where_two_trees_meet_with_explores_numbers() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
     let karpov = shared().join("pgn/masters/Karpov.pgn.zst");
-    env.ok(&[
-        "ingest",
-        "--user",
-        "Karpov, Anatoly",
-        "--progress",
-        "none",
-        "--pgn",
-        karpov.to_str().expect("path"),
-    ]);
+    env.ingest_as("Karpov, Anatoly", &karpov, &[]);
     let out = env.ok(&[
         "prep",
         "--user",
@@ -890,15 +882,7 @@ fn prep_walks_where_two_trees_meet_with_explores_numbers() {
     // Trees that never meet: Deep Blue as Black only met 1.Nf3 and 1.d3 (three games of
     // the 1997 match), which this player never played as White.
     let match1997 = shared().join("pgn/edge-cases/kasparov-deep-blue-1997.pgn");
-    env.ok(&[
-        "ingest",
-        "--user",
-        "Deep Blue (Computer)",
-        "--progress",
-        "none",
-        "--pgn",
-        match1997.to_str().expect("path"),
-    ]);
+    env.ingest_as("Deep Blue (Computer)", &match1997, &[]);
     let err = env.fails(&[
         "prep",
         "--user",

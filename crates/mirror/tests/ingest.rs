@@ -92,28 +92,12 @@ fn no_matching_player_lists_frequent_names() {
 fn aliases_match_other_spellings() {
     let env = Env::new();
     let kasparov = shared().join("pgn/masters/Kasparov.pgn.zst");
-    let one = env.ok(&[
-        "ingest",
-        "--user",
+    let one = env.ingest_as("Kasparov, Gary", &kasparov, &[]);
+    let alias = env.ingest_as(
         "Kasparov, Gary",
-        "--progress",
-        "none",
-        "--pgn",
-        kasparov.to_str().expect("path"),
-    ]);
-    let alias = env.ok(&[
-        "ingest",
-        "--user",
-        "Kasparov, Gary",
-        "--alias",
-        "Kasparov,G",
-        "--alias",
-        "Kasparov, G.",
-        "--progress",
-        "none",
-        "--pgn",
-        kasparov.to_str().expect("path"),
-    ]);
+        &kasparov,
+        &["--alias", "Kasparov,G", "--alias", "Kasparov, G."],
+    );
     let first = summary_value(&one, "ingested");
     let more = summary_value(&alias, "ingested");
     assert!(first > 1000, "{one}");
