@@ -132,6 +132,7 @@ macro_rules! filter_text {
             until: $q.filters.until.as_deref(),
             opponent_rating: $q.filters.opponent_rating.as_deref(),
             sources: $q.filters.sources.as_deref(),
+            theirs: false,
         }
     };
 }
@@ -295,16 +296,10 @@ impl PrepQuery {
             since: self.their_since.as_deref(),
             until: self.their_until.as_deref(),
             sources: self.their_sources.as_deref(),
+            theirs: true,
             ..FilterText::default()
         };
-        // Named as sent: `speeds: ...` is `theirSpeeds: ...` here.
-        let theirs = self::filter(&theirs, None).map_err(|e| match e {
-            ApiError::BadRequest(m) => {
-                let (head, tail) = m.split_at(m.chars().next().map_or(0, char::len_utf8));
-                bad(format!("their{}{tail}", head.to_ascii_uppercase()))
-            }
-            other => other,
-        })?;
+        let theirs = self::filter(&theirs, None)?;
         Ok(PrepRequest {
             user,
             opponent,
@@ -332,6 +327,21 @@ struct FilterText<'a> {
     until: Option<&'a str>,
     opponent_rating: Option<&'a str>,
     sources: Option<&'a str>,
+    /// The opponent's own filter of `/api/v1/prep`, sent as `theirSpeeds` and so on.
+    theirs: bool,
+}
+
+impl FilterText<'_> {
+    /// The name a parameter was sent under: `speeds`, or `theirSpeeds` for the opponent's.
+    fn name(&self, key: &str) -> String {
+        let mut chars = key.chars();
+        match chars.next() {
+            Some(first) if self.theirs => {
+                format!("their{}{}", first.to_ascii_uppercase(), chars.as_str())
+            }
+            _ => key.to_string(),
+        }
+    }
 }
 
 /// What `/api/v1/move` asks, checked.
@@ -594,7 +604,9 @@ fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<
     }
 }
 
-fn month(key: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
+/// `given` as a month (a bare year: its first month, or its last for `until`); an error
+/// names the parameter as `name`.
+fn month(key: &str, name: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
     given
         .map(|v| {
             // lichess sends YYYY-MM; a bare year is the year's first or last month.
@@ -604,7 +616,7 @@ fn month(key: &str, given: Option<&str>) -> Result<Option<Month>, ApiError> {
                     let m = if key == "until" { 12 } else { 1 };
                     Month::new(y, m).ok_or(e)
                 })
-                .map_err(|_| bad(format!("{key}: {v:?} is not a month (YYYY-MM)")))
+                .map_err(|_| bad(format!("{name}: {v:?} is not a month (YYYY-MM)")))
         })
         .transpose()
 }
@@ -623,7 +635,8 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
     let time_classes = list(given.speeds, |t| {
         t.parse::<TimeClass>().map_err(|_| {
             bad(format!(
-                "speeds: {t:?} is not bullet, blitz, rapid, classical or daily"
+                "{}: {t:?} is not bullet, blitz, rapid, classical or daily",
+                given.name("speeds")
             ))
         })
     })?;
@@ -634,12 +647,16 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
         (Some(v), _) => return Err(bad(format!("rated: {v:?} is not true or false"))),
         (None, Some(v)) => return Err(bad(format!("modes: {v:?} is not rated, casual or both"))),
     };
-    let since = month("since", given.since)?;
-    let until = month("until", given.until)?;
+    let since = month("since", &given.name("since"), given.since)?;
+    let until = month("until", &given.name("until"), given.until)?;
     if let (Some(s), Some(u)) = (since, until)
         && s > u
     {
-        return Err(bad(format!("since {s} is after until {u}")));
+        return Err(bad(format!(
+            "{} {s} is after {} {u}",
+            given.name("since"),
+            given.name("until")
+        )));
     }
     let opponent_rating = given
         .opponent_rating
@@ -650,7 +667,7 @@ fn filter(given: &FilterText<'_>, default_color: Option<Color>) -> Result<Filter
         .transpose()?;
     let sources = list(given.sources, |t| {
         t.parse::<mirror_core::GameSource>()
-            .map_err(|e| bad(format!("sources: {e}")))
+            .map_err(|e| bad(format!("{}: {e}", given.name("sources"))))
     })?;
     Ok(Filter {
         opponent_rating,

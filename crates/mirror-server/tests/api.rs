@@ -1238,7 +1238,7 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
         (
             format!("user={PLAYER}&opponent={PLAYER}&theirSince=2020-05&theirUntil=2019-01"),
             400,
-            "theirSince",
+            "theirSince 2020-05 is after theirUntil 2019-01",
         ),
     ] {
         let (got, body) = get(&s, &format!("/api/v1/prep?{query}")).await;
