@@ -459,7 +459,7 @@ impl<S: Book> Engine<S> {
             return Ok(self.endgame_choice(pos, ending, plies, &keeping));
         }
         let view = self.book(pos)?;
-        let why = match self.book_outcomes(pos, &view)? {
+        let why = match self.outcomes_in(pos, &view)? {
             Ok(outcomes) => {
                 let u: f64 = if outcomes.draws() {
                     self.rng.random()
@@ -468,6 +468,7 @@ impl<S: Book> Engine<S> {
                 };
                 return Ok(outcomes.choice(outcomes.index(u)));
             }
+            // A fallback that draws otherwise (a random legal move).
             Err(why) => why,
         };
         let guard = self.opts.guard;
@@ -487,6 +488,36 @@ impl<S: Book> Engine<S> {
                 rejected: view.candidates.iter().map(|c| (c.mv, c.stats)).collect(),
             },
         })
+    }
+
+    /// The outcomes in `pos` (see [`Outcomes`]): the book's, else the fallback's if it has
+    /// them (the model does; a random legal move does not), else why the book does not
+    /// answer.
+    fn outcomes_in(
+        &mut self,
+        pos: &Chess,
+        view: &BookView,
+    ) -> Result<Result<Outcomes, FallbackWhy>, EngineError> {
+        let why = match self.book_outcomes(pos, view)? {
+            Ok(outcomes) => return Ok(Ok(outcomes)),
+            Err(why) => why,
+        };
+        let guard = self.opts.guard;
+        let last = self.last;
+        Ok(
+            match self
+                .fallback
+                .outcomes(pos, last.as_ref(), guard, self.opts.sample)
+            {
+                Some(f) => Ok(Outcomes::fallback(
+                    self.fallback.name(guard),
+                    why,
+                    &view.candidates,
+                    f,
+                )),
+                None => Err(why),
+            },
+        )
     }
 
     /// The book's outcomes in `pos` (see [`Outcomes`]), or why the book does not answer.
@@ -550,8 +581,9 @@ impl<S: Book> Engine<S> {
     }
 
     /// The engine's outcomes in `pos`, reached by the opponent's move `last`, when its
-    /// answer there is a draw from the book (see [`Outcomes`]); `None` when it answers
-    /// otherwise (no legal move, a won ending, the fallback: [`Engine::choose_after`]).
+    /// answer there is a draw from the book or from a fallback that has outcomes (the
+    /// model; see [`Outcomes`]); `None` when it answers otherwise (no legal move, a won
+    /// ending, a random legal move: [`Engine::choose_after`]).
     /// Drawing [`first_draw`] of the seed from them plays what a fresh engine with that
     /// seed plays.
     pub fn outcomes_after(
@@ -564,7 +596,7 @@ impl<S: Book> Engine<S> {
             return Ok(None);
         }
         let view = self.book(pos)?;
-        Ok(self.book_outcomes(pos, &view)?.ok())
+        Ok(self.outcomes_in(pos, &view)?.ok())
     }
 }
 
@@ -686,6 +718,67 @@ mod tests {
             }
         }
         assert!(answered >= 40 * 5 * 4, "the book answered: {answered}");
+    }
+
+    #[cfg(feature = "model")]
+    #[test]
+    fn the_models_kept_outcomes_drawn_with_the_seed_play_what_a_fresh_engine_plays() {
+        // Out of the book the shipped population model answers; its outcomes (sampling or
+        // its first choice, guarded or not) drawn with `first_draw(seed)` equal a fresh
+        // engine with that seed, move, detail and source alike.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store(&dir);
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
+        let model =
+            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
+        let fens = [
+            // After 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6: mate in one for White, not in the book.
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+            "r2q1rk1/pp2bppp/2n1pn2/3p4/3P4/2NBPN2/PP3PPP/R2Q1RK1 b - - 0 10",
+            "8/5pk1/6p1/3R4/8/6P1/r4PK1/8 w - - 0 40",
+        ];
+        let mut drawn = std::collections::BTreeSet::new();
+        for (sample, guard) in [(true, true), (true, false), (false, true), (false, false)] {
+            let opts = EngineOptions {
+                sample,
+                guard: guard.then_some(crate::Guard::default()),
+                ..EngineOptions::sampling()
+            };
+            for fen in fens {
+                let pos = notation::parse_fen(fen).expect("fen");
+                let mut keeper = Engine::new(&store, PLAYER, opts.clone());
+                keeper.set_fallback(Box::new(crate::ModelFallback::new(model.clone())));
+                let o = keeper
+                    .outcomes_after(&pos, None)
+                    .expect("outcomes")
+                    .expect("the model has outcomes out of the book");
+                assert_eq!(o.draws(), sample);
+                let total: f64 = o.moves().iter().map(|(_, p)| p).sum();
+                assert!((total - 1.0).abs() < 1e-6, "{total}");
+                for seed in 0..30 {
+                    let mut fresh = Engine::new(
+                        &store,
+                        PLAYER,
+                        EngineOptions {
+                            seed,
+                            ..opts.clone()
+                        },
+                    );
+                    fresh.set_fallback(Box::new(crate::ModelFallback::new(model.clone())));
+                    let played = fresh.choose(&pos).expect("a choice");
+                    assert!(
+                        matches!(played.source, Source::Fallback { .. }),
+                        "{played:?}"
+                    );
+                    assert_eq!(o.choice(o.index(first_draw(seed))), played, "{fen}");
+                    drawn.insert((fen, notation::uci(played.mv)));
+                }
+            }
+        }
+        assert!(
+            drawn.len() > fens.len(),
+            "sampling drew more than one move somewhere"
+        );
     }
 
     #[test]

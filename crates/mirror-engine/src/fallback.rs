@@ -43,6 +43,38 @@ pub trait Fallback: Send {
     fn book_prior(&self) -> Option<f64> {
         None
     }
+    /// Every move [`Fallback::choose`] may play in `pos`, before its draw, if it draws by
+    /// [`crate::outcomes::draw_index`] from its first uniform number (so that the moves can
+    /// be kept and drawn from later, as a server does); `None` (the default) when it draws
+    /// otherwise.
+    fn outcomes(
+        &mut self,
+        _pos: &Chess,
+        _last: Option<&Move>,
+        _guard: Option<Guard>,
+        _sample: bool,
+    ) -> Option<FallbackOutcomes> {
+        None
+    }
+}
+
+/// A fallback's answer before its draw (see [`Fallback::outcomes`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct FallbackOutcomes {
+    /// Whether it draws (samples); without, it plays the first move.
+    pub draws: bool,
+    /// Each move it may play, with its probability (all above 0) and the detail its choice
+    /// shows, in the order of the draw.
+    pub moves: Vec<(Move, f64, String)>,
+}
+
+impl FallbackOutcomes {
+    /// The move played for the uniform number `u` in `[0, 1)`, and its detail.
+    pub fn draw(mut self, u: f64) -> (Move, String) {
+        let i = crate::outcomes::draw_index(self.draws, self.moves.iter().map(|m| m.1), u);
+        let (m, _, detail) = self.moves.swap_remove(i);
+        (m, detail)
+    }
 }
 
 /// The simple fallback where no model plays: a uniformly random legal move, with why
@@ -144,27 +176,36 @@ impl Fallback for ModelFallback {
         sample: bool,
         rng: &mut dyn RngCore,
     ) -> (Move, String) {
+        let outcomes = self
+            .outcomes(pos, last, guard, sample)
+            .expect("the model ranks every legal move and the engine checked there is one");
+        let u = if outcomes.draws { rng.random() } else { 0.0 };
+        outcomes.draw(u)
+    }
+
+    /// Sampling: the moves of [`Fallback::distribution`] it lets through, likeliest first.
+    /// Not sampling: its first choice the guard accepts. `None` only where no move is legal.
+    fn outcomes(
+        &mut self,
+        pos: &Chess,
+        last: Option<&Move>,
+        guard: Option<Guard>,
+        sample: bool,
+    ) -> Option<FallbackOutcomes> {
         if sample {
             let dist = self.distribution(pos, last, guard);
-            let mut x = rng.random::<f64>();
-            let (m, p) = dist
-                .iter()
-                .find(|(_, p)| {
-                    x -= p;
-                    x < 0.0
+            let through: Vec<(Move, f64)> = dist.into_iter().filter(|(_, p)| *p > 0.0).collect();
+            let of = through.len();
+            let by = if guard.is_some() { "guard" } else { "model" };
+            let moves: Vec<(Move, f64, String)> = through
+                .into_iter()
+                .map(|(m, p)| {
+                    let detail =
+                        format!("sampled, p={p:.2} among the {of} moves the {by} lets through");
+                    (m, p, detail)
                 })
-                // Rounding can leave a sliver of x: the last move it may play.
-                .or_else(|| dist.iter().rev().find(|(_, p)| *p > 0.0))
-                .copied()
-                .expect("the model ranks every legal move and the engine checked there is one");
-            let of = dist.iter().filter(|(_, p)| *p > 0.0).count();
-            return (
-                m,
-                format!(
-                    "sampled, p={p:.2} among the {of} moves the {} lets through",
-                    if guard.is_some() { "guard" } else { "model" }
-                ),
-            );
+                .collect();
+            return (!moves.is_empty()).then_some(FallbackOutcomes { draws: true, moves });
         }
         let ranked = self.predictor.rank(pos, last);
         let i = match guard {
@@ -174,9 +215,7 @@ impl Fallback for ModelFallback {
             }
             None => 0,
         };
-        let (m, score) = *ranked
-            .get(i)
-            .expect("the model ranks every legal move and the engine checked there is one");
+        let &(m, score) = ranked.get(i)?;
         let detail = if i == 0 {
             format!("score {score:.2}")
         } else {
@@ -185,7 +224,10 @@ impl Fallback for ModelFallback {
                 i + 1
             )
         };
-        (m, detail)
+        Some(FallbackOutcomes {
+            draws: false,
+            moves: vec![(m, 1.0, detail)],
+        })
     }
 
     fn prior(&mut self, pos: &Chess, last: Option<&Move>) -> Option<Vec<(Move, f64)>> {

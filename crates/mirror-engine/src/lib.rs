@@ -21,7 +21,7 @@ pub use choice::{BookRule, Choice, FallbackWhy, Source};
 pub use engine::{BookView, Engine, EngineError, first_draw};
 #[cfg(feature = "model")]
 pub use fallback::ModelFallback;
-pub use fallback::{Fallback, FallbackFactory, RandomLegal};
+pub use fallback::{Fallback, FallbackFactory, FallbackOutcomes, RandomLegal};
 pub use guard::Guard;
 pub use options::{
     EngineOptions, KNOBS, Knob, KnobGroup, KnobKind, OptionError, canonical_name, knob, knob_names,

@@ -1,13 +1,17 @@
-//! The engine's answer in a book position before its draw: every move it may play there,
-//! with its probability, in the order of the draw, and the [`Choice`] each one makes.
+//! The engine's answer in a position before its draw, from the book or from a fallback that
+//! draws the same way (the model): every move it may play there, with its probability, in
+//! the order of the draw, and the [`Choice`] each one makes.
 //! [`Engine::choose`](crate::Engine::choose) draws from it; a server keeps it per
-//! (player, data version, position, options) and draws per request, so that a popular
-//! position costs one draw instead of the book's reads and the model's prior.
+//! (player, data version, position, options) and draws per request, so that a position
+//! asked again costs one draw instead of the book's reads, the model and its guard.
 
 use shakmaty::Move;
 
+use mirror_core::MoveStats;
+
 use crate::{
     choice::{BookRule, Choice, FallbackWhy, Source},
+    fallback::FallbackOutcomes,
     policy::{BookMove, Tier},
 };
 
@@ -24,10 +28,18 @@ enum How {
         rule: BookRule,
         prior_policy: String,
     },
+    /// Out of the book: the fallback named `policy` answers, for `why`; `details[i]` is
+    /// what the choice of move `i` shows; `rejected` are the player's moves here.
+    Fallback {
+        policy: String,
+        why: FallbackWhy,
+        details: Vec<String>,
+        rejected: Vec<(Move, MoveStats)>,
+    },
 }
 
-/// Every move the engine may play in a book position, with its probability, in the order
-/// of the draw (see [`Outcomes::index`]).
+/// Every move the engine may play in a position, with its probability, in the order of the
+/// draw (see [`Outcomes::index`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Outcomes {
     draws: bool,
@@ -76,8 +88,32 @@ impl Outcomes {
         }
     }
 
-    /// Whether the engine draws a random number here (`tiers`, `habit`) or plays the first
-    /// move (`likely`, `lower`).
+    pub(crate) fn fallback(
+        policy: String,
+        why: FallbackWhy,
+        candidates: &[BookMove],
+        outcomes: FallbackOutcomes,
+    ) -> Outcomes {
+        let (moves, details) = outcomes
+            .moves
+            .into_iter()
+            .map(|(m, p, detail)| ((m, p), detail))
+            .unzip();
+        Outcomes {
+            draws: outcomes.draws,
+            moves,
+            candidates: Vec::new(),
+            how: How::Fallback {
+                policy,
+                why,
+                details,
+                rejected: candidates.iter().map(|c| (c.mv, c.stats)).collect(),
+            },
+        }
+    }
+
+    /// Whether the engine draws a random number here (`tiers`, `habit`, a sampling
+    /// fallback) or plays the first move (`likely`, `lower`, a fallback's first choice).
     pub fn draws(&self) -> bool {
         self.draws
     }
@@ -113,7 +149,32 @@ impl Outcomes {
 
     /// The choice that playing move `i` makes (see [`Outcomes::index`]).
     pub fn choice(&self, i: usize) -> Choice {
-        let (mv, _) = self.moves[i.min(self.moves.len().saturating_sub(1))];
+        let i = i.min(self.moves.len().saturating_sub(1));
+        let (mv, _) = self.moves[i];
+        let rule = match &self.how {
+            How::Fallback {
+                policy,
+                why,
+                details,
+                rejected,
+            } => {
+                return Choice {
+                    mv,
+                    source: Source::Fallback {
+                        policy: policy.clone(),
+                        detail: details[i].clone(),
+                        why: *why,
+                        rejected: rejected.clone(),
+                    },
+                };
+            }
+            How::Tier { number, rule } => BookRule::Tier {
+                number: *number,
+                rule: *rule,
+            },
+            How::Lower { low } => BookRule::Lower { low: *low },
+            How::Blend { rule, .. } => rule.clone(),
+        };
         let Some(played) = self.candidates.iter().find(|c| c.mv == mv) else {
             // A move the player never played: only the blend weighs those (the model's
             // prior chose it), and it is the fallback's.
@@ -130,14 +191,6 @@ impl Outcomes {
                     rejected: self.candidates.iter().map(|c| (c.mv, c.stats)).collect(),
                 },
             };
-        };
-        let rule = match &self.how {
-            How::Tier { number, rule } => BookRule::Tier {
-                number: *number,
-                rule: *rule,
-            },
-            How::Lower { low } => BookRule::Lower { low: *low },
-            How::Blend { rule, .. } => rule.clone(),
         };
         let stats = played.stats;
         Choice {

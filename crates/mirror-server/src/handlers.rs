@@ -77,10 +77,11 @@ fn require_player<S: GraphStore>(
     Ok(())
 }
 
-/// `/move`: the engine's answer, drawn with the request's seed. In the player's book the
-/// engine's outcomes (every move it may play there, each answer written out) are kept per
-/// (player, data version, position, options): a request for a kept position draws one on
-/// this task, without the book's reads, the model's prior or the blocking pool.
+/// `/move`: the engine's answer, drawn with the request's seed. In the player's book and
+/// where the model answers out of it, the engine's outcomes (every move it may play there,
+/// each answer written out) are kept per (player, data version, position, options): a
+/// request for a kept position draws one on this task, without the book's reads, the
+/// model, its guard or the blocking pool.
 async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     state: Arc<AppState<S>>,
     raw: Raw,
