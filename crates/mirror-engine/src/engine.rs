@@ -13,7 +13,7 @@ use shakmaty::{Chess, Move, Position};
 use crate::{
     book::Book,
     choice::{BookRule, Choice, FallbackWhy, Source},
-    fallback::{Fallback, RandomLegal},
+    fallback::{Fallback, FallbackOutcomes, RandomLegal},
     options::EngineOptions,
     outcomes::Outcomes,
     policy::{BookMove, Policy, Selection, habit, likely, lower, tiers},
@@ -34,6 +34,9 @@ pub enum EngineError {
         /// Whether the side to move is checkmated (else it is stalemated).
         checkmate: bool,
     },
+    /// The external engine of the search failed.
+    #[error("the search's engine failed")]
+    Search(#[source] crate::stockfish::StockfishError),
 }
 
 /// `filter` narrowed to the games of `time_class`; `None` when it leaves those out.
@@ -51,6 +54,8 @@ pub struct Engine<S> {
     opts: EngineOptions,
     rng: ChaCha8Rng,
     fallback: Box<dyn Fallback>,
+    /// The external engine of the search (see [`crate::search`]), if there is one.
+    searcher: Option<std::sync::Arc<crate::search::Searcher>>,
     /// The month of the player's newest game, once looked up.
     newest: Option<Option<Month>>,
     /// The opponent's move into the position being answered, when the caller knows it
@@ -88,6 +93,7 @@ impl<S: Book> Engine<S> {
             opts,
             rng,
             fallback: Box::new(RandomLegal::default()),
+            searcher: crate::search::shared(),
             newest: None,
             last: None,
         }
@@ -98,9 +104,50 @@ impl<S: Book> Engine<S> {
         self.fallback = fallback;
     }
 
-    /// The fallback's name with the guard in force.
+    /// Sets the external engine that searches the model's moves when the `search_nodes`
+    /// knob is above 0 ([`crate::search`]; by default the process's, [`crate::search::shared`]).
+    pub fn set_searcher(&mut self, searcher: Option<std::sync::Arc<crate::search::Searcher>>) {
+        self.searcher = searcher;
+    }
+
+    /// The fallback's name with the guard and the search in force: `+ search (...)` when
+    /// it searches, `(search off: no UCI engine)` when asked to search without an engine.
     pub fn fallback_name(&self) -> String {
-        self.fallback.name(self.opts.guard)
+        let name = self.fallback.name(self.opts.guard);
+        let search = self.opts.search;
+        match (&self.searcher, search.nodes) {
+            (_, 0) => name,
+            (Some(s), nodes) => format!(
+                "{name} + search ({}, {nodes} nodes, top {}, weight {})",
+                s.name(),
+                search.top,
+                search.weight
+            ),
+            (None, _) => format!("{name} (search off: no UCI engine)"),
+        }
+    }
+
+    /// The fallback's distribution in `pos` (likeliest first; the moves it may play),
+    /// re-weighed by the search when it searches.
+    fn fallback_outcomes(&mut self, pos: &Chess) -> Result<Option<FallbackOutcomes>, EngineError> {
+        let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.opts.search);
+        let last = self.last;
+        match &self.searcher {
+            Some(searcher)
+                if search.nodes > 0 && self.fallback.prior(pos, last.as_ref()).is_some() =>
+            {
+                let dist: Vec<(Move, f64)> = self
+                    .fallback
+                    .distribution(pos, last.as_ref(), guard)
+                    .into_iter()
+                    .filter(|(_, p)| *p > 0.0)
+                    .collect();
+                crate::search::searched(searcher, pos, &dist, search, sample)
+                    .map(Some)
+                    .map_err(EngineError::Search)
+            }
+            _ => Ok(self.fallback.outcomes(pos, last.as_ref(), guard, sample)),
+        }
     }
 
     /// The player.
@@ -420,9 +467,12 @@ impl<S: Book> Engine<S> {
             });
         }
         if self.opts.sample && !pos.legal_moves().is_empty() {
-            return Ok(self
-                .fallback
-                .distribution(pos, last.as_ref(), self.opts.guard));
+            return Ok(match self.fallback_outcomes(pos)? {
+                Some(f) => f.moves.into_iter().map(|(m, p, _)| (m, p)).collect(),
+                None => self
+                    .fallback
+                    .distribution(pos, last.as_ref(), self.opts.guard),
+            });
         }
         let choice = self.peek_after(pos, last)?;
         Ok(vec![(choice.mv, 1.0)])
@@ -482,7 +532,7 @@ impl<S: Book> Engine<S> {
         Ok(Choice {
             mv,
             source: Source::Fallback {
-                policy: self.fallback.name(guard),
+                policy: self.fallback_name(),
                 detail,
                 why,
                 rejected: view.candidates.iter().map(|c| (c.mv, c.stats)).collect(),
@@ -502,22 +552,15 @@ impl<S: Book> Engine<S> {
             Ok(outcomes) => return Ok(Ok(outcomes)),
             Err(why) => why,
         };
-        let guard = self.opts.guard;
-        let last = self.last;
-        Ok(
-            match self
-                .fallback
-                .outcomes(pos, last.as_ref(), guard, self.opts.sample)
-            {
-                Some(f) => Ok(Outcomes::fallback(
-                    self.fallback.name(guard),
-                    why,
-                    &view.candidates,
-                    f,
-                )),
-                None => Err(why),
-            },
-        )
+        Ok(match self.fallback_outcomes(pos)? {
+            Some(f) => Ok(Outcomes::fallback(
+                self.fallback_name(),
+                why,
+                &view.candidates,
+                f,
+            )),
+            None => Err(why),
+        })
     }
 
     /// The book's outcomes in `pos` (see [`Outcomes`]), or why the book does not answer.
@@ -738,10 +781,26 @@ mod tests {
             "8/5pk1/6p1/3R4/8/6P1/r4PK1/8 w - - 0 40",
         ];
         let mut drawn = std::collections::BTreeSet::new();
-        for (sample, guard) in [(true, true), (true, false), (false, true), (false, false)] {
+        let searching = crate::search::SearchOptions {
+            nodes: 300,
+            ..Default::default()
+        };
+        for (sample, guard, search) in [
+            (true, true, false),
+            (true, false, false),
+            (false, true, false),
+            (false, false, false),
+            (true, true, true),
+            (false, true, true),
+        ] {
             let opts = EngineOptions {
                 sample,
                 guard: guard.then_some(crate::Guard::default()),
+                search: if search {
+                    searching
+                } else {
+                    Default::default()
+                },
                 ..EngineOptions::sampling()
             };
             for fen in fens {
@@ -753,6 +812,13 @@ mod tests {
                     .expect("outcomes")
                     .expect("the model has outcomes out of the book");
                 assert_eq!(o.draws(), sample);
+                assert_eq!(
+                    keeper.fallback_name().contains("+ search (")
+                        && keeper.fallback_name().contains("stockfish"),
+                    search,
+                    "{}",
+                    keeper.fallback_name()
+                );
                 let total: f64 = o.moves().iter().map(|(_, p)| p).sum();
                 assert!((total - 1.0).abs() < 1e-6, "{total}");
                 for seed in 0..30 {
@@ -779,6 +845,53 @@ mod tests {
             drawn.len() > fens.len(),
             "sampling drew more than one move somewhere"
         );
+    }
+
+    #[cfg(feature = "model")]
+    #[test]
+    fn a_search_of_zero_nodes_plays_as_the_engine_without_one() {
+        // Real positions of the player's games the store does not hold (out of its book
+        // once they leave it), the shipped base as the model: an engine with a search
+        // engine and 0 nodes and one without any choose the same moves, seed by seed,
+        // sampling or not.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing)
+            .expect("open");
+        let games = sample_games(160);
+        let mut b = Batch::new();
+        for (g, c) in &games[..100] {
+            b.add_game(g.clone(), *c).expect("legal");
+        }
+        store.write_batch(PLAYER, &b).expect("write");
+        let shared = crate::search::shared();
+        assert!(shared.is_some(), "Stockfish is installed (tests/setup.sh)");
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
+        let model =
+            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
+        let positions: Vec<Chess> = games[100..]
+            .iter()
+            .flat_map(|(g, _)| g.replay().map(|p| p.expect("replays").pos))
+            .collect();
+        assert!(positions.len() > 2000, "{}", positions.len());
+        let mut fallbacks = 0;
+        for opts in [EngineOptions::default(), EngineOptions::sampling()] {
+            let mut with = Engine::new(&store, PLAYER, opts.clone());
+            with.set_searcher(shared.clone());
+            with.set_fallback(Box::new(crate::ModelFallback::new(model.clone())));
+            let mut without = Engine::new(&store, PLAYER, opts);
+            without.set_searcher(None);
+            without.set_fallback(Box::new(crate::ModelFallback::new(model.clone())));
+            assert_eq!(with.fallback_name(), without.fallback_name());
+            for pos in positions.iter().step_by(5) {
+                if pos.legal_moves().is_empty() {
+                    continue;
+                }
+                let choice = with.choose(pos).expect("choice");
+                fallbacks += usize::from(matches!(choice.source, Source::Fallback { .. }));
+                assert_eq!(choice, without.choose(pos).expect("choice"));
+            }
+        }
+        assert!(fallbacks > 500, "the model answered {fallbacks} times");
     }
 
     #[test]

@@ -15,6 +15,8 @@ pub mod options;
 pub mod outcomes;
 pub mod policy;
 pub mod polyglot;
+pub mod search;
+pub mod stockfish;
 
 pub use book::{Book, BookCache, KeptBook};
 pub use choice::{BookRule, Choice, FallbackWhy, Source};
@@ -28,3 +30,4 @@ pub use options::{
 };
 pub use outcomes::Outcomes;
 pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};
+pub use search::{SearchOptions, Searcher};

@@ -9,6 +9,7 @@ use mirror_store::Filter;
 use crate::{
     guard::Guard,
     policy::{ParsePolicyError, ParseTiersError, Policy, Tiers},
+    search::SearchOptions,
 };
 
 /// How the engine chooses.
@@ -46,6 +47,9 @@ pub struct EngineOptions {
     /// `mirror train`) replaces the policy's, when the model has one. On in the top-1
     /// defaults; setting `policy` turns it off (a weight given by hand wins).
     pub model_weight: bool,
+    /// Where the model answers: its likeliest moves searched by an external UCI engine and
+    /// re-weighed by the win% each loses ([`crate::search`]); 0 nodes = off.
+    pub search: SearchOptions,
 }
 
 impl Default for EngineOptions {
@@ -67,6 +71,7 @@ impl Default for EngineOptions {
             guard: Some(Guard::default()),
             sample: false,
             model_weight: true,
+            search: SearchOptions::default(),
         }
     }
 }
@@ -374,6 +379,45 @@ pub static KNOBS: &[Knob] = &[
         get: |o| o.sample.to_string(),
         set: |o, n, v| {
             o.sample = boolean(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "search_nodes",
+        doc: "Out of the book, search the model's likeliest moves with an external UCI engine \
+              (Stockfish: on PATH, or --search-engine) for this many nodes and play less \
+              often those that lose win% (default 0: no search).",
+        kind: KnobKind::Int {
+            min: 0,
+            max: 10_000_000,
+        },
+        group: KnobGroup::Engine,
+        get: |o| o.search.nodes.to_string(),
+        set: |o, n, v| {
+            o.search.nodes = parsed(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "search_top",
+        doc: "The search looks at this many of the model's likeliest moves (default 6).",
+        kind: KnobKind::Int { min: 1, max: 64 },
+        group: KnobGroup::Engine,
+        get: |o| o.search.top.to_string(),
+        set: |o, n, v| {
+            o.search.top = parsed(n, v)?;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "search_weight",
+        doc: "How much a searched move's probability falls per win% point it loses against \
+              the best searched: times exp(-weight x loss) (default 0.1).",
+        kind: KnobKind::Weight,
+        group: KnobGroup::Engine,
+        get: |o| o.search.weight.to_string(),
+        set: |o, n, v| {
+            o.search.weight = weight(n, v)?;
             Ok(())
         },
     },

@@ -16,12 +16,11 @@
 //!
 //! Each figure is given in-book / out-of-book and by phase with a 95% interval clustered by
 //! game ([`stats`]). With Stockfish as a judge it also measures how often the player's and
-//! the mirror's moves lose 15 win% points or more ([`stockfish::win_percent`]).
+//! the mirror's moves lose 15 win% points or more ([`mirror_engine::stockfish::win_percent`]).
 
 pub mod book;
 pub mod report;
 pub mod stats;
-pub mod stockfish;
 pub mod tune;
 
 use std::{path::PathBuf, sync::Arc};
@@ -35,9 +34,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Color, Move, Position};
 
+use mirror_engine::stockfish::{Stockfish, win_percent};
 pub use report::{MistakeReport, PredictorReport, Promotions, Report, SegmentReport};
 use stats::Clustered;
-use stockfish::{Stockfish, win_percent};
 
 /// Errors of an evaluation.
 #[derive(Debug, thiserror::Error)]
@@ -49,24 +48,8 @@ pub enum EvalError {
     #[error(transparent)]
     Engine(#[from] mirror_engine::EngineError),
     /// Stockfish failed.
-    #[error("stockfish {path}: {message}")]
-    Stockfish {
-        /// The executable.
-        path: PathBuf,
-        /// What went wrong.
-        message: String,
-    },
-    /// Talking to Stockfish failed; the system's error is the cause.
-    #[error("stockfish {path}: {what}")]
-    StockfishIo {
-        /// The executable.
-        path: PathBuf,
-        /// What was being done.
-        what: &'static str,
-        /// The system's error.
-        #[source]
-        source: std::io::Error,
-    },
+    #[error(transparent)]
+    Stockfish(#[from] mirror_engine::stockfish::StockfishError),
     /// A stored game does not replay (the store is damaged).
     #[error("stored game {game} does not replay")]
     Replay {

@@ -166,6 +166,8 @@ impl From<mirror_engine::EngineError> for ApiError {
                 ApiError::Unprocessable(e.to_string())
             }
             mirror_engine::EngineError::Store(s) => s.into(),
+            // The server's search engine failed: its cause goes with the 500.
+            e @ mirror_engine::EngineError::Search(_) => ApiError::Internal(with_causes(&e)),
         }
     }
 }

@@ -25,6 +25,9 @@ pub struct EngineArgs {
     /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// The UCI engine of --search-nodes (default: `stockfish` on PATH, else Debian's).
+    #[arg(long, value_name = "PATH")]
+    pub search_engine: Option<PathBuf>,
     #[command(flatten)]
     pub knobs: EngineKnobs,
 }
@@ -146,6 +149,7 @@ pub fn resolve(args: &EngineArgs, defaults: EngineOptions) -> anyhow::Result<Res
         None => mirror_engine::config::ConfigFile::default(),
     };
     args.knobs.apply(&mut options)?;
+    mirror_engine::search::use_engine(args.search_engine.as_deref())?;
     let player = args
         .user
         .clone()

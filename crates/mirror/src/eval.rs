@@ -163,10 +163,8 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         },
     );
     let model = eval_model(store_args, &args, &player, &games, &info)?;
-    let stockfish = match args.no_stockfish {
-        true => None,
-        false => mirror_eval::stockfish::find(args.stockfish.as_deref())?,
-    };
+    let find = || mirror_engine::stockfish::find(args.stockfish.as_deref());
+    let stockfish = if args.no_stockfish { None } else { find()? };
     let tmp = tempfile::tempdir().context("cannot create a temporary directory for the book")?;
     eprintln!(
         "building {player}'s book from {} training games",

@@ -1055,3 +1055,59 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
         "{reply}"
     );
 }
+
+/// The search's budget set as a flag (`play`) and through UCI's `setoption` reaches the
+/// search: out of the book the model's move is searched by Stockfish and the answer says
+/// so; 0 nodes (the default) is the engine without search; a search engine that does not
+/// exist is refused, naming it.
+#[test]
+fn the_search_budget_reaches_the_search_from_play_and_uci() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (out, err, ok) = play(
+        &env,
+        &["--user", PLAYER, "--seed", "1", "--search-nodes", "500"],
+        "Na3\nquit\n",
+    );
+    assert!(ok, "{err}");
+    let reply = first_reply(&out);
+    assert!(
+        reply.contains("+ search (") && reply.contains("500 nodes"),
+        "{reply}"
+    );
+    let (out, _, _) = play(&env, &["--user", PLAYER, "--seed", "1"], "Na3\nquit\n");
+    assert!(!first_reply(&out).contains("search"), "{out}");
+    // UCI: on, then off again, in one session.
+    let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
+    let out = uci_session(
+        &env,
+        &["--user", PLAYER, "--seed", "1"],
+        &format!(
+            "uci\nsetoption name SearchNodes value 800\nposition fen {fen}\ngo\n\
+             setoption name SearchNodes value 0\nposition fen {fen}\ngo\nquit\n"
+        ),
+    );
+    let said: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("info string fallback"))
+        .collect();
+    assert_eq!(said.len(), 2, "{out}");
+    assert!(
+        said[0].contains("+ search (")
+            && said[0].contains("800 nodes")
+            && said[0].contains("searched: p="),
+        "{out}"
+    );
+    assert!(!said[1].contains("search"), "{out}");
+    let err = env.fails(&[
+        "uci",
+        "--user",
+        PLAYER,
+        "--search-engine",
+        "/nonexistent/stockfish",
+    ]);
+    assert!(
+        err.contains("/nonexistent/stockfish") && err.contains("no such file"),
+        "{err}"
+    );
+}

@@ -80,6 +80,49 @@ fn serve_answers_and_stops_on_sigterm() {
     assert!(rest.contains("mirror stopped"), "{rest}");
 }
 
+/// The search's budget as an HTTP parameter reaches the search: out of the book the
+/// model's move is searched by Stockfish (found on PATH or Debian's) and the answer says
+/// so; without it the answer is the model's as before.
+#[test]
+fn the_search_budget_reaches_the_search_over_http() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
+    let fen = "rnbqkbnr/1pppppp1/p6p/8/8/P6P/1PPPPPP1/RNBQKBNR w KQkq - 0 3";
+    let ask = |extra: &str| {
+        get_json(&format!(
+            "{url}/api/v1/move?user=Biskupstunga&fen={fen}&seed=1&sample=false{extra}"
+        ))
+    };
+    let searched = ask("&searchNodes=600&searchTop=4");
+    let policy = searched["source"]["policy"].as_str().unwrap_or_default();
+    assert!(
+        policy.contains("+ search (") && policy.contains("600 nodes, top 4"),
+        "{searched}"
+    );
+    assert!(
+        searched["source"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("searched: p=")),
+        "{searched}"
+    );
+    let plain = ask("");
+    assert!(
+        plain["source"]["detail"]
+            .as_str()
+            .is_some_and(|d| d.starts_with("score ")),
+        "{plain}"
+    );
+    let bad = ask("&searchNodes=-5");
+    assert!(
+        bad["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("searchNodes")),
+        "{bad}"
+    );
+    stop(child, stderr);
+}
+
 /// A player's model that cannot be loaded: the server says so once on stderr (not at
 /// every request) and still answers, with random legal moves outside the player's games.
 #[test]

@@ -1,5 +1,7 @@
-//! A minimal UCI client for Stockfish: fixed-depth searches with MultiPV, each from a
-//! cleared hash so that results do not depend on what was searched before.
+//! A minimal UCI client for Stockfish (or another UCI engine): searches of a fixed depth or
+//! number of nodes with MultiPV, optionally among given moves, each from a cleared hash so
+//! that results do not depend on what was searched before. `mirror eval` judges with it;
+//! the engine's search re-ranks the model's moves with it ([`crate::search`]).
 
 use std::{
     io::{BufRead, BufReader, Write},
@@ -7,7 +9,30 @@ use std::{
     process::{Child, ChildStdin, ChildStdout, Command, Stdio},
 };
 
-use crate::EvalError;
+/// What went wrong with the UCI engine; each names its executable.
+#[derive(Debug, thiserror::Error)]
+pub enum StockfishError {
+    /// It answered something unusable, or exited.
+    #[error("stockfish {path}: {message}")]
+    Failed {
+        /// The executable.
+        path: PathBuf,
+        /// What went wrong.
+        message: String,
+    },
+    /// Talking to it failed (or a given path does not exist); the system's error is the
+    /// cause.
+    #[error("stockfish {path}: {what}")]
+    Io {
+        /// The executable.
+        path: PathBuf,
+        /// What was being done.
+        what: &'static str,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+}
 
 /// A score from the side to move's point of view.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -32,11 +57,12 @@ impl Score {
 /// Stockfish: `given` (a path that must exist, or a bare name to find on PATH), else
 /// `stockfish` on PATH, else Debian's `/usr/games/stockfish`; `Ok(None)` when there is
 /// none; an error names a given path that does not exist.
-pub fn find(given: Option<&Path>) -> Result<Option<PathBuf>, EvalError> {
+pub fn find(given: Option<&Path>) -> Result<Option<PathBuf>, StockfishError> {
     if let Some(p) = given {
         if !p.exists() && p.components().count() != 1 {
-            return Err(EvalError::Io {
-                what: format!("--stockfish {}: no such file", p.display()),
+            return Err(StockfishError::Io {
+                path: p.to_path_buf(),
+                what: "no such file",
                 source: std::io::Error::from(std::io::ErrorKind::NotFound),
             });
         }
@@ -83,8 +109,8 @@ pub struct Stockfish {
 
 impl Stockfish {
     /// Starts `path` with one thread and a 16 MiB hash.
-    pub fn start(path: &Path) -> Result<Stockfish, EvalError> {
-        let fail = |e: &dyn std::fmt::Display| EvalError::Stockfish {
+    pub fn start(path: &Path) -> Result<Stockfish, StockfishError> {
+        let fail = |e: &dyn std::fmt::Display| StockfishError::Failed {
             path: path.to_path_buf(),
             message: e.to_string(),
         };
@@ -93,7 +119,7 @@ impl Stockfish {
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|source| EvalError::StockfishIo {
+            .map_err(|source| StockfishError::Io {
                 path: path.to_path_buf(),
                 what: "cannot start",
                 source,
@@ -124,31 +150,31 @@ impl Stockfish {
         Ok(sf)
     }
 
-    fn err(&self, message: impl Into<String>) -> EvalError {
-        EvalError::Stockfish {
+    fn err(&self, message: impl Into<String>) -> StockfishError {
+        StockfishError::Failed {
             path: self.path.clone(),
             message: message.into(),
         }
     }
 
-    fn send(&mut self, line: &str) -> Result<(), EvalError> {
+    fn send(&mut self, line: &str) -> Result<(), StockfishError> {
         writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
-            .map_err(|source| EvalError::StockfishIo {
+            .map_err(|source| StockfishError::Io {
                 path: self.path.clone(),
                 what: "write failed (did it exit?)",
                 source,
             })
     }
 
-    fn read_until(&mut self, mut done: impl FnMut(&str) -> bool) -> Result<(), EvalError> {
+    fn read_until(&mut self, mut done: impl FnMut(&str) -> bool) -> Result<(), StockfishError> {
         let mut line = String::new();
         loop {
             line.clear();
             let n = self
                 .stdout
                 .read_line(&mut line)
-                .map_err(|source| EvalError::StockfishIo {
+                .map_err(|source| StockfishError::Io {
                     path: self.path.clone(),
                     what: "read failed",
                     source,
@@ -162,14 +188,65 @@ impl Stockfish {
         }
     }
 
-    fn ready(&mut self) -> Result<(), EvalError> {
+    fn ready(&mut self) -> Result<(), StockfishError> {
         self.send("isready")?;
         self.read_until(|l| l.trim() == "readyok")
     }
 
     /// The best `multipv` lines of the position (FEN) at `depth`, best first; empty when
     /// the side to move has no legal move. The hash is cleared first.
-    pub fn analyse(&mut self, fen: &str, depth: u32, multipv: u32) -> Result<Vec<Line>, EvalError> {
+    pub fn analyse(
+        &mut self,
+        fen: &str,
+        depth: u32,
+        multipv: u32,
+    ) -> Result<Vec<Line>, StockfishError> {
+        let infos = self.search(fen, &format!("go depth {depth}"), multipv)?;
+        // The last exact line of each rank.
+        let mut lines: Vec<Option<Line>> = vec![None; multipv as usize];
+        for (k, line, bound) in infos {
+            if !bound && (1..=lines.len()).contains(&k) {
+                lines[k - 1] = Some(line);
+            }
+        }
+        Ok(lines.into_iter().flatten().collect())
+    }
+
+    /// A line for each of `moves` (UCI) in the position (FEN), searched together within
+    /// `nodes` nodes (MultiPV as many as the moves, `searchmoves` them), best first: each
+    /// move's last exact score, else its last bound (the node limit can stop a move's
+    /// search between the two). The hash is cleared first.
+    pub fn analyse_moves(
+        &mut self,
+        fen: &str,
+        nodes: u64,
+        moves: &[String],
+    ) -> Result<Vec<Line>, StockfishError> {
+        let multipv = u32::try_from(moves.len()).unwrap_or(u32::MAX).max(1);
+        let go = format!("go nodes {} searchmoves {}", nodes.max(1), moves.join(" "));
+        let infos = self.search(fen, &go, multipv)?;
+        let last = |m: &str, bound: bool| {
+            infos
+                .iter()
+                .rev()
+                .find(|(_, l, b)| l.mv == m && *b == bound)
+                .map(|(_, l, _)| l.clone())
+        };
+        let mut lines: Vec<Line> = moves
+            .iter()
+            .filter_map(|m| last(m, false).or_else(|| last(m, true)))
+            .collect();
+        lines.sort_by(|a, b| b.score.capped_cp().total_cmp(&a.score.capped_cp()));
+        Ok(lines)
+    }
+
+    /// Every `info` line with a score and a pv of one search, in order.
+    fn search(
+        &mut self,
+        fen: &str,
+        go: &str,
+        multipv: u32,
+    ) -> Result<Vec<(usize, Line, bool)>, StockfishError> {
         if multipv != self.multipv {
             self.send(&format!("setoption name MultiPV value {multipv}"))?;
             self.multipv = multipv;
@@ -177,20 +254,16 @@ impl Stockfish {
         self.send("ucinewgame")?;
         self.ready()?;
         self.send(&format!("position fen {fen}"))?;
-        self.send(&format!("go depth {depth}"))?;
-        let mut lines: Vec<Option<Line>> = vec![None; multipv as usize];
+        self.send(go)?;
+        let mut infos = Vec::new();
         self.read_until(|l| {
             if l.starts_with("bestmove") {
                 return true;
             }
-            if let Some((k, line)) = parse_info(l)
-                && (1..=lines.len()).contains(&k)
-            {
-                lines[k - 1] = Some(line);
-            }
+            infos.extend(parse_info(l));
             false
         })?;
-        Ok(lines.into_iter().flatten().collect())
+        Ok(infos)
     }
 }
 
@@ -201,13 +274,14 @@ impl Drop for Stockfish {
     }
 }
 
-/// `(multipv, line)` of an `info` line with a score and a pv; bounds are skipped.
-fn parse_info(l: &str) -> Option<(usize, Line)> {
+/// `(multipv, line, whether its score is only a bound)` of an `info` line with a score and
+/// a pv.
+fn parse_info(l: &str) -> Option<(usize, Line, bool)> {
     let mut it = l.split_whitespace();
     if it.next()? != "info" {
         return None;
     }
-    let (mut k, mut score, mut mv) = (1usize, None, None);
+    let (mut k, mut score, mut mv, mut bound) = (1usize, None, None, false);
     while let Some(w) = it.next() {
         match w {
             "multipv" => k = it.next()?.parse().ok()?,
@@ -220,7 +294,7 @@ fn parse_info(l: &str) -> Option<(usize, Line)> {
                     _ => return None,
                 });
             }
-            "lowerbound" | "upperbound" => return None,
+            "lowerbound" | "upperbound" => bound = true,
             "pv" => {
                 mv = Some(it.next()?.to_string());
                 break;
@@ -234,6 +308,7 @@ fn parse_info(l: &str) -> Option<(usize, Line)> {
             mv: mv?,
             score: score?,
         },
+        bound,
     ))
 }
 
@@ -251,14 +326,18 @@ mod tests {
                 Line {
                     mv: "d7d5".into(),
                     score: Score::Cp(-35)
-                }
+                },
+                false
             ))
         );
         let m = "info depth 3 seldepth 2 multipv 1 score mate -1 nodes 3 pv g8h8";
-        assert_eq!(parse_info(m).map(|(_, l)| l.score), Some(Score::Mate(-1)));
         assert_eq!(
-            parse_info("info depth 9 score cp 10 lowerbound pv e2e4"),
-            None
+            parse_info(m).map(|(_, l, _)| l.score),
+            Some(Score::Mate(-1))
+        );
+        assert_eq!(
+            parse_info("info depth 9 score cp 10 lowerbound pv e2e4").map(|(_, l, b)| (l.score, b)),
+            Some((Score::Cp(10), true))
         );
         assert_eq!(parse_info("info string NNUE evaluation enabled"), None);
     }

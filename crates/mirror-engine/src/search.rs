@@ -1,0 +1,304 @@
+//! A little search with the player's own prior: where the model answers, its likeliest
+//! moves are searched by an external UCI engine (Stockfish) for a few nodes, and each
+//! move's probability is discounted by the win% it gives away against the best of them:
+//! `p'(m) ∝ p(m) · exp(−weight · loss(m))`, `loss` in lichess win% points. The model still
+//! chooses among the moves a player would consider; the search stops the ones that lose
+//! (a strong player rarely plays them). Budget 0 nodes is the engine without search.
+//!
+//! The external engine is the only evaluator so far: without one the engine plays as
+//! before and says so in the fallback's name. A process has one ([`shared`]): the one
+//! given to [`use_engine`] (`--search-engine`), else `stockfish` on PATH, else Debian's;
+//! its processes start when the first search needs one.
+
+use std::{
+    collections::HashMap,
+    path::{Path, PathBuf},
+    sync::{Arc, Mutex, OnceLock},
+};
+
+use shakmaty::{Chess, Move, Position};
+
+use crate::{
+    fallback::FallbackOutcomes,
+    stockfish::{Stockfish, StockfishError, win_percent},
+};
+
+/// The search's knobs (see [`crate::EngineOptions::search`]).
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct SearchOptions {
+    /// Nodes the external engine searches per position, shared by the moves searched;
+    /// 0 = no search (the engine as without one).
+    pub nodes: u32,
+    /// How many of the model's likeliest moves (after the guard) are searched; the others
+    /// are left out while searching.
+    pub top: usize,
+    /// How strongly a move's probability falls with the win% it loses: multiplied by
+    /// `exp(-weight * loss)`, loss in win% points (0: the search changes nothing).
+    pub weight: f64,
+}
+
+impl Default for SearchOptions {
+    fn default() -> Self {
+        SearchOptions {
+            nodes: 0,
+            top: 6,
+            weight: 0.1,
+        }
+    }
+}
+
+/// Positions whose evaluations are kept before the cache starts again.
+const CACHE_POSITIONS: usize = 100_000;
+
+/// The process's search engine, once chosen.
+static SHARED: OnceLock<Option<Arc<Searcher>>> = OnceLock::new();
+
+/// Chooses the process's search engine: `given` (a path that must exist, or a name on
+/// PATH), else Stockfish found as [`crate::stockfish::find`] finds it. The first choice
+/// holds for the life of the process (a later call changes nothing).
+pub fn use_engine(given: Option<&Path>) -> Result<(), StockfishError> {
+    let found = crate::stockfish::find(given)?;
+    let _ = SHARED.set(found.map(|p| Arc::new(Searcher::new(p))));
+    Ok(())
+}
+
+/// The process's search engine ([`use_engine`], else Stockfish if one is found), which
+/// every [`crate::Engine`] is made with; `None` when there is none.
+pub fn shared() -> Option<Arc<Searcher>> {
+    SHARED
+        .get_or_init(|| {
+            crate::stockfish::find(None)
+                .ok()
+                .flatten()
+                .map(|p| Arc::new(Searcher::new(p)))
+        })
+        .clone()
+}
+
+/// The external engine that searches, its processes shared by the engines of a process
+/// (a server's requests, eval's positions): each search takes an idle process or starts
+/// one, and gives it back. Evaluations are kept per (position, moves, nodes): a search from
+/// a cleared hash with one thread and a node limit always gives the same answer.
+#[derive(Debug)]
+pub struct Searcher {
+    path: PathBuf,
+    idle: Mutex<Vec<Stockfish>>,
+    kept: Mutex<HashMap<(String, Vec<String>, u32), Vec<f64>>>,
+}
+
+impl Searcher {
+    /// The UCI engine at `path`, started when a search first needs it.
+    pub fn new(path: PathBuf) -> Searcher {
+        Searcher {
+            path,
+            idle: Mutex::new(Vec::new()),
+            kept: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The engine, as its answers name it: its path (the same before and after it runs,
+    /// so that kept answers and fresh ones read alike).
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// The mover's win% after each of `moves` in `pos`, searched together within `nodes`.
+    pub fn win_percents(
+        &self,
+        pos: &Chess,
+        moves: &[Move],
+        nodes: u32,
+    ) -> Result<Vec<f64>, StockfishError> {
+        let fen = mirror_core::notation::fen(pos);
+        let ucis: Vec<String> = moves
+            .iter()
+            .map(|m| mirror_core::notation::uci(*m))
+            .collect();
+        let key = (fen, ucis, nodes);
+        let lock = |m: &Mutex<HashMap<_, Vec<f64>>>| {
+            m.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&key)
+                .cloned()
+        };
+        if let Some(w) = lock(&self.kept) {
+            return Ok(w);
+        }
+        let taken = self
+            .idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .pop();
+        let mut sf = match taken {
+            Some(sf) => sf,
+            None => Stockfish::start(&self.path)?,
+        };
+        let lines = sf.analyse_moves(&key.0, u64::from(nodes), &key.1)?;
+        self.idle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .push(sf);
+        let wins = key
+            .1
+            .iter()
+            .map(|m| {
+                lines
+                    .iter()
+                    .find(|l| &l.mv == m)
+                    .map(|l| win_percent(l.score.capped_cp()))
+                    .ok_or_else(|| StockfishError::Failed {
+                        path: self.path.clone(),
+                        message: format!("searched {} but gave no score for {m}", key.0),
+                    })
+            })
+            .collect::<Result<Vec<f64>, _>>()?;
+        let mut kept = self
+            .kept
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if kept.len() >= CACHE_POSITIONS {
+            kept.clear();
+        }
+        kept.insert(key, wins.clone());
+        Ok(wins)
+    }
+}
+
+/// The fallback's distribution `dist` (likeliest first, every probability above 0)
+/// re-weighed by the search: its first `opts.top` moves, each probability multiplied by
+/// `exp(-weight * loss)` and normalised, likeliest first. Sampling draws from all of them;
+/// otherwise the first is played. Each move's detail names its prior and its win%.
+pub fn searched(
+    searcher: &Searcher,
+    pos: &Chess,
+    dist: &[(Move, f64)],
+    opts: SearchOptions,
+    sample: bool,
+) -> Result<FallbackOutcomes, StockfishError> {
+    let top: Vec<(Move, f64)> = dist.iter().take(opts.top.max(1)).copied().collect();
+    // One move left: nothing to compare it with.
+    let moves: Vec<Move> = top.iter().map(|(m, _)| *m).collect();
+    let wins = if moves.len() == 1 {
+        vec![50.0]
+    } else {
+        searcher.win_percents(pos, &moves, opts.nodes)?
+    };
+    let best = wins.iter().copied().fold(f64::MIN, f64::max);
+    let weights: Vec<f64> = top
+        .iter()
+        .zip(&wins)
+        .map(|((_, p), w)| p * (-opts.weight * (best - w)).exp())
+        .collect();
+    let sum: f64 = weights.iter().sum();
+    let mut moves: Vec<(Move, f64, String)> = top
+        .iter()
+        .zip(&wins)
+        .zip(&weights)
+        .map(|(((m, prior), win), w)| {
+            let p = w / sum;
+            let detail = format!(
+                "searched: p={p:.2} (model {prior:.2}, {win:.0} win% after {} nodes of {}, \
+                 {} moves searched)",
+                opts.nodes,
+                searcher.name(),
+                top.len()
+            );
+            (*m, p, detail)
+        })
+        .collect();
+    moves.sort_by(|a, b| b.1.total_cmp(&a.1));
+    if !sample {
+        moves.truncate(1);
+        if let Some(first) = moves.first_mut() {
+            first.1 = 1.0;
+        }
+    }
+    debug_assert!(pos.legal_moves().len() >= moves.len());
+    Ok(FallbackOutcomes {
+        draws: sample,
+        moves,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_core::notation;
+
+    fn stockfish() -> Searcher {
+        let path = crate::stockfish::find(None)
+            .expect("find")
+            .expect("Stockfish is installed (tests/setup.sh)");
+        Searcher::new(path)
+    }
+
+    /// White to move after 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6: Qxf7 mates, Qe2 keeps the
+    /// queen, Qh6 (gxh6) and Qxh7 (Rxh7) lose it.
+    const SCHOLAR: &str = "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4";
+
+    fn dist(pos: &Chess, moves: &[(&str, f64)]) -> Vec<(Move, f64)> {
+        moves
+            .iter()
+            .map(|(m, p)| (notation::parse_move(pos, m).expect("legal"), *p))
+            .collect()
+    }
+
+    #[test]
+    fn the_search_weighs_the_models_moves_by_the_win_they_lose() {
+        let sf = stockfish();
+        let pos = notation::parse_fen(SCHOLAR).expect("fen");
+        let model = dist(
+            &pos,
+            &[("h5h6", 0.4), ("h5e2", 0.3), ("h5f7", 0.2), ("h5h7", 0.1)],
+        );
+        let opts = |weight| SearchOptions {
+            nodes: 2000,
+            top: 4,
+            weight,
+        };
+        // Weight 0: the model's distribution as it was.
+        let same = searched(&sf, &pos, &model, opts(0.0), true).expect("search");
+        assert!(same.draws);
+        for ((m, p, detail), (m0, p0)) in same.moves.iter().zip(&model) {
+            assert_eq!(m, m0);
+            assert!((p - p0).abs() < 1e-12, "{p} {p0}");
+            assert!(detail.starts_with("searched: p="), "{detail}");
+        }
+        // A weight: the mate is the likeliest, then the queen kept; the two that lose it
+        // are all but gone.
+        let w = searched(&sf, &pos, &model, opts(0.1), true).expect("search");
+        let uci: Vec<String> = w.moves.iter().map(|(m, _, _)| notation::uci(*m)).collect();
+        assert_eq!(uci[..2], ["h5f7", "h5e2"], "{:?}", w.moves);
+        assert!(w.moves[0].1 > 0.9, "{:?}", w.moves);
+        assert!(w.moves[2].1 < 0.001, "{:?}", w.moves);
+        assert!((w.moves.iter().map(|m| m.1).sum::<f64>() - 1.0).abs() < 1e-9);
+        // Top-1: the first only; the top 2 searched leave the others out.
+        let one = searched(&sf, &pos, &model, opts(0.1), false).expect("search");
+        assert!(!one.draws);
+        assert_eq!(one.moves.len(), 1);
+        assert_eq!(notation::uci(one.moves[0].0), "h5f7");
+        let two = searched(
+            &sf,
+            &pos,
+            &model,
+            SearchOptions {
+                top: 2,
+                ..opts(0.1)
+            },
+            true,
+        )
+        .expect("search");
+        let uci: Vec<String> = two
+            .moves
+            .iter()
+            .map(|(m, _, _)| notation::uci(*m))
+            .collect();
+        assert_eq!(uci, ["h5e2", "h5h6"]);
+        // The same search again is the kept one, and the name is the engine's.
+        assert_eq!(
+            searched(&sf, &pos, &model, opts(0.1), true).expect("search"),
+            w
+        );
+        assert!(w.moves[0].2.contains("stockfish"), "{:?}", w.moves[0]);
+    }
+}
