@@ -110,11 +110,20 @@ impl<S: Book> Engine<S> {
         self.searcher = searcher;
     }
 
+    /// The search in force: the model's own (chosen by `mirror train`) when
+    /// [`EngineOptions::model_search`] is on and the model has one, else the options'.
+    pub fn search(&self) -> crate::search::SearchOptions {
+        match (self.opts.model_search, self.fallback.search()) {
+            (true, Some(own)) => own,
+            _ => self.opts.search,
+        }
+    }
+
     /// The fallback's name with the guard and the search in force: `+ search (...)` when
     /// it searches, `(search off: no UCI engine)` when asked to search without an engine.
     pub fn fallback_name(&self) -> String {
         let name = self.fallback.name(self.opts.guard);
-        let search = self.opts.search;
+        let search = self.search();
         match (&self.searcher, search.nodes) {
             (_, 0) => name,
             (Some(s), nodes) => format!(
@@ -130,7 +139,7 @@ impl<S: Book> Engine<S> {
     /// The fallback's distribution in `pos` (likeliest first; the moves it may play),
     /// re-weighed by the search when it searches.
     fn fallback_outcomes(&mut self, pos: &Chess) -> Result<Option<FallbackOutcomes>, EngineError> {
-        let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.opts.search);
+        let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.search());
         let last = self.last;
         match &self.searcher {
             Some(searcher)

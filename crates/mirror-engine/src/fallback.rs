@@ -43,6 +43,11 @@ pub trait Fallback: Send {
     fn book_prior(&self) -> Option<f64> {
         None
     }
+    /// The search chosen for this model on the player's validation games (the strength
+    /// dial), if any.
+    fn search(&self) -> Option<crate::search::SearchOptions> {
+        None
+    }
     /// Every move [`Fallback::choose`] may play in `pos`, before its draw, if it draws by
     /// [`crate::outcomes::draw_index`] from its first uniform number (so that the moves can
     /// be kept and drawn from later, as a server does); `None` (the default) when it draws
@@ -237,6 +242,17 @@ impl Fallback for ModelFallback {
 
     fn book_prior(&self) -> Option<f64> {
         self.predictor.meta.book_prior
+    }
+
+    fn search(&self) -> Option<crate::search::SearchOptions> {
+        self.predictor
+            .meta
+            .search
+            .map(|d| crate::search::SearchOptions {
+                nodes: d.nodes,
+                top: d.top,
+                weight: d.weight,
+            })
     }
 
     /// The model's softmax over the moves the guard lets through (of its `top` first; the

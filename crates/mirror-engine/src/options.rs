@@ -50,6 +50,10 @@ pub struct EngineOptions {
     /// Where the model answers: its likeliest moves searched by an external UCI engine and
     /// re-weighed by the win% each loses ([`crate::search`]); 0 nodes = off.
     pub search: SearchOptions,
+    /// The search chosen for the model on the player's validation games
+    /// ([`crate::Fallback::search`], `mirror train`'s strength dial) replaces `search`, when
+    /// the model has one. On by default; setting any search knob turns it off.
+    pub model_search: bool,
 }
 
 impl Default for EngineOptions {
@@ -72,6 +76,7 @@ impl Default for EngineOptions {
             sample: false,
             model_weight: true,
             search: SearchOptions::default(),
+            model_search: true,
         }
     }
 }
@@ -395,6 +400,7 @@ pub static KNOBS: &[Knob] = &[
         get: |o| o.search.nodes.to_string(),
         set: |o, n, v| {
             o.search.nodes = parsed(n, v)?;
+            o.model_search = false;
             Ok(())
         },
     },
@@ -406,6 +412,7 @@ pub static KNOBS: &[Knob] = &[
         get: |o| o.search.top.to_string(),
         set: |o, n, v| {
             o.search.top = parsed(n, v)?;
+            o.model_search = false;
             Ok(())
         },
     },
@@ -418,6 +425,7 @@ pub static KNOBS: &[Knob] = &[
         get: |o| o.search.weight.to_string(),
         set: |o, n, v| {
             o.search.weight = weight(n, v)?;
+            o.model_search = false;
             Ok(())
         },
     },

@@ -50,6 +50,9 @@ impl Default for SearchOptions {
 /// Positions whose evaluations are kept before the cache starts again.
 const CACHE_POSITIONS: usize = 100_000;
 
+/// A search's question: the position (FEN), the moves searched (UCI), the nodes.
+type Question = (String, Vec<String>, u32);
+
 /// The process's search engine, once chosen.
 static SHARED: OnceLock<Option<Arc<Searcher>>> = OnceLock::new();
 
@@ -83,7 +86,7 @@ pub fn shared() -> Option<Arc<Searcher>> {
 pub struct Searcher {
     path: PathBuf,
     idle: Mutex<Vec<Stockfish>>,
-    kept: Mutex<HashMap<(String, Vec<String>, u32), Vec<f64>>>,
+    kept: Mutex<HashMap<Question, Vec<f64>>>,
 }
 
 impl Searcher {

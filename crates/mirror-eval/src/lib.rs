@@ -19,6 +19,7 @@
 //! the mirror's moves lose 15 win% points or more ([`mirror_engine::stockfish::win_percent`]).
 
 pub mod book;
+pub mod dial;
 pub mod report;
 pub mod stats;
 pub mod tune;
@@ -600,7 +601,7 @@ fn record(
 }
 
 /// Win% the mover loses with `mv` in `pos`, judged at `depth`.
-fn win_loss(
+pub(crate) fn win_loss(
     sf: &mut Stockfish,
     pos: &Chess,
     before: f64,

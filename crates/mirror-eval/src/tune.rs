@@ -82,8 +82,9 @@ pub fn choose_book_prior(
 }
 
 /// Chooses the model's weight in the book ([`choose_book_prior`]) and records it in the
-/// model's `meta.json` in `dir` (`book_prior`); returns what was done, in words: how each
-/// weight did and the choice, or why there is none (then nothing is recorded).
+/// model's `meta.json` in `dir` (`book_prior`), then the search's weight
+/// ([`crate::dial::choose_and_record_dial`], `search`); returns what was done, in words:
+/// how each weight did and the choice, or why there is none (then nothing is recorded).
 pub fn choose_and_record(
     player: &str,
     games: &[(GameRecord, Color)],
@@ -105,7 +106,7 @@ pub fn choose_and_record(
         dir: dir.to_path_buf(),
         source,
     })?;
-    Ok(vec![
+    let mut said = vec![
         format!(
             "the model's weight in the book (likely:W, W pseudo-games), in-book top-1 on the {} validation positions in the book of the training games:",
             tuning.positions
@@ -117,7 +118,11 @@ pub fn choose_and_record(
             100.0 * tuning.best_top1(),
             dir.join("meta.json").display()
         ),
-    ])
+    ];
+    said.extend(crate::dial::choose_and_record_dial(
+        player, games, split, model, dir,
+    )?);
+    Ok(said)
 }
 
 /// The outcome of [`tune_book_prior`].

@@ -314,6 +314,7 @@ pub fn fit(
         base,
         recent_games,
         book_prior: None,
+        search: None,
     };
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));

@@ -129,6 +129,22 @@ pub struct ModelMeta {
     /// the player's in-book moves best); `None`: not chosen (the policy's own weight plays).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub book_prior: Option<f64>,
+    /// The engine's search chosen by `mirror train` on the validation games with Stockfish
+    /// (the strength dial: the mirror's mistakes as near the player's as its top-1 allows);
+    /// `None`: not chosen (no search unless asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub search: Option<SearchDial>,
+}
+
+/// The search's settings chosen for a model (see [`ModelMeta::search`]).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct SearchDial {
+    /// Nodes per searched position.
+    pub nodes: u32,
+    /// The model's likeliest moves searched.
+    pub top: usize,
+    /// How strongly a move's probability falls per win% point it loses (0: no search).
+    pub weight: f64,
 }
 
 /// `recent_games` as written now (a list) or before (one number, 0 for none).

@@ -17,5 +17,5 @@ pub mod model;
 pub mod population;
 pub mod training;
 
-pub use inference::{ModelError, ModelMeta, Predictor};
+pub use inference::{ModelError, ModelMeta, Predictor, SearchDial};
 pub use model::{Net, NetConfig};

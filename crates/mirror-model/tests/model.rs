@@ -40,6 +40,7 @@ fn meta() -> ModelMeta {
         base: None,
         recent_games: Vec::new(),
         book_prior: None,
+        search: None,
     }
 }
 

@@ -332,6 +332,48 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
         "eval {in_book} vs the table:\n{trained}"
     );
 
+    // The strength dial: the search's weight chosen with Stockfish on the validation
+    // positions out of the book, one of the weights tried, recorded beside the model; eval
+    // plays the recorded search unless a search knob is given.
+    assert!(
+        trained.contains("the search's weight (the strength dial; 2000 nodes"),
+        "{trained}"
+    );
+    let dial = &meta["search"];
+    assert_eq!(dial["nodes"], 2000, "{meta}");
+    let weight = dial["weight"].as_f64().expect("a weight");
+    assert!(
+        mirror_eval::dial::DIAL_WEIGHTS.contains(&weight),
+        "{weight}"
+    );
+    assert!(
+        trained.contains(&format!("the search's weight: {weight}, recorded in")),
+        "{trained}"
+    );
+    let mut set = meta.clone();
+    set["search"] = serde_json::json!({"nodes": 700, "top": 3, "weight": 0.2});
+    std::fs::write(
+        env.dir.path().join("models/biskupstunga/meta.json"),
+        set.to_string(),
+    )
+    .expect("write meta.json");
+    let fallback = |extra: &[&str]| -> String {
+        let quick = [&quick[..], &["--max-positions", "300"], extra].concat();
+        let v: Value = serde_json::from_str(&env.ok(&quick)).expect("json");
+        v["fallback"].as_str().expect("fallback").to_string()
+    };
+    let searching = fallback(&[]);
+    assert!(
+        searching.contains("+ search (") && searching.contains("700 nodes, top 3, weight 0.2"),
+        "{searching}"
+    );
+    assert!(!fallback(&["--search-nodes", "0"]).contains("search"));
+    std::fs::write(
+        env.dir.path().join("models/biskupstunga/meta.json"),
+        meta.to_string(),
+    )
+    .expect("write meta.json");
+
     // Choosing again for the same model and split gives the same table; a split whose
     // validation games the model learnt is refused.
     let again = env.ok(&["train", "--user", PLAYER, "--book-weight-only"]);

@@ -1,0 +1,287 @@
+//! The strength dial: the search's weight ([`mirror_engine::search`]) chosen on the
+//! player's validation games so that the mirror's mistakes come as near the player's as
+//! its top-1 allows. A club player makes more mistakes than a grandmaster; the model of
+//! either makes about as many as a model does. `mirror train` tries each weight of
+//! [`DIAL_WEIGHTS`] at [`DIAL_NODES`] on a seeded sample of the validation positions out of
+//! the book (where the model answers, the only ones the search changes), judges the
+//! player's move and the mirror's with Stockfish as `mirror eval` does, and keeps the
+//! weight whose mistake share is nearest the player's among those whose top-1 does not
+//! fall by more than half a point against no search.
+
+use std::{path::Path, sync::Arc};
+
+use mirror_core::{GameRecord, notation::fen};
+use mirror_engine::{Engine, EngineOptions, ModelFallback, SearchOptions, Searcher};
+use mirror_model::Predictor;
+use mirror_store::GraphStore;
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Color, Move};
+
+use crate::{EvalError, MISTAKE_WIN_PERCENT, test_positions, win_loss};
+
+/// The weights tried (0: no search).
+pub const DIAL_WEIGHTS: [f64; 5] = [0.0, 0.01, 0.03, 0.1, 0.3];
+/// Nodes per searched position.
+pub const DIAL_NODES: u32 = 2000;
+/// Out-of-book validation positions judged at most (a seeded sample).
+pub const DIAL_POSITIONS: usize = 2000;
+/// Stockfish's depth judging the moves (as `mirror eval`'s default).
+pub const DIAL_DEPTH: u32 = 8;
+
+/// How one weight did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DialScore {
+    /// The weight.
+    pub weight: f64,
+    /// Positions where the mirror's move was the player's.
+    pub hits: usize,
+    /// Positions where the mirror's move lost [`MISTAKE_WIN_PERCENT`] or more.
+    pub mistakes: usize,
+}
+
+/// What [`tune_dial`] found.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DialTuning {
+    /// Positions judged.
+    pub positions: usize,
+    /// Of them, where the player's move was a mistake.
+    pub player_mistakes: usize,
+    /// Each weight of [`DIAL_WEIGHTS`], in that order.
+    pub scores: Vec<DialScore>,
+    /// The chosen weight.
+    pub best: f64,
+}
+
+impl DialTuning {
+    /// The chosen settings.
+    pub fn search(&self) -> SearchOptions {
+        SearchOptions {
+            nodes: DIAL_NODES,
+            weight: self.best,
+            ..SearchOptions::default()
+        }
+    }
+
+    /// One line per weight (the player's mistakes first, the chosen weight marked).
+    pub fn table(&self) -> String {
+        let pct = |n: usize| 100.0 * n as f64 / self.positions.max(1) as f64;
+        let mut out = format!(
+            "  the player's mistakes: {:.1}%\n",
+            pct(self.player_mistakes)
+        );
+        for s in &self.scores {
+            out.push_str(&format!(
+                "  weight {:<5} top-1 {:5.1}%  mistakes {:5.1}%{}\n",
+                s.weight,
+                pct(s.hits),
+                pct(s.mistakes),
+                if s.weight == self.best {
+                    "  (chosen)"
+                } else {
+                    ""
+                }
+            ));
+        }
+        out
+    }
+}
+
+/// The weight whose mistakes are nearest `player`'s among those whose hits are at least
+/// those of the first (no search) less half a point of `positions`; a tie goes to the
+/// smaller weight.
+fn choose(scores: &[DialScore], player: usize, positions: usize) -> f64 {
+    let floor = scores.first().map_or(0, |s| s.hits) as f64 - positions as f64 / 200.0;
+    scores
+        .iter()
+        .filter(|s| s.hits as f64 >= floor)
+        .min_by_key(|s| s.mistakes.abs_diff(player))
+        .map_or(0.0, |s| s.weight)
+}
+
+/// Tries each weight of [`DIAL_WEIGHTS`] on `player`'s `validation` games out of `book`
+/// (their training games only), the model as the fallback, `stockfish` searching and
+/// judging. `None` when no validation position is out of the book.
+pub fn tune_dial<S: GraphStore>(
+    book: S,
+    player: &str,
+    validation: &[(GameRecord, Color)],
+    model: &Arc<Predictor>,
+    stockfish: &Path,
+) -> Result<Option<DialTuning>, EvalError> {
+    let searcher = Arc::new(Searcher::new(stockfish.to_path_buf()));
+    let mut engine = Engine::new(book, player, EngineOptions::default());
+    engine.set_fallback(Box::new(ModelFallback::new(model.clone())));
+    engine.set_searcher(Some(searcher));
+    let mut out_of_book = Vec::new();
+    for t in test_positions(validation, None) {
+        engine.set_game_time_class(t.time_class);
+        if engine.book(&t.pos)?.candidates.is_empty() {
+            out_of_book.push(t);
+        }
+    }
+    if out_of_book.is_empty() {
+        return Ok(None);
+    }
+    // A seeded sample, kept in game order.
+    let mut rng = ChaCha8Rng::seed_from_u64(0x6469_616c);
+    let mut keyed: Vec<(f64, usize)> = (0..out_of_book.len()).map(|i| (rng.random(), i)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut keep: Vec<usize> = keyed
+        .into_iter()
+        .take(DIAL_POSITIONS)
+        .map(|(_, i)| i)
+        .collect();
+    keep.sort_unstable();
+    let mut sf = mirror_engine::stockfish::Stockfish::start(stockfish)?;
+    let mut scores: Vec<DialScore> = DIAL_WEIGHTS
+        .iter()
+        .map(|&weight| DialScore {
+            weight,
+            hits: 0,
+            mistakes: 0,
+        })
+        .collect();
+    let mut player_mistakes = 0;
+    for &i in &keep {
+        let t = &out_of_book[i];
+        engine.set_game_time_class(t.time_class);
+        let best = sf.analyse(&fen(&t.pos), DIAL_DEPTH, 1)?;
+        let before = mirror_engine::stockfish::win_percent(
+            best.first().map_or(0.0, |l| l.score.capped_cp()),
+        );
+        let mut judged: Vec<(Move, f64)> = Vec::new();
+        let mut loss = |mv: Move| -> Result<f64, EvalError> {
+            if let Some((_, l)) = judged.iter().find(|(m, _)| *m == mv) {
+                return Ok(*l);
+            }
+            let l = win_loss(&mut sf, &t.pos, before, mv, DIAL_DEPTH)?;
+            judged.push((mv, l));
+            Ok(l)
+        };
+        player_mistakes += usize::from(loss(t.played)? >= MISTAKE_WIN_PERCENT);
+        for s in &mut scores {
+            engine.set_options(EngineOptions {
+                search: SearchOptions {
+                    nodes: if s.weight > 0.0 { DIAL_NODES } else { 0 },
+                    weight: s.weight,
+                    ..SearchOptions::default()
+                },
+                model_search: false,
+                ..EngineOptions::default()
+            });
+            let mv = engine.choose_after(&t.pos, t.last)?.mv;
+            s.hits += usize::from(mv == t.played);
+            s.mistakes += usize::from(loss(mv)? >= MISTAKE_WIN_PERCENT);
+        }
+    }
+    let best = choose(&scores, player_mistakes, keep.len());
+    Ok(Some(DialTuning {
+        positions: keep.len(),
+        player_mistakes,
+        scores,
+        best,
+    }))
+}
+
+/// Chooses the search's weight for the model saved in `dir` ([`tune_dial`]) on the
+/// validation games of `split`, with a book of the training games built in a temporary
+/// directory, and records it in `model`'s `meta.json` there (`search`); returns what was
+/// done, in words. Without Stockfish, or without validation positions out of the book,
+/// nothing is chosen.
+pub fn choose_and_record_dial(
+    player: &str,
+    games: &[(GameRecord, Color)],
+    split: mirror_core::split::Fractions,
+    model: &mut Predictor,
+    dir: &Path,
+) -> Result<Vec<String>, EvalError> {
+    let Some(stockfish) = mirror_engine::stockfish::find(None)? else {
+        return Ok(vec![
+            "the search's weight is not chosen: no Stockfish (on PATH or /usr/games/stockfish); the mirror plays without search".to_string(),
+        ]);
+    };
+    let sp = split.split(games.len());
+    let (train, validation) = (&games[sp.train.clone()], &games[sp.val.clone()]);
+    if validation.is_empty() || train.is_empty() {
+        return Ok(vec![format!(
+            "the search's weight is not chosen: the split {split} leaves no validation games"
+        )]);
+    }
+    let tmp = tempfile::tempdir().map_err(|source| EvalError::Io {
+        what: "cannot create a temporary directory for the book".into(),
+        source,
+    })?;
+    let book = crate::book::book_store(player, train, tmp.path())?;
+    let saved = Arc::new(Predictor::load(dir).map_err(|source| EvalError::Model {
+        dir: dir.to_path_buf(),
+        source,
+    })?);
+    let Some(tuning) = tune_dial(&book, player, validation, &saved, &stockfish)? else {
+        return Ok(vec![
+            "the search's weight is not chosen: no validation position is out of the book"
+                .to_string(),
+        ]);
+    };
+    let chosen = tuning.search();
+    model.meta.search = Some(mirror_model::SearchDial {
+        nodes: chosen.nodes,
+        top: chosen.top,
+        weight: chosen.weight,
+    });
+    mirror_model::inference::write_meta(&model.meta, dir).map_err(|source| EvalError::Model {
+        dir: dir.to_path_buf(),
+        source,
+    })?;
+    Ok(vec![
+        format!(
+            "the search's weight (the strength dial; {} nodes of {}), on {} validation positions out of the book judged at depth {DIAL_DEPTH}:",
+            DIAL_NODES,
+            stockfish.display(),
+            tuning.positions
+        ),
+        tuning.table().trim_end().to_string(),
+        format!(
+            "the search's weight: {}, recorded in {}",
+            tuning.best,
+            dir.join("meta.json").display()
+        ),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn score(weight: f64, hits: usize, mistakes: usize) -> DialScore {
+        DialScore {
+            weight,
+            hits,
+            mistakes,
+        }
+    }
+
+    #[test]
+    fn the_dial_matches_the_players_mistakes_without_losing_top_1() {
+        // A master: 3% mistakes; the model 9% without search. The weight nearest 3% wins
+        // unless its top-1 falls more than half a point (10 of 2000 positions).
+        let scores = [
+            score(0.0, 800, 180),
+            score(0.01, 805, 140),
+            score(0.03, 810, 90),
+            score(0.1, 812, 64),
+            score(0.3, 780, 50),
+        ];
+        assert_eq!(choose(&scores, 60, 2000), 0.1);
+        // A club player who errs more than the model: no search.
+        assert_eq!(choose(&scores, 200, 2000), 0.0);
+        // Ties go to the smaller weight; a weight that loses top-1 is never taken.
+        let tied = [
+            score(0.0, 800, 100),
+            score(0.01, 800, 80),
+            score(0.03, 700, 60),
+        ];
+        assert_eq!(choose(&tied, 70, 2000), 0.01);
+        assert_eq!(choose(&tied, 60, 2000), 0.01);
+    }
+}
