@@ -394,7 +394,7 @@ pub static KNOBS: &[Knob] = &[
               often those that lose win% (default 0: no search).",
         kind: KnobKind::Int {
             min: 0,
-            max: 10_000_000,
+            max: 1_000_000,
         },
         group: KnobGroup::Engine,
         get: |o| o.search.nodes.to_string(),

@@ -13,7 +13,7 @@
 use std::{
     collections::HashMap,
     path::{Path, PathBuf},
-    sync::{Arc, Mutex, OnceLock},
+    sync::{Arc, Condvar, Mutex, OnceLock},
 };
 
 use shakmaty::{Chess, Move, Position};
@@ -79,14 +79,24 @@ pub fn shared() -> Option<Arc<Searcher>> {
 }
 
 /// The external engine that searches, its processes shared by the engines of a process
-/// (a server's requests, eval's positions): each search takes an idle process or starts
-/// one, and gives it back. Evaluations are kept per (position, moves, nodes): a search from
-/// a cleared hash with one thread and a node limit always gives the same answer.
+/// (a server's requests, eval's positions): each search takes an idle process, or starts
+/// one while fewer than the machine's cores run, or waits for one, and gives it back.
+/// Evaluations are kept per (position, moves, nodes): a search from a cleared hash with
+/// one thread and a node limit always gives the same answer.
 #[derive(Debug)]
 pub struct Searcher {
     path: PathBuf,
-    idle: Mutex<Vec<Stockfish>>,
+    most: usize,
+    pool: Mutex<Pool>,
+    freed: Condvar,
     kept: Mutex<HashMap<Question, Vec<f64>>>,
+}
+
+/// The processes: those idle, and how many run (idle or searching).
+#[derive(Debug, Default)]
+struct Pool {
+    idle: Vec<Stockfish>,
+    running: usize,
 }
 
 impl Searcher {
@@ -94,9 +104,56 @@ impl Searcher {
     pub fn new(path: PathBuf) -> Searcher {
         Searcher {
             path,
-            idle: Mutex::new(Vec::new()),
+            most: std::thread::available_parallelism().map_or(1, usize::from),
+            pool: Mutex::new(Pool::default()),
+            freed: Condvar::new(),
             kept: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// An idle process, a new one while fewer than `most` run, else the next one freed.
+    fn take(&self) -> Result<Stockfish, StockfishError> {
+        let lock = || {
+            self.pool
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let mut pool = lock();
+        loop {
+            if let Some(sf) = pool.idle.pop() {
+                return Ok(sf);
+            }
+            if pool.running < self.most {
+                pool.running += 1;
+                drop(pool);
+                return Stockfish::start(&self.path).inspect_err(|_| self.lost());
+            }
+            pool = self
+                .freed
+                .wait(pool)
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+    }
+
+    /// Gives a process back.
+    fn give(&self, sf: Stockfish) {
+        self.pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .idle
+            .push(sf);
+        self.freed.notify_one();
+    }
+
+    /// A process that failed (dropped): another may start in its place.
+    fn lost(&self) {
+        let mut pool = self
+            .pool
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        pool.running = pool.running.saturating_sub(1);
+        drop(pool);
+        self.freed.notify_one();
     }
 
     /// The engine, as its answers name it: its path (the same before and after it runs,
@@ -127,20 +184,18 @@ impl Searcher {
         if let Some(w) = lock(&self.kept) {
             return Ok(w);
         }
-        let taken = self
-            .idle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .pop();
-        let mut sf = match taken {
-            Some(sf) => sf,
-            None => Stockfish::start(&self.path)?,
+        let mut sf = self.take()?;
+        let lines = match sf.analyse_moves(&key.0, u64::from(nodes), &key.1) {
+            Ok(lines) => {
+                self.give(sf);
+                lines
+            }
+            Err(e) => {
+                drop(sf);
+                self.lost();
+                return Err(e);
+            }
         };
-        let lines = sf.analyse_moves(&key.0, u64::from(nodes), &key.1)?;
-        self.idle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .push(sf);
         let wins = key
             .1
             .iter()
@@ -303,5 +358,35 @@ mod tests {
             w
         );
         assert!(w.moves[0].2.contains("stockfish"), "{:?}", w.moves[0]);
+    }
+
+    #[test]
+    fn searches_at_once_share_at_most_one_process_a_core() {
+        // Eight threads, each its own positions (nothing kept helps): every search
+        // answers, and no more processes ran than the machine has cores.
+        let sf = Searcher {
+            most: 2,
+            ..stockfish()
+        };
+        let games = mirror_testkit::conformance::sample_games(8);
+        std::thread::scope(|scope| {
+            for (g, _) in &games {
+                let sf = &sf;
+                scope.spawn(move || {
+                    for ply in g.replay().take(12) {
+                        let pos = ply.expect("replays").pos;
+                        let moves: Vec<Move> = pos.legal_moves().into_iter().take(3).collect();
+                        let wins = sf.win_percents(&pos, &moves, 300).expect("search");
+                        assert_eq!(wins.len(), moves.len());
+                        assert!(wins.iter().all(|w| (0.0..=100.0).contains(w)), "{wins:?}");
+                    }
+                });
+            }
+        });
+        let pool = sf.pool.lock().expect("pool");
+        assert!(
+            pool.running <= 2 && pool.idle.len() == pool.running,
+            "{pool:?}"
+        );
     }
 }
