@@ -11,14 +11,15 @@
 use std::{path::Path, sync::Arc};
 
 use mirror_core::{GameRecord, notation::fen};
-use mirror_engine::{Engine, EngineOptions, ModelFallback, SearchOptions, Searcher};
+use mirror_engine::{
+    Engine, EngineOptions, ModelFallback, SearchOptions, Searcher,
+    stockfish::{Stockfish, win_percent},
+};
 use mirror_model::Predictor;
 use mirror_store::GraphStore;
-use rand::{Rng, SeedableRng};
-use rand_chacha::ChaCha8Rng;
 use shakmaty::{Color, Move};
 
-use crate::{EvalError, MISTAKE_WIN_PERCENT, test_positions, win_loss};
+use crate::{EvalError, MISTAKE_WIN_PERCENT, TestPosition, test_positions, win_loss};
 
 /// The weights tried (0: no search).
 pub const DIAL_WEIGHTS: [f64; 5] = [0.0, 0.01, 0.03, 0.1, 0.3];
@@ -123,17 +124,8 @@ pub fn tune_dial<S: GraphStore>(
     if out_of_book.is_empty() {
         return Ok(None);
     }
-    // A seeded sample, kept in game order.
-    let mut rng = ChaCha8Rng::seed_from_u64(0x6469_616c);
-    let mut keyed: Vec<(f64, usize)> = (0..out_of_book.len()).map(|i| (rng.random(), i)).collect();
-    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut keep: Vec<usize> = keyed
-        .into_iter()
-        .take(DIAL_POSITIONS)
-        .map(|(_, i)| i)
-        .collect();
-    keep.sort_unstable();
-    let mut sf = mirror_engine::stockfish::Stockfish::start(stockfish)?;
+    let keep = crate::seeded_sample(out_of_book.len(), DIAL_POSITIONS, 0x6469_616c);
+    let mut sf = Stockfish::start(stockfish)?;
     let mut scores: Vec<DialScore> = DIAL_WEIGHTS
         .iter()
         .map(|&weight| DialScore {
@@ -146,34 +138,7 @@ pub fn tune_dial<S: GraphStore>(
     for &i in &keep {
         let t = &out_of_book[i];
         engine.set_game_time_class(t.time_class);
-        let best = sf.analyse(&fen(&t.pos), DIAL_DEPTH, 1)?;
-        let before = mirror_engine::stockfish::win_percent(
-            best.first().map_or(0.0, |l| l.score.capped_cp()),
-        );
-        let mut judged: Vec<(Move, f64)> = Vec::new();
-        let mut loss = |mv: Move| -> Result<f64, EvalError> {
-            if let Some((_, l)) = judged.iter().find(|(m, _)| *m == mv) {
-                return Ok(*l);
-            }
-            let l = win_loss(&mut sf, &t.pos, before, mv, DIAL_DEPTH)?;
-            judged.push((mv, l));
-            Ok(l)
-        };
-        player_mistakes += usize::from(loss(t.played)? >= MISTAKE_WIN_PERCENT);
-        for s in &mut scores {
-            engine.set_options(EngineOptions {
-                search: SearchOptions {
-                    nodes: if s.weight > 0.0 { DIAL_NODES } else { 0 },
-                    weight: s.weight,
-                    ..SearchOptions::default()
-                },
-                model_search: false,
-                ..EngineOptions::default()
-            });
-            let mv = engine.choose_after(&t.pos, t.last)?.mv;
-            s.hits += usize::from(mv == t.played);
-            s.mistakes += usize::from(loss(mv)? >= MISTAKE_WIN_PERCENT);
-        }
+        player_mistakes += usize::from(score_position(&mut engine, &mut sf, t, &mut scores)?);
     }
     let best = choose(&scores, player_mistakes, keep.len());
     Ok(Some(DialTuning {
@@ -182,6 +147,43 @@ pub fn tune_dial<S: GraphStore>(
         scores,
         best,
     }))
+}
+
+/// Judges the player's move at `t` and each weight's choice there, adding to `scores`;
+/// whether the player's move was a mistake.
+fn score_position<S: GraphStore>(
+    engine: &mut Engine<S>,
+    sf: &mut Stockfish,
+    t: &TestPosition,
+    scores: &mut [DialScore],
+) -> Result<bool, EvalError> {
+    let best = sf.analyse(&fen(&t.pos), DIAL_DEPTH, 1)?;
+    let before = win_percent(best.first().map_or(0.0, |l| l.score.capped_cp()));
+    let mut judged: Vec<(Move, f64)> = Vec::new();
+    let mut loss = |mv: Move| -> Result<f64, EvalError> {
+        if let Some((_, l)) = judged.iter().find(|(m, _)| *m == mv) {
+            return Ok(*l);
+        }
+        let l = win_loss(sf, &t.pos, before, mv, DIAL_DEPTH)?;
+        judged.push((mv, l));
+        Ok(l)
+    };
+    let player = loss(t.played)? >= MISTAKE_WIN_PERCENT;
+    for s in scores {
+        engine.set_options(EngineOptions {
+            search: SearchOptions {
+                nodes: if s.weight > 0.0 { DIAL_NODES } else { 0 },
+                weight: s.weight,
+                ..SearchOptions::default()
+            },
+            model_search: false,
+            ..EngineOptions::default()
+        });
+        let mv = engine.choose_after(&t.pos, t.last)?.mv;
+        s.hits += usize::from(mv == t.played);
+        s.mistakes += usize::from(loss(mv)? >= MISTAKE_WIN_PERCENT);
+    }
+    Ok(player)
 }
 
 /// Chooses the search's weight for the model saved in `dir` ([`tune_dial`]) on the

@@ -600,6 +600,16 @@ fn record(
     }
 }
 
+/// A seeded sample of `max` of the indices `0..n` (all of them if fewer), in order.
+pub(crate) fn seeded_sample(n: usize, max: usize, seed: u64) -> Vec<usize> {
+    let mut rng = ChaCha8Rng::seed_from_u64(seed);
+    let mut keyed: Vec<(f64, usize)> = (0..n).map(|i| (rng.random(), i)).collect();
+    keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut keep: Vec<usize> = keyed.into_iter().take(max).map(|(_, i)| i).collect();
+    keep.sort_unstable();
+    keep
+}
+
 /// Win% the mover loses with `mv` in `pos`, judged at `depth`.
 pub(crate) fn win_loss(
     sf: &mut Stockfish,
@@ -637,12 +647,7 @@ fn judge(
     if let Some(max) = cfg.judge_positions
         && judged.len() > max
     {
-        // A seeded sample, kept in game order.
-        let mut rng = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x006a_7564_6765);
-        let mut keyed: Vec<(f64, usize)> = (0..judged.len()).map(|i| (rng.random(), i)).collect();
-        keyed.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut keep: Vec<usize> = keyed.into_iter().take(max).map(|(_, i)| i).collect();
-        keep.sort_unstable();
+        let keep = seeded_sample(judged.len(), max, cfg.seed ^ 0x006a_7564_6765);
         let mut it = keep.into_iter().peekable();
         judged = judged
             .into_iter()
