@@ -120,12 +120,14 @@ impl<S: Book> Engine<S> {
     }
 
     /// The fallback's name with the guard and the search in force: `+ search (...)` when
-    /// it searches, `(search off: no UCI engine)` when asked to search without an engine.
+    /// it searches, `(search off: no UCI engine)` when asked to search without an engine
+    /// (a fallback that does not rank its moves is never searched).
     pub fn fallback_name(&self) -> String {
         let name = self.fallback.name(self.opts.guard);
         let search = self.search();
         match (&self.searcher, search.nodes) {
             (_, 0) => name,
+            _ if !self.fallback.ranks() => name,
             (Some(s), nodes) => format!(
                 "{name} + search ({}, {nodes} nodes, top {}, weight {})",
                 s.name(),
@@ -142,9 +144,7 @@ impl<S: Book> Engine<S> {
         let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.search());
         let last = self.last;
         match &self.searcher {
-            Some(searcher)
-                if search.nodes > 0 && self.fallback.prior(pos, last.as_ref()).is_some() =>
-            {
+            Some(searcher) if search.nodes > 0 && self.fallback.ranks() => {
                 let dist: Vec<(Move, f64)> = self
                     .fallback
                     .distribution(pos, last.as_ref(), guard)
@@ -901,6 +901,31 @@ mod tests {
             }
         }
         assert!(fallbacks > 500, "the model answered {fallbacks} times");
+    }
+
+    #[test]
+    fn a_random_legal_move_is_never_searched() {
+        // Without a model the fallback does not rank its moves: a search budget changes
+        // nothing, and its name does not claim a search.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store(&dir);
+        let pos = notation::parse_fen("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1").expect("fen");
+        let searching = EngineOptions {
+            search: crate::search::SearchOptions {
+                nodes: 500,
+                ..Default::default()
+            },
+            ..EngineOptions::default()
+        };
+        let mut with = Engine::new(&store, PLAYER, searching);
+        let mut without = Engine::new(&store, PLAYER, EngineOptions::default());
+        assert_eq!(with.fallback_name(), without.fallback_name());
+        for _ in 0..20 {
+            assert_eq!(
+                with.choose(&pos).expect("choice"),
+                without.choose(&pos).expect("choice")
+            );
+        }
     }
 
     #[test]

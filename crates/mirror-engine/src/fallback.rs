@@ -48,6 +48,11 @@ pub trait Fallback: Send {
     fn search(&self) -> Option<crate::search::SearchOptions> {
         None
     }
+    /// Whether its distribution ranks the moves (a model), so that the search can re-weigh
+    /// its likeliest; a uniform one (a random legal move) is not searched.
+    fn ranks(&self) -> bool {
+        false
+    }
     /// Every move [`Fallback::choose`] may play in `pos`, before its draw, if it draws by
     /// [`crate::outcomes::draw_index`] from its first uniform number (so that the moves can
     /// be kept and drawn from later, as a server does); `None` (the default) when it draws
@@ -242,6 +247,10 @@ impl Fallback for ModelFallback {
 
     fn book_prior(&self) -> Option<f64> {
         self.predictor.meta.book_prior
+    }
+
+    fn ranks(&self) -> bool {
+        true
     }
 
     fn search(&self) -> Option<crate::search::SearchOptions> {
