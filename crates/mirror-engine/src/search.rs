@@ -70,6 +70,7 @@ pub fn use_engine(given: Option<&Path>) -> Result<(), StockfishError> {
 pub fn shared() -> Option<Arc<Searcher>> {
     SHARED
         .get_or_init(|| {
+            // Without a given path `find` cannot fail: it looks and finds one or none.
             crate::stockfish::find(None)
                 .ok()
                 .flatten()
