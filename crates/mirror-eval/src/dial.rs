@@ -56,10 +56,11 @@ pub struct DialTuning {
 }
 
 impl DialTuning {
-    /// The chosen settings.
+    /// The chosen settings; weight 0 is no search at all (0 nodes: a search that changes
+    /// nothing is not run).
     pub fn search(&self) -> SearchOptions {
         SearchOptions {
-            nodes: DIAL_NODES,
+            nodes: if self.best > 0.0 { DIAL_NODES } else { 0 },
             weight: self.best,
             ..SearchOptions::default()
         }
