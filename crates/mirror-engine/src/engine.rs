@@ -152,7 +152,7 @@ impl<S: Book> Engine<S> {
                     .filter(|(_, p)| *p > 0.0)
                     .collect();
                 crate::search::searched(searcher, pos, &dist, search, sample)
-                    .map(Some)
+                    .map(|f| (!f.moves.is_empty()).then_some(f))
                     .map_err(EngineError::Search)
             }
             _ => Ok(self.fallback.outcomes(pos, last.as_ref(), guard, sample)),

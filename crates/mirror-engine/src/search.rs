@@ -16,7 +16,7 @@ use std::{
     sync::{Arc, Condvar, Mutex, OnceLock},
 };
 
-use shakmaty::{Chess, Move, Position};
+use shakmaty::{Chess, Move};
 
 use crate::{
     fallback::FallbackOutcomes,
@@ -176,13 +176,15 @@ impl Searcher {
             .map(|m| mirror_core::notation::uci(*m))
             .collect();
         let key = (fen, ucis, nodes);
-        let lock = |m: &Mutex<HashMap<_, Vec<f64>>>| {
-            m.lock()
+        let kept = |searcher: &Searcher| {
+            searcher
+                .kept
+                .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner)
                 .get(&key)
                 .cloned()
         };
-        if let Some(w) = lock(&self.kept) {
+        if let Some(w) = kept(self) {
             return Ok(w);
         }
         let mut sf = self.take()?;
@@ -235,13 +237,25 @@ pub fn searched(
     sample: bool,
 ) -> Result<FallbackOutcomes, StockfishError> {
     let top: Vec<(Move, f64)> = dist.iter().take(opts.top.max(1)).copied().collect();
-    // One move left: nothing to compare it with.
+    if top.len() < 2 {
+        // One move (or none) to play: nothing to compare it with, nothing searched.
+        let moves = top
+            .into_iter()
+            .map(|(m, _)| {
+                (
+                    m,
+                    1.0,
+                    "the only move left to search: not searched".to_string(),
+                )
+            })
+            .collect();
+        return Ok(FallbackOutcomes {
+            draws: sample,
+            moves,
+        });
+    }
     let moves: Vec<Move> = top.iter().map(|(m, _)| *m).collect();
-    let wins = if moves.len() == 1 {
-        vec![50.0]
-    } else {
-        searcher.win_percents(pos, &moves, opts.nodes)?
-    };
+    let wins = searcher.win_percents(pos, &moves, opts.nodes)?;
     let best = wins.iter().copied().fold(f64::MIN, f64::max);
     let weights: Vec<f64> = top
         .iter()
@@ -272,7 +286,6 @@ pub fn searched(
             first.1 = 1.0;
         }
     }
-    debug_assert!(pos.legal_moves().len() >= moves.len());
     Ok(FallbackOutcomes {
         draws: sample,
         moves,
@@ -283,6 +296,7 @@ pub fn searched(
 mod tests {
     use super::*;
     use mirror_core::notation;
+    use shakmaty::Position;
 
     fn stockfish() -> Searcher {
         let path = crate::stockfish::find(None)
@@ -353,6 +367,11 @@ mod tests {
             .map(|(m, _, _)| notation::uci(*m))
             .collect();
         assert_eq!(uci, ["h5e2", "h5h6"]);
+        // One move to play: nothing searched, no win% claimed.
+        let alone = searched(&sf, &pos, &model[..1], opts(0.1), true).expect("one move");
+        assert_eq!(alone.moves.len(), 1);
+        assert_eq!(alone.moves[0].1, 1.0);
+        assert!(!alone.moves[0].2.contains("win%"), "{:?}", alone.moves);
         // The same search again is the kept one, and the name is the engine's.
         assert_eq!(
             searched(&sf, &pos, &model, opts(0.1), true).expect("search"),
