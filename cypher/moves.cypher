@@ -21,4 +21,5 @@ RETURN key AS from, m.uci AS uci, b.key AS to,
        sum(m.w) AS w, sum(m.d) AS d, sum(m.l) AS l,
        sum(m.ratingSum) AS ratingSum, sum(m.ratedGames) AS ratedGames,
        coalesce(min(CASE WHEN m.first = 0 THEN null ELSE m.first END), 0) AS first,
-       max(m.last) AS last
+       max(m.last) AS last, sum(m.timed) AS timed, sum(m.timeMs) AS timeMs,
+       sum(m.trouble) AS trouble

@@ -10,4 +10,5 @@ RETURN key AS from, t.uci AS uci, b.key AS to,
        sum(t.w) AS w, sum(t.d) AS d, sum(t.l) AS l,
        sum(t.ratingSum) AS ratingSum, sum(t.ratedGames) AS ratedGames,
        coalesce(min(CASE WHEN t.first = 0 THEN null ELSE t.first END), 0) AS first,
-       max(t.last) AS last
+       max(t.last) AS last, sum(t.timed) AS timed, sum(t.timeMs) AS timeMs,
+       sum(t.trouble) AS trouble

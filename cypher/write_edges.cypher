@@ -12,7 +12,8 @@ CALL (row, old) {
   CREATE (a)-[:MOVE {uci: row[2], color: row[3], tc: row[4],
                      rated: row[5], month: row[6], w: row[7], d: row[8], l: row[9],
                      ratingSum: row[10], ratedGames: row[11], first: row[12], last: row[13],
-                     opp: row[14], src: row[15], row: row[16]}]->(b)
+                     opp: row[14], src: row[15], row: row[16],
+                     timed: row[17], timeMs: row[18], trouble: row[19]}]->(b)
   RETURN 1 AS created
   UNION
   WITH row, old
@@ -22,6 +23,9 @@ CALL (row, old) {
       old.l = old.l + row[9],
       old.ratingSum = old.ratingSum + row[10],
       old.ratedGames = old.ratedGames + row[11],
+      old.timed = old.timed + row[17],
+      old.timeMs = old.timeMs + row[18],
+      old.trouble = old.trouble + row[19],
       old.first = CASE WHEN old.first = 0 OR (row[12] <> 0 AND row[12] < old.first) THEN row[12] ELSE old.first END,
       old.last = CASE WHEN row[13] > old.last THEN row[13] ELSE old.last END
   RETURN 0 AS created

@@ -15,6 +15,18 @@ Rules (the same as mirror's, written independently):
   otb otherwise.
 - both sides' moves are edges; a game counts once per (position, move), W/D/L from the
   player's side; positions are EPD with en passant only when legal.
+- the time of a move (printed as "n" timed moves, "ms" their milliseconds, "tt" those in
+  time trouble, on edges with at least one timed move): a game's move through an edge
+  counts at the first ply the game played it. Its [%emt] (seconds, or H:MM:SS) as written,
+  else its [%clk] (H:MM:SS.s, the clock after the move): the same side's previous clock
+  (the base time before its first move) + the increment - this clock, no time when that
+  previous clock is unknown or the result is negative. Clock left when the move was made:
+  [%clk] - increment, or (for [%emt]) the clock before the move - the time. Time trouble:
+  left < max(10% of the base, 10 s). TimeControl "B" / "B+I" (seconds): base and
+  increment; "1/S": S seconds for each move, the clock full again before every move;
+  anything else is unknown: [%clk] gives no time, [%emt] a time without a clock left. In a
+  move's comments the first [%clk] / [%emt] whose value reads counts; seconds are whole
+  milliseconds rounded half up.
 
 Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN-MAX]
                 [--opponent NAME] [--source chesscom|lichess|otb] [--bench]
@@ -29,6 +41,7 @@ Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN
 """
 import io
 import json
+import re
 import sys
 import time
 
@@ -42,6 +55,87 @@ except ImportError:  # pragma: no cover
 
 STANDARD = {"", "standard", "chess", "normal", "from position", "fromposition"}
 RESULTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+
+
+CLK = re.compile(r"\[%clk[ \t]([^\]]*)\]")
+EMT = re.compile(r"\[%emt[ \t]([^\]]*)\]")
+DIGITS = re.compile(r"[0-9]*")
+
+
+def seconds_ms(text):
+    """H:MM:SS.fff, MM:SS or SS.fff in milliseconds (half up), or None."""
+    text = text.strip(" \t\n\r\x0c")
+    whole, dot, frac = text.partition(".")
+    if not DIGITS.fullmatch(frac) or len(frac) > 9:
+        return None
+    parts = whole.split(":")
+    if len(parts) > 3 or any(not p or len(p) > 9 or not DIGITS.fullmatch(p) for p in parts):
+        return None
+    secs = 0
+    for p in parts:
+        secs = secs * 60 + int(p)
+    ms = int((frac + "000")[:3])
+    if len(frac) > 3 and frac[3] >= "5":
+        ms += 1
+    return secs * 1000 + ms
+
+
+def first_value(pattern, comment):
+    for m in pattern.finditer(comment):
+        v = seconds_ms(m.group(1))
+        if v is not None:
+            return v
+    return None
+
+
+def control_of(tag):
+    """("sudden", base_ms, inc_ms), ("per", ms, 0) or None."""
+    tag = tag.strip()
+    if ":" in tag:
+        return None
+    if "/" in tag:
+        moves, _, per = tag.partition("/")
+        if moves.isdigit() and int(moves) == 1 and per.isdigit() and int(per) > 0:
+            return ("per", int(per) * 1000, 0)
+        return None
+    base, _, inc = tag.partition("+")
+    inc = inc if "+" in tag else "0"
+    if base.isdigit() and inc.isdigit() and int(base) > 0:
+        return ("sudden", int(base) * 1000, int(inc) * 1000)
+    return None
+
+
+def move_times(game):
+    """(spent_ms, trouble) or None for each mainline move."""
+    ctl = control_of(game.headers.get("TimeControl", ""))
+    inc = ctl[2] if ctl else 0
+    below = max(ctl[1] // 10, 10_000) if ctl else None
+    before = [ctl[1] if ctl else None] * 2
+    out = []
+    for ply, node in enumerate(game.mainline()):
+        side = ply % 2
+        clk, emt = first_value(CLK, node.comment), first_value(EMT, node.comment)
+        spent = left = after = None
+        if emt is not None:
+            spent = emt
+            if before[side] is not None:
+                left = max(before[side] - emt, 0)
+                after = left + inc
+        elif clk is not None and ctl is not None:
+            if before[side] is not None and before[side] + inc - clk >= 0:
+                spent = before[side] + inc - clk
+            left, after = max(clk - inc, 0), clk
+        if ctl is None:
+            before[side] = None
+        elif ctl[0] == "per":
+            before[side] = ctl[1]
+        else:
+            before[side] = after
+        if spent is None or spent >= 2**32:
+            out.append(None)
+        else:
+            out.append((spent, left is not None and below is not None and left < below))
+    return out
 
 
 def open_pgn(path):
@@ -139,13 +233,17 @@ def main():
                 score = 1.0 - score
             col = {1.0: "w", 0.5: "d", 0.0: "l"}[score]
             board = game.board()
-            pairs = set()
-            for move in moves:
-                pairs.add((board.epd(), move.uci()))
+            pairs = {}
+            for move, t in zip(moves, move_times(game)):
+                pairs.setdefault((board.epd(), move.uci()), t)
                 board.push(move)
-            for pair in pairs:
-                e = edges.setdefault(pair + (quarter,), {"w": 0, "d": 0, "l": 0})
+            for pair, t in pairs.items():
+                e = edges.setdefault(pair + (quarter,), {"w": 0, "d": 0, "l": 0, "n": 0, "ms": 0, "tt": 0})
                 e[col] += 1
+                if t is not None:
+                    e["n"] += 1
+                    e["ms"] += t[0]
+                    e["tt"] += int(t[1])
     elapsed = time.perf_counter() - start
     if bench:
         print(read, f"{elapsed:.3f}")
@@ -153,6 +251,8 @@ def main():
     lines = []
     for (epd, uci, quarter), e in edges.items():
         row = {"epd": epd, "uci": uci, "w": e["w"], "d": e["d"], "l": e["l"]}
+        if e["n"] > 0:
+            row.update(n=e["n"], ms=e["ms"], tt=e["tt"])
         if by_quarter:
             row["q"] = quarter
         lines.append(json.dumps(row, separators=(",", ":")))

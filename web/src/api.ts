@@ -47,6 +47,8 @@ export interface ExploreMove {
   score: { value: number; low: number; high: number; fewGames: boolean };
   opening: Opening | null;
   lastPlayed: string | null;
+  /** The time the move took where the games' clocks say; null when none does. */
+  time: { timed: number; averageSeconds: number; trouble: number } | null;
 }
 
 export interface RecentGame {

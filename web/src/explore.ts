@@ -161,6 +161,14 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
       ),
       el('td', { class: 'num perf' }, m.performance ?? '–'),
       el('td', { class: 'num opp' }, m.averageOpponentRating ?? '–'),
+      el(
+        'td',
+        {
+          class: 'num time',
+          title: m.time ? `${m.time.timed} timed games, ${m.time.trouble} in time trouble` : 'no clock in these games',
+        },
+        m.time ? `${m.time.averageSeconds.toFixed(1)} s` : '–',
+      ),
       el('td', { class: 'last' }, m.lastPlayed ?? '–'),
       el('td', { class: 'opening' }, m.opening ? `${m.opening.eco} ${m.opening.name}` : ''),
     );
@@ -189,6 +197,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('th', { class: 'num', title: "the player's score and its 95% interval" }, 'Score'),
         el('th', { class: 'num', title: 'performance rating' }, 'Perf.'),
         el('th', { class: 'num', title: 'average opponent rating' }, 'Opp.'),
+        el('th', { class: 'num', title: 'average time the move took, where the clocks say' }, 'Time'),
         el('th', {}, 'Last played'),
         el('th', {}, 'Opening'),
       ),
@@ -204,7 +213,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('td', { class: 'num games' }, count(n)),
         el('td', {}, resultBar(total.wins, total.draws, total.losses)),
         el('td', { class: 'num' }, n ? pct(score) : '–'),
-        el('td', { colspan: 4 }),
+        el('td', { colspan: 5 }),
       ),
     ),
   );

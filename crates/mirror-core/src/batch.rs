@@ -87,7 +87,8 @@ impl Batch {
 
     /// Adds a game the player played with `color`. A game whose id is already in the
     /// batch is ignored (returns `Ok(false)`). Both sides' moves become edges; a game that
-    /// plays the same move from the same position twice counts once for that edge.
+    /// plays the same move from the same position twice counts once for that edge, with
+    /// the time of its first (see [`crate::clock`]).
     pub fn add_game(&mut self, game: GameRecord, color: Color) -> Result<bool, IllegalMoveCode> {
         if self.ids.contains(&game.id) {
             return Ok(false);
@@ -102,19 +103,19 @@ impl Batch {
         // positions the batch has not seen.
         let mut pos = Chess::default();
         let mut key = PositionKey::from_position(&pos);
-        let mut plies: Vec<(PositionKey, MoveCode, PositionKey, u8)> =
+        let mut plies: Vec<(PositionKey, MoveCode, PositionKey, u8, usize)> =
             Vec::with_capacity(game.moves.len());
         let mut fresh: Vec<(PositionKey, PackedSetup)> = Vec::new();
         if !self.positions.contains_key(&key) {
             fresh.push((key, pack(&pos)));
         }
-        for &code in &game.moves {
+        for (ply, &code) in game.moves.iter().enumerate() {
             let m = code.to_move(&pos)?;
             let pieces = u8::try_from(pos.board().occupied().count())
                 .expect("a board has at most 64 pieces");
             pos.play_unchecked(m);
             let child = PositionKey::from_position(&pos);
-            plies.push((key, code, child, pieces));
+            plies.push((key, code, child, pieces, ply));
             if !self.positions.contains_key(&child) {
                 fresh.push((child, pack(&pos)));
             }
@@ -123,13 +124,15 @@ impl Batch {
         // The first move from each position (a stable sort keeps the game's order).
         let mut from: Vec<FirstMove> = plies
             .iter()
-            .map(|&(pos, mv, _, pieces)| FirstMove { pos, mv, pieces })
+            .map(|&(pos, mv, _, pieces, _)| FirstMove { pos, mv, pieces })
             .collect();
         from.sort_by_key(|f| f.pos);
         from.dedup_by_key(|f| f.pos);
-        plies.sort_unstable_by_key(|&(k, m, _, _)| (k, m));
-        plies.dedup_by_key(|&mut (k, m, _, _)| (k, m));
-        for (pos, mv, child, pieces) in plies {
+        // Each (position, move) once, at its first ply: that move's time is the edge's.
+        plies.sort_unstable_by_key(|&(k, m, _, _, ply)| (k, m, ply));
+        plies.dedup_by_key(|&mut (k, m, _, _, _)| (k, m));
+        for (pos, mv, child, pieces, ply) in plies {
+            let stats = stats.with_time(game.time_of(ply));
             self.edges
                 .entry(EdgeKey { pos, mv, dims })
                 .and_modify(|d| d.stats.merge(&stats))

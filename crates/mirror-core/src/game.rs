@@ -6,6 +6,7 @@ use shakmaty::{Chess, Color, Position};
 
 use crate::{
     MoveCode, PositionKey,
+    clock::MoveTime,
     moves::IllegalMoveCode,
     time::{Date, TimeClass},
 };
@@ -184,6 +185,9 @@ pub struct GameRecord {
     pub date: Option<Date>,
     /// The mainline, from the standard start position.
     pub moves: Vec<MoveCode>,
+    /// The time of each move (see [`crate::clock`]): empty when the game records none,
+    /// else one entry per move of `moves`.
+    pub times: Vec<Option<MoveTime>>,
 }
 
 /// A stored record that could not be decoded.
@@ -191,7 +195,9 @@ pub struct GameRecord {
 #[error("corrupt game record: {0}")]
 pub struct CorruptRecord(pub &'static str);
 
-const RECORD_VERSION: u8 = 1;
+/// The record's version: 2 adds the moves' times (version 1 records, without them, still
+/// decode).
+const RECORD_VERSION: u8 = 2;
 
 impl GameRecord {
     /// The colour the player known by any of `names` played in this game
@@ -255,13 +261,31 @@ impl GameRecord {
         for m in &self.moves {
             out.extend_from_slice(&m.0.to_le_bytes());
         }
+        out.push(u8::from(!self.times.is_empty()));
+        if !self.times.is_empty() {
+            for t in &self.times {
+                // 0 = no time; else (spent << 1 | trouble) + 1, then the clock left + 1
+                // (0 = unknown).
+                match t {
+                    None => put_varint(&mut out, 0),
+                    Some(t) => {
+                        put_varint(
+                            &mut out,
+                            (u64::from(t.spent_ms) << 1 | u64::from(t.trouble)) + 1,
+                        );
+                        put_varint(&mut out, t.left_ms.map_or(0, |l| u64::from(l) + 1));
+                    }
+                }
+            }
+        }
         out
     }
 
     /// Inverse of [`GameRecord::encode`].
     pub fn decode(bytes: &[u8]) -> Result<GameRecord, CorruptRecord> {
         let mut r = ByteReader(bytes);
-        if r.u8()? != RECORD_VERSION {
+        let version = r.u8()?;
+        if version != RECORD_VERSION && version != 1 {
             return Err(CorruptRecord("unknown record version"));
         }
         let id = GameId(r.string()?);
@@ -276,13 +300,22 @@ impl GameRecord {
         let rated = r.u8()? != 0;
         let date = Date::from_u32(r.u32()?);
         let n = r.u32()? as usize;
-        if r.0.len() != 2 * n {
+        if r.0.len() < 2 * n || (version == 1 && r.0.len() != 2 * n) {
             return Err(CorruptRecord("move list length"));
         }
-        let moves =
-            r.0.chunks_exact(2)
-                .map(|c| MoveCode(u16::from_le_bytes([c[0], c[1]])))
-                .collect();
+        let moves = r
+            .take(2 * n)?
+            .chunks_exact(2)
+            .map(|c| MoveCode(u16::from_le_bytes([c[0], c[1]])))
+            .collect();
+        let times = if version == 1 || r.u8()? == 0 {
+            Vec::new()
+        } else {
+            (0..n).map(|_| r.move_time()).collect::<Result<_, _>>()?
+        };
+        if !r.0.is_empty() {
+            return Err(CorruptRecord("bytes after the record"));
+        }
         Ok(GameRecord {
             id,
             white,
@@ -292,7 +325,13 @@ impl GameRecord {
             rated,
             date,
             moves,
+            times,
         })
+    }
+
+    /// The time of the move at `ply` (0-based), when the game records one.
+    pub fn time_of(&self, ply: usize) -> Option<MoveTime> {
+        self.times.get(ply).copied().flatten()
     }
 }
 
@@ -346,6 +385,14 @@ fn put_str(out: &mut Vec<u8>, s: &str) {
     out.extend_from_slice(&s.as_bytes()[..usize::from(len)]);
 }
 
+fn put_varint(out: &mut Vec<u8>, mut v: u64) {
+    while v >= 0x80 {
+        out.push((v as u8) | 0x80);
+        v >>= 7;
+    }
+    out.push(v as u8);
+}
+
 struct ByteReader<'a>(&'a [u8]);
 
 impl ByteReader<'_> {
@@ -367,6 +414,33 @@ impl ByteReader<'_> {
     fn u32(&mut self) -> Result<u32, CorruptRecord> {
         let b = self.take(4)?;
         Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+    fn varint(&mut self) -> Result<u64, CorruptRecord> {
+        let mut v = 0u64;
+        for shift in (0..64).step_by(7) {
+            let b = self.u8()?;
+            v |= u64::from(b & 0x7f) << shift;
+            if b & 0x80 == 0 {
+                return Ok(v);
+            }
+        }
+        Err(CorruptRecord("overlong number"))
+    }
+    fn move_time(&mut self) -> Result<Option<MoveTime>, CorruptRecord> {
+        let Some(v) = self.varint()?.checked_sub(1) else {
+            return Ok(None);
+        };
+        let spent_ms = u32::try_from(v >> 1).map_err(|_| CorruptRecord("move time"))?;
+        let left = self.varint()?;
+        let left_ms = match left.checked_sub(1) {
+            None => None,
+            Some(l) => Some(u32::try_from(l).map_err(|_| CorruptRecord("clock left"))?),
+        };
+        Ok(Some(MoveTime {
+            spent_ms,
+            left_ms,
+            trouble: v & 1 == 1,
+        }))
     }
     fn string(&mut self) -> Result<String, CorruptRecord> {
         let n = usize::from(self.u16()?);
@@ -398,6 +472,19 @@ mod tests {
                 .iter()
                 .map(|u| MoveCode::from_uci(&u.parse().expect("uci")).expect("normal move"))
                 .collect(),
+            times: vec![
+                Some(MoveTime {
+                    spent_ms: 100,
+                    left_ms: Some(179_900),
+                    trouble: false,
+                }),
+                None,
+                Some(MoveTime {
+                    spent_ms: 175_000,
+                    left_ms: None,
+                    trouble: true,
+                }),
+            ],
         }
     }
 
@@ -405,9 +492,20 @@ mod tests {
     fn record_round_trips() {
         let g = sample();
         let bytes = g.encode();
-        assert_eq!(GameRecord::decode(&bytes), Ok(g));
+        assert_eq!(GameRecord::decode(&bytes), Ok(g.clone()));
         assert!(GameRecord::decode(&bytes[..bytes.len() - 1]).is_err());
         assert!(GameRecord::decode(&[]).is_err());
+        let untimed = GameRecord {
+            times: Vec::new(),
+            ..g
+        };
+        assert_eq!(GameRecord::decode(&untimed.encode()), Ok(untimed.clone()));
+        // A version 1 record (before times were kept): the same bytes without the times'
+        // flag.
+        let mut v1 = untimed.encode();
+        v1[0] = 1;
+        v1.pop();
+        assert_eq!(GameRecord::decode(&v1), Ok(untimed));
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! `Read`.
 
 pub mod batch;
+pub mod clock;
 pub mod codec;
 pub mod game;
 pub mod key;

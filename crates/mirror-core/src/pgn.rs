@@ -1,18 +1,21 @@
 //! PGN decoding into [`GameRecord`]s with pgn-reader and shakmaty.
 //!
-//! Mainline only: variations are skipped by the reader, comments (clock annotations
-//! included) and NAGs are ignored, a byte-order mark is fine. Games that are not standard
+//! Mainline only: variations are skipped by the reader, comments are read for their clock
+//! commands only (`[%clk]`, `[%emt]`: [`crate::clock`]) and NAGs are ignored, a byte-order mark is fine. Games that are not standard
 //! chess from the standard start position are skipped with a [`SkipReason`]; a game with an
 //! illegal or unreadable move is a [`GameError`] naming the ply and the move text. Moves
 //! written in UCI (`g1f3`) are accepted where SAN fails.
 
 use std::{fmt, io::Read, ops::ControlFlow};
 
-use pgn_reader::{KnownOutcome, Outcome as PgnOutcome, RawTag, Reader, SanPlus, Visitor};
+use pgn_reader::{
+    KnownOutcome, Outcome as PgnOutcome, RawComment, RawTag, Reader, SanPlus, Visitor,
+};
 use shakmaty::{CastlingMode, Chess, Color, Position, Square, fen::Fen, san::San, uci::UciMove};
 
 use crate::{
     GameId, GameRecord, GameResult, MoveCode, PlayerSide,
+    clock::{Control, Stamp, move_times},
     time::{Convention, Date, TimeClass},
 };
 
@@ -169,6 +172,8 @@ pub struct Movetext {
     tags: Tags,
     pos: Chess,
     moves: Vec<MoveCode>,
+    /// What each move's comments said about time (parallel to `moves`).
+    stamps: Vec<Stamp>,
     outcome: Option<GameResult>,
 }
 
@@ -244,6 +249,7 @@ impl Visitor for GameVisitor {
             tags,
             pos: Chess::default(),
             moves: Vec::with_capacity(96),
+            stamps: Vec::with_capacity(96),
             outcome: None,
         })
     }
@@ -262,6 +268,7 @@ impl Visitor for GameVisitor {
             Ok((m, code)) => {
                 mt.pos.play_unchecked(m);
                 mt.moves.push(code);
+                mt.stamps.push(Stamp::default());
                 ControlFlow::Continue(())
             }
             Err(fault) => ControlFlow::Break(Decoded::Invalid(GameError {
@@ -273,6 +280,14 @@ impl Visitor for GameVisitor {
                 },
             })),
         }
+    }
+
+    fn comment(&mut self, mt: &mut Movetext, comment: RawComment<'_>) -> ControlFlow<Decoded> {
+        // A mainline comment after a move (variations are skipped, their comments too).
+        if let Some(stamp) = mt.stamps.last_mut() {
+            stamp.read_comment(comment.as_bytes());
+        }
+        ControlFlow::Continue(())
     }
 
     fn outcome(&mut self, mt: &mut Movetext, outcome: PgnOutcome) -> ControlFlow<Decoded> {
@@ -293,6 +308,7 @@ impl Visitor for GameVisitor {
         let Movetext {
             tags,
             moves,
+            stamps,
             outcome,
             ..
         } = mt;
@@ -325,6 +341,7 @@ impl Visitor for GameVisitor {
             rated: !event.contains("casual"),
             date,
             moves,
+            times: move_times(&stamps, Control::from_tag(&tags.time_control)),
         })
     }
 }

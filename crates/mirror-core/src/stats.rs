@@ -81,10 +81,16 @@ pub struct MoveStats {
     pub first: u32,
     /// Last date played (`YYYYMMDD`, 0 = unknown).
     pub last: u32,
+    /// Games in which the move's time is known ([`crate::clock`]).
+    pub timed: u32,
+    /// Milliseconds those moves took in all.
+    pub time_ms: u64,
+    /// How many of them were made in time trouble.
+    pub trouble: u32,
 }
 
 /// Size of [`MoveStats::encode`].
-pub const STATS_LEN: usize = 32;
+pub const STATS_LEN: usize = 48;
 
 /// A score with its 95% confidence interval.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -134,7 +140,26 @@ impl MoveStats {
             rated_games: u32::from(opponent_rating.is_some()),
             first: d,
             last: d,
+            ..MoveStats::default()
         }
+    }
+
+    /// These statistics with the time of the game's move through the edge, when known.
+    pub fn with_time(self, time: Option<crate::clock::MoveTime>) -> MoveStats {
+        match time {
+            None => self,
+            Some(t) => MoveStats {
+                timed: 1,
+                time_ms: u64::from(t.spent_ms),
+                trouble: u32::from(t.trouble),
+                ..self
+            },
+        }
+    }
+
+    /// The average time of the timed moves, in seconds; `None` when none is timed.
+    pub fn average_seconds(&self) -> Option<f64> {
+        (self.timed > 0).then(|| self.time_ms as f64 / 1000.0 / f64::from(self.timed))
     }
 
     /// Adds `other` into `self` (saturating: only damaged rows, refused by
@@ -151,6 +176,9 @@ impl MoveStats {
             (s, o) => s.min(o),
         };
         self.last = self.last.max(other.last);
+        self.timed = self.timed.saturating_add(other.timed);
+        self.time_ms = self.time_ms.saturating_add(other.time_ms);
+        self.trouble = self.trouble.saturating_add(other.trouble);
     }
 
     /// Games counted.
@@ -212,31 +240,44 @@ impl MoveStats {
         out[20..24].copy_from_slice(&self.rated_games.to_le_bytes());
         out[24..28].copy_from_slice(&self.first.to_le_bytes());
         out[28..32].copy_from_slice(&self.last.to_le_bytes());
+        out[32..36].copy_from_slice(&self.timed.to_le_bytes());
+        out[36..44].copy_from_slice(&self.time_ms.to_le_bytes());
+        out[44..48].copy_from_slice(&self.trouble.to_le_bytes());
         out
     }
 
     /// Inverse of [`MoveStats::encode`]; `None` when `bytes` is too short or cannot be a
     /// count of games: more than [`MAX_ROW_GAMES`] games, more rated games than games, a
-    /// rating sum over 65,535 (a rating's largest value) a rated game (damaged bytes; the
-    /// sums of such values would overflow).
+    /// rating sum over 65,535 (a rating's largest value) a rated game, more timed moves than
+    /// games or more moves in time trouble than timed ones, over 2^32 ms a timed move
+    /// (damaged bytes; the sums of such values would overflow).
     pub fn decode(bytes: &[u8]) -> Option<MoveStats> {
         let b: &[u8; STATS_LEN] = bytes.get(..STATS_LEN)?.try_into().ok()?;
         let u32_at = |i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
-        let mut sum = [0u8; 8];
-        sum.copy_from_slice(&b[12..20]);
+        let u64_at = |i: usize| {
+            let mut v = [0u8; 8];
+            v.copy_from_slice(&b[i..i + 8]);
+            u64::from_le_bytes(v)
+        };
         let stats = MoveStats {
             wins: u32_at(0),
             draws: u32_at(4),
             losses: u32_at(8),
-            rating_sum: u64::from_le_bytes(sum),
+            rating_sum: u64_at(12),
             rated_games: u32_at(20),
             first: u32_at(24),
             last: u32_at(28),
+            timed: u32_at(32),
+            time_ms: u64_at(36),
+            trouble: u32_at(44),
         };
         let games = u64::from(stats.wins) + u64::from(stats.draws) + u64::from(stats.losses);
         let sane = games <= u64::from(MAX_ROW_GAMES)
             && stats.rated_games as u64 <= games
-            && stats.rating_sum <= u64::from(u16::MAX) * u64::from(stats.rated_games);
+            && stats.rating_sum <= u64::from(u16::MAX) * u64::from(stats.rated_games)
+            && u64::from(stats.timed) <= games
+            && stats.trouble <= stats.timed
+            && stats.time_ms <= u64::from(u32::MAX) * u64::from(stats.timed);
         sane.then_some(stats)
     }
 }
@@ -268,6 +309,21 @@ mod tests {
         assert!((s.win_rate() - 1.0 / 3.0).abs() < 1e-12);
         assert_eq!(MoveStats::decode(&s.encode()), Some(s));
         assert_eq!(MoveStats::decode(&[0; 31]), None);
+        let t = |spent_ms, trouble| crate::clock::MoveTime {
+            spent_ms,
+            left_ms: None,
+            trouble,
+        };
+        s.merge(&MoveStats::from_game(Outcome::Win, None, None).with_time(Some(t(1_500, true))));
+        s.merge(&MoveStats::from_game(Outcome::Win, None, None).with_time(Some(t(500, false))));
+        s.merge(&MoveStats::from_game(Outcome::Win, None, None).with_time(None));
+        assert_eq!((s.games(), s.timed, s.time_ms, s.trouble), (6, 2, 2_000, 1));
+        assert_eq!(s.average_seconds(), Some(1.0));
+        assert_eq!(MoveStats::decode(&s.encode()), Some(s));
+        let too_many_timed = MoveStats { timed: 7, ..s };
+        assert_eq!(MoveStats::decode(&too_many_timed.encode()), None);
+        let trouble_untimed = MoveStats { trouble: 3, ..s };
+        assert_eq!(MoveStats::decode(&trouble_untimed.encode()), None);
     }
 
     #[test]
@@ -345,6 +401,9 @@ mod tests {
             rated_games: 4,
             first: 20_170_101,
             last: 20_250_101,
+            timed: 5,
+            time_ms: 31_400,
+            trouble: 1,
         };
         assert_eq!(MoveStats::decode(&real.encode()), Some(real));
         let mut damaged = real.encode();

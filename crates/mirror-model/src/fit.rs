@@ -666,6 +666,7 @@ mod tests {
             rated: true,
             date: None,
             moves: Vec::new(),
+            times: Vec::new(),
         }
     }
 

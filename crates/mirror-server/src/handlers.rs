@@ -20,7 +20,7 @@ use crate::{
     params::{self, Raw},
     response::{
         ExploreMove, ExploreResponse, Health, MoveResponse, OpeningJson, PlayerListed, ScoreJson,
-        SourceJson, by_colour, candidate, recent_json,
+        SourceJson, TimeJson, by_colour, candidate, recent_json,
     },
 };
 
@@ -368,6 +368,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                     .or(opening)
                     .map(OpeningJson::from),
                 last_played: mirror_core::Date::from_u32(r.stats.last).map(|d| d.to_string()),
+                time: TimeJson::of(&r.stats),
             });
         }
         let recent_games = if recent == 0 || rows.is_empty() {

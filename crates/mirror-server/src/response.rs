@@ -96,6 +96,32 @@ pub(crate) struct ExploreMove {
     /// When the player last played the move here (`YYYY-MM-DD`; `YYYY-MM` or `YYYY` when
     /// the games' records know no more).
     pub(crate) last_played: Option<String>,
+    /// The time the move took, where the games' clocks say (null: no game says).
+    pub(crate) time: Option<TimeJson>,
+}
+
+/// The time a move took in the games whose clocks say (see `mirror_core::clock`).
+#[derive(Debug, Serialize, Clone, Copy, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeJson {
+    /// Games in which the move's time is known.
+    pub timed: u32,
+    /// Their average time, in seconds (one decimal).
+    pub average_seconds: f64,
+    /// How many of them were made in time trouble (under 10% of the base time, or 10 s,
+    /// left).
+    pub trouble: u32,
+}
+
+impl TimeJson {
+    /// The time of a move's statistics; `None` when no game has it.
+    pub fn of(s: &MoveStats) -> Option<TimeJson> {
+        Some(TimeJson {
+            timed: s.timed,
+            average_seconds: (s.average_seconds()? * 10.0).round() / 10.0,
+            trouble: s.trouble,
+        })
+    }
 }
 
 /// A summed move row of `/api/v1/book`, as the store has it.
@@ -120,6 +146,12 @@ pub struct BookRowJson {
     pub first: u32,
     /// Last date played (`YYYYMMDD`, 0 unknown).
     pub last: u32,
+    /// Games in which the move's time is known.
+    pub timed: u32,
+    /// Milliseconds those moves took in all.
+    pub time_ms: u64,
+    /// How many of them were made in time trouble.
+    pub trouble: u32,
 }
 
 impl BookRowJson {
@@ -135,6 +167,9 @@ impl BookRowJson {
             rated_games: r.stats.rated_games,
             first: r.stats.first,
             last: r.stats.last,
+            timed: r.stats.timed,
+            time_ms: r.stats.time_ms,
+            trouble: r.stats.trouble,
         }
     }
 
@@ -154,6 +189,9 @@ impl BookRowJson {
                 rated_games: self.rated_games,
                 first: self.first,
                 last: self.last,
+                timed: self.timed,
+                time_ms: self.time_ms,
+                trouble: self.trouble,
             },
             child,
         })
@@ -568,6 +606,8 @@ pub struct ExploreRowJson {
     pub last_played: Option<String>,
     /// The opening after this move (the position's own name, else the path's).
     pub opening: Option<OpeningJson>,
+    /// The time the move took, where the games' clocks say.
+    pub time: Option<TimeJson>,
 }
 
 /// `mirror explore`'s answer: the position, whose moves they are, the totals and every
@@ -629,7 +669,7 @@ impl std::fmt::Display for ExploreTable {
         }
         writeln!(
             w,
-            "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6}  {:<11} opening",
+            "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6} {:>8}  {:<11} opening",
             "move",
             "games",
             "win%",
@@ -638,6 +678,7 @@ impl std::fmt::Display for ExploreTable {
             "score% (95%)",
             "avg opp",
             "perf",
+            "avg time",
             "last played",
         )?;
         for m in &out.moves {
@@ -650,7 +691,7 @@ impl std::fmt::Display for ExploreTable {
             );
             writeln!(
                 w,
-                "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6}  {:<11} {}",
+                "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6} {:>8}  {:<11} {}",
                 m.san,
                 m.games,
                 m.win_pct,
@@ -660,6 +701,8 @@ impl std::fmt::Display for ExploreTable {
                 m.average_opponent_rating
                     .map_or("-".to_string(), |r| r.to_string()),
                 m.performance.map_or("-".to_string(), |r| r.to_string()),
+                m.time
+                    .map_or("-".to_string(), |t| format!("{:.1}s", t.average_seconds)),
                 m.last_played.as_deref().unwrap_or("-"),
                 m.opening
                     .as_ref()
@@ -721,6 +764,7 @@ fn explore_row(
             .at(&child)
             .or(here)
             .map(OpeningJson::from),
+        time: TimeJson::of(s),
     })
 }
 

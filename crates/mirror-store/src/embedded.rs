@@ -251,7 +251,7 @@ const RECENT_MAX_CHECKS: usize = 100_000;
 pub use crate::TOTAL_MIN_PIECES;
 
 /// Version of the table layout; checked on open.
-pub const SCHEMA_VERSION: u64 = 4;
+pub const SCHEMA_VERSION: u64 = 5;
 
 /// The most memory the store's page cache takes (pages read, and the pages a write
 /// transaction changed, which it keeps until the commit up to half of this): redb's own

@@ -1,5 +1,5 @@
 //! The Neo4j backend (neo4rs 0.8, Bolt 4.1): the same [`GraphStore`] as the embedded store, as
-//! a property graph people can explore in Neo4j Browser (schema 5):
+//! a property graph people can explore in Neo4j Browser (schema 6):
 //!
 //! - `(:Position {key, epd})`: one node per position, whoever reached it (transpositions
 //!   and players meet here);
@@ -8,8 +8,11 @@
 //!   index seek on `(player, key)`), so that its cost does not depend on how many other
 //!   players share a position;
 //! - `(:PlayerPosition)-[:MOVE {uci, color, tc, rated, month, opp, src, w, d, l,
-//!   ratingSum, ratedGames, first, last, row}]->(:PlayerPosition)`: the player's edge rows,
-//!   one per edge key, found again by their unique `row` key when a batch adds to them;
+//!   ratingSum, ratedGames, first, last, row, timed, timeMs, trouble}]->(:PlayerPosition)`:
+//!   the player's edge rows, one per edge key, found again by their unique `row` key when
+//!   a batch adds to them (`timed`: games whose move here has a time, `timeMs`: those
+//!   moves' milliseconds, `trouble`: how many were made in time trouble; see
+//!   `mirror_core::clock`);
 //! - `(:PlayerPosition)-[:PLAYED {uci, color, w, d, l, ...}]->(:PlayerPosition)`: the
 //!   player's move totals, one per move and colour, of positions with at least
 //!   [`TOTAL_MIN_PIECES`](crate::TOTAL_MIN_PIECES) pieces, kept up to date in the write
@@ -82,8 +85,9 @@ statement!(SCHEMA_VERSION_SET, "schema_version_set.cypher", ["version"]);
 
 /// The graph's schema version this mirror writes (3: every MOVE has `opp`; 4: and `src`,
 /// the site the game was played on; 5: a player's moves join the player's own
-/// `PlayerPosition` nodes, with `PLAYED` totals and a per-player version).
-pub const GRAPH_SCHEMA_VERSION: i64 = 5;
+/// `PlayerPosition` nodes, with `PLAYED` totals and a per-player version; 6: every `MOVE`
+/// and `PLAYED` keeps the time of its moves, `timed`, `timeMs` and `trouble`).
+pub const GRAPH_SCHEMA_VERSION: i64 = 6;
 statement!(INGESTED, "ingested.cypher", ["player", "ids"]);
 statement!(
     WRITE_BEGIN,
@@ -524,7 +528,7 @@ pub fn edge_params(player: &str, batch: &Batch) -> Vec<EdgeParams> {
 
 /// The order of an edge row's fields in the `UNWIND $rows` lists of
 /// `write_new_edges.cypher` and `write_edges.cypher` (the player is a separate parameter).
-pub const EDGE_ROW_FIELDS: [&str; 17] = [
+pub const EDGE_ROW_FIELDS: [&str; 20] = [
     "from",
     "to",
     "uci",
@@ -542,6 +546,9 @@ pub const EDGE_ROW_FIELDS: [&str; 17] = [
     "opp",
     "src",
     "row",
+    "timed",
+    "timeMs",
+    "trouble",
 ];
 
 impl EdgeParams {
@@ -566,6 +573,9 @@ impl EdgeParams {
             self.opp.into(),
             self.src.into(),
             self.row.clone().into(),
+            i64::from(self.stats.timed).into(),
+            (self.stats.time_ms as i64).into(),
+            i64::from(self.stats.trouble).into(),
         ];
         row.into()
     }
@@ -627,8 +637,8 @@ fn move_of(uci: &str) -> Result<MoveCode> {
         .ok_or_else(|| StoreError::Corrupt(format!("neo4j: move {uci:?}")))
 }
 
-/// The statistics columns (`w`, `d`, `l`, `ratingSum`, `ratedGames`, `first`, `last`) of
-/// an edge or move row.
+/// The statistics columns (`w`, `d`, `l`, `ratingSum`, `ratedGames`, `first`, `last`,
+/// `timed`, `timeMs`, `trouble`) of an edge or move row.
 fn stats_of(row: &Row) -> Result<MoveStats> {
     Ok(MoveStats {
         wins: int(row, "w")?,
@@ -638,6 +648,9 @@ fn stats_of(row: &Row) -> Result<MoveStats> {
         rated_games: int(row, "ratedGames")?,
         first: int(row, "first")?,
         last: int(row, "last")?,
+        timed: int(row, "timed")?,
+        time_ms: int(row, "timeMs")?,
+        trouble: int(row, "trouble")?,
     })
 }
 
@@ -1180,6 +1193,9 @@ impl BatchParams {
                     i64::from(s.rated_games).into(),
                     i64::from(s.first).into(),
                     i64::from(s.last).into(),
+                    i64::from(s.timed).into(),
+                    (s.time_ms as i64).into(),
+                    i64::from(s.trouble).into(),
                 ];
                 (key_param(pos), key_param(child), rest)
             })
@@ -1636,7 +1652,7 @@ mod tests {
                 WRITE_NEW_EDGES.text.contains(&want),
                 "write_new_edges: {want}"
             );
-            if i <= 6 {
+            if i <= 6 || i == 16 {
                 assert!(WRITE_EDGES.text.contains(&want), "write_edges: {want}");
             } else {
                 assert!(

@@ -10,7 +10,6 @@ use clap::Args;
 use mirror_core::PositionKey;
 use mirror_server::response::ExploreTable;
 use mirror_store::{GraphStore, embedded::OpenMode};
-use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
 use mirror_core::notation;
@@ -93,25 +92,17 @@ pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode
     let store = store_args.open(OpenMode::MustExist)?;
     require_player(&store, &args.user)?;
     let filter = args.filters.filter(args.color)?;
-    // One compact JSON object per line, sorted bytewise (as the reference script prints).
-    #[derive(Serialize)]
-    struct Edge<'a> {
-        epd: &'a str,
-        uci: String,
-        w: u32,
-        d: u32,
-        l: u32,
-    }
+    // One compact JSON object per line, sorted bytewise (as the reference script prints):
+    // W/D/L, and the moves' times when any is known (timed moves, milliseconds, in trouble).
     let mut lines = Vec::new();
     for (epd, mv, s) in mirror_store::analysis::edge_sums(&store, &args.user, &filter)? {
-        let (uci, w, d, l) = (mv.to_string(), s.wins, s.draws, s.losses);
-        lines.push(serde_json::to_string(&Edge {
-            epd: &epd,
-            uci,
-            w,
-            d,
-            l,
-        })?);
+        let (epd, (w, d, l)) = (serde_json::to_string(&epd)?, (s.wins, s.draws, s.losses));
+        let mut line = format!(r#"{{"epd":{epd},"uci":"{mv}","w":{w},"d":{d},"l":{l}"#);
+        if s.timed > 0 {
+            let (n, ms, tt) = (s.timed, s.time_ms, s.trouble);
+            line += &format!(r#","n":{n},"ms":{ms},"tt":{tt}"#);
+        }
+        lines.push(line + "}");
     }
     lines.sort();
     let stdout = std::io::stdout();

@@ -97,3 +97,48 @@ fn edges_equal_python_chess_on_all_27200_real_games() {
     assert!(reference.lines().count() > 1_000_000);
     assert_same_edges(&mirror, &reference);
 }
+
+/// The sums of a reference's time columns: (timed moves, milliseconds, in time trouble).
+fn time_sums(edges: &str) -> (u64, u64, u64) {
+    edges.lines().fold((0, 0, 0), |(n, ms, tt), line| {
+        let v: serde_json::Value = serde_json::from_str(line).expect("json");
+        let get = |k: &str| v[k].as_u64().unwrap_or(0);
+        (n + get("n"), ms + get("ms"), tt + get("tt"))
+    })
+}
+
+/// The time of each move from `[%clk]` (lichess: the clock after the move, increments
+/// added, bullet games deep in time trouble, and correspondence games with `TimeControl
+/// "-"` and no clock) equals python-chess's replay with the same rules, edge for edge.
+/// The 500 and 27,200 Chess.com games above check the same with Chess.com's clocks and its
+/// daily games (`1/259200`, no clocks).
+#[test]
+fn move_times_from_clocks_equal_python_chess_on_real_lichess_games() {
+    let env = Env::new();
+    let pgn = repo().join("tests/fixtures/clock/lichess-jishanshaikh4.pgn");
+    let summary = env.ingest_as("jishanshaikh4", &pgn, &[]);
+    assert_eq!(summary_value(&summary, "games read"), 102);
+    let mirror = env.ok(&["edges", "--user", "jishanshaikh4"]);
+    let reference = reference_profile_edges(&[&pgn], "jishanshaikh4", &[]);
+    assert_same_edges(&mirror, &reference);
+    let (timed, ms, trouble) = time_sums(&reference);
+    assert!(timed > 7_000 && trouble > 300, "{timed} {ms} {trouble}");
+    // Every move of every clocked game is timed once per edge; correspondence games not.
+    let untimed = reference.lines().filter(|l| !l.contains("\"n\":")).count();
+    assert!(untimed > 0, "the correspondence games' moves have no time");
+}
+
+/// `[%emt]` (FICS: the time each move took, as written) equals python-chess's replay; an
+/// unfinished game's times are not counted.
+#[test]
+fn move_times_from_elapsed_times_equal_python_chess_on_a_real_fics_game() {
+    let env = Env::new();
+    let pgn = repo().join("tests/fixtures/clock/fics-emt.pgn");
+    env.ingest_as("AntaresLight", &pgn, &[]);
+    let mirror = env.ok(&["edges", "--user", "AntaresLight"]);
+    let reference = reference_profile_edges(&[&pgn], "AntaresLight", &[]);
+    assert_same_edges(&mirror, &reference);
+    // 44 moves, each timed: 0.0 + 1.748 + ... as written.
+    let (timed, ms, trouble) = time_sums(&reference);
+    assert_eq!((timed, ms, trouble), (44, 144_297, 0));
+}

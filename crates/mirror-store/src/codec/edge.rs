@@ -2,7 +2,7 @@
 //! time class, source) | month (2) |
 //! opponent rating (2, 0 = unknown)`,
 //! big-endian so that one player's moves from one position are one range scan, and the
-//! value [`MoveStats`] (32 bytes) and the child position key (8).
+//! value [`MoveStats`] (48 bytes) and the child position key (8).
 
 use mirror_core::{
     MoveCode, MoveStats, PositionKey,
@@ -165,6 +165,6 @@ mod tests {
             key(0, PositionKey(u64::MAX), MoveCode(u16::MAX), &dims) < first_key(1, PositionKey(0))
         );
         let e = decode(&k[..18], &value(&stats, PositionKey(1))).expect_err("short key");
-        assert!(e.to_string().contains("18 + 40 bytes"), "{e}");
+        assert!(e.to_string().contains("18 + 56 bytes"), "{e}");
     }
 }

@@ -1,0 +1,395 @@
+//! The time of each move: a game's clock comments (`[%clk H:MM:SS.s]`, the clock after the
+//! move, as Chess.com and lichess write it; `[%emt ...]`, the time the move took, as FICS
+//! writes it) and its `TimeControl` tag, turned into the time each move took, the clock
+//! left when it was made and whether that was time trouble.
+//!
+//! The rules (the reference script `tests/reference/graph.py --times` follows them too):
+//!
+//! - A move's `[%emt]` is its time, as written (`3.4` seconds or `0:00:03.4`).
+//! - Else its `[%clk]`: the time is the same side's previous clock (the base time before its
+//!   first move) plus the increment minus this clock. The clock includes the increment the
+//!   move earned. A move whose side's previous clock is unknown (no `[%clk]` there), or whose
+//!   time would be negative (the clock rose by more than the increment: time added by an
+//!   arbiter or a new stage), has no time.
+//! - The clock left when the move was made is the clock before the move minus its time
+//!   (`[%clk]` minus the increment for a `[%clk]`).
+//! - Time trouble: less than 10% of the base time, or under 10 s, left when the move was made.
+//! - Time controls: `B` and `B+I` (seconds) give the base and increment; `1/S` (Chess.com's
+//!   daily games) gives S seconds for every move, the clock full again after each. Anything
+//!   else (`-`, `?`, several stages such as `40/5400:1800`) is unknown: `[%clk]` gives no
+//!   times then (the increment is unknown), `[%emt]` gives times but no clock left, so
+//!   never time trouble.
+//! - Seconds are kept in whole milliseconds, rounded half up.
+
+use std::fmt;
+
+/// Seconds left below which a move is always in time trouble.
+pub const TROUBLE_SECONDS: u64 = 10;
+
+/// A game's time control, as far as the times of its moves need it.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub enum Control {
+    /// A base time and an increment per move, in milliseconds (`180`, `180+2`).
+    Sudden {
+        /// Base time.
+        base_ms: u64,
+        /// Added after each move.
+        increment_ms: u64,
+    },
+    /// The same time for every move, the clock full again after each (`1/259200`).
+    PerMove {
+        /// Time for each move.
+        ms: u64,
+    },
+    /// No usable control (`-`, `?`, missing, several stages).
+    Unknown,
+}
+
+impl Control {
+    /// The control of a PGN `TimeControl` tag.
+    pub fn from_tag(tag: &str) -> Control {
+        let tag = tag.trim();
+        let secs = |s: &str| s.parse::<u64>().ok().map(|v| v.saturating_mul(1000));
+        if tag.contains(':') {
+            return Control::Unknown;
+        }
+        if let Some((moves, per)) = tag.split_once('/') {
+            return match (moves.parse::<u64>(), secs(per)) {
+                (Ok(1), Some(ms)) if ms > 0 => Control::PerMove { ms },
+                _ => Control::Unknown,
+            };
+        }
+        let (base, inc) = match tag.split_once('+') {
+            Some((b, i)) => (secs(b), secs(i)),
+            None => (secs(tag), Some(0)),
+        };
+        match (base, inc) {
+            (Some(base_ms), Some(increment_ms)) if base_ms > 0 => Control::Sudden {
+                base_ms,
+                increment_ms,
+            },
+            _ => Control::Unknown,
+        }
+    }
+
+    /// The clock left below which a move is in time trouble (10% of the base, at least
+    /// [`TROUBLE_SECONDS`]); `None` when the control is unknown.
+    pub fn trouble_below_ms(self) -> Option<u64> {
+        let base = match self {
+            Control::Sudden { base_ms, .. } => base_ms,
+            Control::PerMove { ms } => ms,
+            Control::Unknown => return None,
+        };
+        Some((base / 10).max(TROUBLE_SECONDS * 1000))
+    }
+
+    /// The clock before a side's first move; `None` when unknown.
+    fn start_ms(self) -> Option<u64> {
+        match self {
+            Control::Sudden { base_ms, .. } => Some(base_ms),
+            Control::PerMove { ms } => Some(ms),
+            Control::Unknown => None,
+        }
+    }
+
+    fn increment_ms(self) -> u64 {
+        match self {
+            Control::Sudden { increment_ms, .. } => increment_ms,
+            _ => 0,
+        }
+    }
+}
+
+/// What a move's comment said about time.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub struct Stamp {
+    /// `[%clk]`: the clock after the move, in milliseconds.
+    pub clock_ms: Option<u64>,
+    /// `[%emt]`: the time the move took, in milliseconds.
+    pub elapsed_ms: Option<u64>,
+}
+
+impl Stamp {
+    /// Reads the clock commands of a comment into this stamp; the first of each kind
+    /// counts (a move with several comments keeps what its first said).
+    pub fn read_comment(&mut self, comment: &[u8]) {
+        if self.clock_ms.is_none() {
+            self.clock_ms = command(comment, b"[%clk").and_then(parse_seconds);
+        }
+        if self.elapsed_ms.is_none() {
+            self.elapsed_ms = command(comment, b"[%emt").and_then(parse_seconds);
+        }
+    }
+
+    /// Whether the comment gave anything.
+    pub fn is_empty(&self) -> bool {
+        self.clock_ms.is_none() && self.elapsed_ms.is_none()
+    }
+}
+
+/// The argument of the first `name` command in a comment (`[%clk 0:02:57.3]` -> `0:02:57.3`).
+fn command<'a>(comment: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
+    let at = comment.windows(name.len()).position(|w| w == name)?;
+    let rest = &comment[at + name.len()..];
+    let rest = rest
+        .strip_prefix(b" ")
+        .or_else(|| rest.strip_prefix(b"\t"))?;
+    let end = rest.iter().position(|&b| b == b']')?;
+    Some(rest[..end].trim_ascii())
+}
+
+/// `H:MM:SS(.fff)`, `MM:SS(.fff)` or `SS(.fff)` in milliseconds, rounded half up at the
+/// millisecond; `None` for anything else.
+pub fn parse_seconds(text: &[u8]) -> Option<u64> {
+    let text = std::str::from_utf8(text).ok()?;
+    let (whole, frac) = match text.split_once('.') {
+        Some((w, f)) => (w, f),
+        None => (text, ""),
+    };
+    if !frac.bytes().all(|b| b.is_ascii_digit()) || frac.len() > 9 {
+        return None;
+    }
+    let mut secs: u64 = 0;
+    let parts: Vec<&str> = whole.split(':').collect();
+    if parts.len() > 3 {
+        return None;
+    }
+    for p in &parts {
+        if p.is_empty() || p.len() > 9 || !p.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        secs = secs.checked_mul(60)?.checked_add(p.parse::<u64>().ok()?)?;
+    }
+    let digits = |s: &str, n: usize| -> u64 {
+        s.bytes()
+            .take(n)
+            .fold(0u64, |acc, b| acc * 10 + u64::from(b - b'0'))
+            * 10u64.pow(u32::try_from(n.saturating_sub(s.len())).unwrap_or(0))
+    };
+    let mut ms = digits(frac, 3);
+    if frac.len() > 3 && frac.as_bytes()[3] >= b'5' {
+        ms += 1;
+    }
+    secs.checked_mul(1000)?.checked_add(ms)
+}
+
+/// The time one move took.
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct MoveTime {
+    /// Milliseconds the move took.
+    pub spent_ms: u32,
+    /// The clock left when it was made (before any increment), when known.
+    pub left_ms: Option<u32>,
+    /// Made in time trouble (see the module's rules).
+    pub trouble: bool,
+}
+
+impl fmt::Display for MoveTime {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:.1}s", f64::from(self.spent_ms) / 1000.0)
+    }
+}
+
+/// The time of each move of a game from its stamps (one per move, in order) and its
+/// control; empty when no move has a time.
+pub fn move_times(stamps: &[Stamp], control: Control) -> Vec<Option<MoveTime>> {
+    let inc = control.increment_ms();
+    let trouble_below = control.trouble_below_ms();
+    // The clock of each side before its next move (white, black).
+    let mut before = [control.start_ms(), control.start_ms()];
+    let times: Vec<Option<MoveTime>> = stamps
+        .iter()
+        .enumerate()
+        .map(|(ply, stamp)| {
+            let side = ply % 2;
+            let (spent, left, after) = match (stamp.elapsed_ms, stamp.clock_ms) {
+                (Some(e), _) => {
+                    let left = before[side].map(|b| b.saturating_sub(e));
+                    (Some(e), left, left.map(|l| l + inc))
+                }
+                (None, Some(c)) if control != Control::Unknown => {
+                    let spent = before[side].and_then(|b| (b + inc).checked_sub(c));
+                    (spent, Some(c.saturating_sub(inc)), Some(c))
+                }
+                _ => (None, None, None),
+            };
+            before[side] = match control {
+                Control::PerMove { ms } => Some(ms),
+                Control::Sudden { .. } => after,
+                Control::Unknown => None,
+            };
+            let spent_ms = u32::try_from(spent?).ok()?;
+            let left_ms = left.and_then(|l| u32::try_from(l).ok());
+            Some(MoveTime {
+                spent_ms,
+                left_ms,
+                trouble: match (left, trouble_below) {
+                    (Some(l), Some(t)) => l < t,
+                    _ => false,
+                },
+            })
+        })
+        .collect();
+    if times.iter().all(Option::is_none) {
+        Vec::new()
+    } else {
+        times
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn clk(s: &str) -> Stamp {
+        let mut st = Stamp::default();
+        st.read_comment(format!("[%clk {s}]").as_bytes());
+        st
+    }
+
+    #[test]
+    fn seconds_in_every_written_form() {
+        assert_eq!(parse_seconds(b"0:02:57.3"), Some(177_300));
+        assert_eq!(parse_seconds(b"0:00:01.617"), Some(1_617));
+        assert_eq!(parse_seconds(b"1.748"), Some(1_748));
+        assert_eq!(parse_seconds(b"9.27"), Some(9_270));
+        assert_eq!(parse_seconds(b"0.0"), Some(0));
+        assert_eq!(parse_seconds(b"71:59:59"), Some(259_199_000));
+        assert_eq!(parse_seconds(b"0.0005"), Some(1));
+        assert_eq!(parse_seconds(b"0.0004"), Some(0));
+        for bad in [&b""[..], b"x", b"1:2:3:4", b"-1", b"1.2.3", b"1:", b"1.a"] {
+            assert_eq!(parse_seconds(bad), None, "{:?}", std::str::from_utf8(bad));
+        }
+    }
+
+    #[test]
+    fn comments_keep_the_first_of_each_command() {
+        let mut s = Stamp::default();
+        s.read_comment(b"a note [%eval 0.3] [%clk 0:01:00] [%emt 0:00:02]");
+        s.read_comment(b"[%clk 0:00:10]");
+        assert_eq!(s.clock_ms, Some(60_000));
+        assert_eq!(s.elapsed_ms, Some(2_000));
+        let mut none = Stamp::default();
+        none.read_comment(b"[%clkx 1] [%clk]");
+        assert!(none.is_empty());
+    }
+
+    #[test]
+    fn controls_from_tags() {
+        assert_eq!(
+            Control::from_tag("180+2"),
+            Control::Sudden {
+                base_ms: 180_000,
+                increment_ms: 2_000
+            }
+        );
+        assert_eq!(
+            Control::from_tag("60"),
+            Control::Sudden {
+                base_ms: 60_000,
+                increment_ms: 0
+            }
+        );
+        assert_eq!(
+            Control::from_tag("1/259200"),
+            Control::PerMove { ms: 259_200_000 }
+        );
+        for unknown in ["-", "?", "", "40/5400:1800", "40/7200", "abc", "0"] {
+            assert_eq!(Control::from_tag(unknown), Control::Unknown, "{unknown}");
+        }
+        assert_eq!(Control::from_tag("180").trouble_below_ms(), Some(18_000));
+        assert_eq!(Control::from_tag("60").trouble_below_ms(), Some(10_000));
+    }
+
+    #[test]
+    fn clocks_give_times_with_the_increment() {
+        // 180+2: White's clock 3:01.9 after 1. e4 took 0.1 s; 2:58 after move 2 took 5.9 s.
+        let stamps = [
+            clk("0:03:01.9"),
+            clk("0:03:02"),
+            clk("0:02:58"),
+            clk("0:00:09"),
+        ];
+        let t = move_times(&stamps, Control::from_tag("180+2"));
+        assert_eq!(t[0].map(|m| m.spent_ms), Some(100));
+        assert_eq!(t[1].map(|m| m.spent_ms), Some(0));
+        assert_eq!(
+            t[2].map(|m| (m.spent_ms, m.left_ms)),
+            Some((5_900, Some(176_000)))
+        );
+        // Black: 3:02 + 2 - 0:09 = 175 s, made with 7 s left: time trouble.
+        assert_eq!(
+            t[3],
+            Some(MoveTime {
+                spent_ms: 175_000,
+                left_ms: Some(7_000),
+                trouble: true
+            })
+        );
+        // Unknown control: a clock says nothing about the time taken.
+        assert!(move_times(&stamps, Control::Unknown).is_empty());
+    }
+
+    #[test]
+    fn elapsed_times_run_the_clock_and_a_gap_stops_it() {
+        let emt = |s: &str| {
+            let mut st = Stamp::default();
+            st.read_comment(format!("[%emt {s}]").as_bytes());
+            st
+        };
+        let stamps = [
+            emt("0.0"),
+            emt("0.0"),
+            emt("170"),
+            Stamp::default(),
+            emt("1"),
+            emt("1"),
+        ];
+        let t = move_times(&stamps, Control::from_tag("180+0"));
+        // 10 s left of a 180 s base is under its 10% (18 s).
+        assert_eq!(
+            t[2].map(|m| (m.left_ms, m.trouble)),
+            Some((Some(10_000), true))
+        );
+        assert_eq!(
+            t[1].map(|m| (m.left_ms, m.trouble)),
+            Some((Some(180_000), false))
+        );
+        assert_eq!(t[3], None);
+        assert_eq!(
+            t[4].map(|m| (m.left_ms, m.trouble)),
+            Some((Some(9_000), true))
+        );
+        // Black's clock broke at its missing stamp: a time, no clock left.
+        assert_eq!(t[5].map(|m| (m.spent_ms, m.left_ms)), Some((1_000, None)));
+        let unknown = move_times(&stamps, Control::Unknown);
+        assert_eq!(
+            unknown[2].map(|m| (m.spent_ms, m.left_ms)),
+            Some((170_000, None))
+        );
+    }
+
+    #[test]
+    fn a_clock_that_rises_past_the_increment_gives_no_time() {
+        let stamps = [
+            clk("0:01:00"),
+            clk("0:01:00"),
+            clk("0:05:00"),
+            clk("0:00:50"),
+        ];
+        let t = move_times(&stamps, Control::from_tag("60"));
+        assert_eq!(t[2], None);
+        assert_eq!(t[3].map(|m| m.spent_ms), Some(10_000));
+    }
+
+    #[test]
+    fn daily_clocks_are_full_before_every_move() {
+        let stamps = [clk("71:00:00"), clk("10:00:00"), clk("1:00:00")];
+        let t = move_times(&stamps, Control::from_tag("1/259200"));
+        assert_eq!(t[0].map(|m| m.spent_ms), Some(3_600_000));
+        assert_eq!(
+            t[2].map(|m| (m.spent_ms, m.trouble)),
+            Some((255_600_000, true))
+        );
+    }
+}
