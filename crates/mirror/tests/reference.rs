@@ -142,3 +142,64 @@ fn move_times_from_elapsed_times_equal_python_chess_on_a_real_fics_game() {
     let (timed, ms, trouble) = time_sums(&reference);
     assert_eq!((timed, ms, trouble), (44, 144_297, 0));
 }
+
+/// `explore` shows each move's time as the reference sums it: the games whose move there
+/// is timed, their average in seconds and how many were in time trouble.
+#[test]
+fn explore_shows_the_times_python_chess_finds() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    // The player's moves as Black after 1. e4 (31 pieces: read from the move totals) and
+    // in a position of 28 pieces (read from the edge rows).
+    for (moves, epd, color) in [
+        (
+            "e4",
+            "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq -",
+            "black",
+        ),
+        (
+            "",
+            "rn1qkb1r/ppp2ppp/4bn2/8/8/2N2N2/PPPP1PPP/R1BQKB1R b KQkq -",
+            "black",
+        ),
+    ] {
+        let reference = reference_edges_with(&first500(), &["--color", color]);
+        let mut want = std::collections::BTreeMap::new();
+        for line in reference.lines() {
+            let v: serde_json::Value = serde_json::from_str(line).expect("json");
+            if v["epd"] == epd && v["n"].as_u64().is_some() {
+                let (n, ms) = (v["n"].as_f64().expect("n"), v["ms"].as_f64().expect("ms"));
+                let avg = (ms / n / 100.0).round() / 10.0;
+                want.insert(
+                    v["uci"].as_str().expect("uci").to_string(),
+                    (v["n"].clone(), avg, v["tt"].clone()),
+                );
+            }
+        }
+        let fen = format!("{epd} 0 1");
+        let at = if moves.is_empty() {
+            ["--fen", fen.as_str()]
+        } else {
+            ["--moves", moves]
+        };
+        let out = env.ok(&["explore", "--user", PLAYER, at[0], at[1], "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        // A move no timed game played shows no time (`null`), as the reference prints none.
+        let got: std::collections::BTreeMap<_, _> = v["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .filter(|m| !m["time"].is_null())
+            .map(|m| {
+                let t = &m["time"];
+                let avg = t["averageSeconds"].as_f64().expect("seconds");
+                let uci = m["uci"].as_str().expect("uci").to_string();
+                (uci, (t["timed"].clone(), avg, t["trouble"].clone()))
+            })
+            .collect();
+        assert!(want.len() >= 2, "{moves}: {want:?}");
+        assert_eq!(got, want, "{moves}");
+        let table = env.ok(&["explore", "--user", PLAYER, at[0], at[1]]);
+        assert!(table.contains("avg time"), "{table}");
+    }
+}
