@@ -38,6 +38,9 @@ Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN
   --opponent-rating keeps only games whose opponent's Elo tag (a positive integer) is in
   the inclusive range.
   --bench prints only "games SECONDS" (games read, wall time) for the benchmark peer.
+  --trouble prints only {"trouble": [W, D, L], "calm": [W, D, L]}: the player's results in
+  the games where at least one of their moves has a time, split by whether any of their
+  moves was made in time trouble.
 """
 import io
 import json
@@ -150,6 +153,8 @@ def open_pgn(path):
 def main():
     args = sys.argv[1:]
     bench = "--bench" in args
+    trouble_only = "--trouble" in args
+    trouble = {"trouble": [0, 0, 0], "calm": [0, 0, 0]}
     limit = None
     if "--limit" in args:
         limit = int(args[args.index("--limit") + 1])
@@ -232,9 +237,14 @@ def main():
             if black in names:
                 score = 1.0 - score
             col = {1.0: "w", 0.5: "d", 0.0: "l"}[score]
+            times = move_times(game)
+            mine = times[0 if white in names else 1::2]
+            if any(t is not None for t in mine):
+                split = "trouble" if any(t is not None and t[1] for t in mine) else "calm"
+                trouble[split][{"w": 0, "d": 1, "l": 2}[col]] += 1
             board = game.board()
             pairs = {}
-            for move, t in zip(moves, move_times(game)):
+            for move, t in zip(moves, times):
                 pairs.setdefault((board.epd(), move.uci()), t)
                 board.push(move)
             for pair, t in pairs.items():
@@ -247,6 +257,9 @@ def main():
     elapsed = time.perf_counter() - start
     if bench:
         print(read, f"{elapsed:.3f}")
+        return
+    if trouble_only:
+        print(json.dumps(trouble))
         return
     lines = []
     for (epd, uci, quarter), e in edges.items():

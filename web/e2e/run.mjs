@@ -113,6 +113,7 @@ async function tableMatchesApi(params) {
       perf: tr.querySelector('.perf').textContent,
       opp: tr.querySelector('.opp').textContent,
       last: tr.querySelector('.last').textContent,
+      time: tr.querySelector('.time').textContent,
     })),
   );
   assert.deepEqual(
@@ -127,6 +128,7 @@ async function tableMatchesApi(params) {
       perf: m.performance === null ? '–' : String(m.performance),
       opp: m.averageOpponentRating === null ? '–' : String(m.averageOpponentRating),
       last: m.lastPlayed ?? '–',
+      time: m.time ? `${m.time.averageSeconds.toFixed(1)} s` : '–',
     })),
   );
   const heading = await page.textContent('h2.opening-name');
@@ -337,7 +339,19 @@ check('where to study: items link to their positions', async () => {
   await page.goto(`${base}/?view=report&user=${encodeURIComponent(user)}`);
   await page.waitForSelector('.report-part');
   const parts = await page.$$eval('.report-part', ps => ps.map(p => p.querySelectorAll(':scope > ol > li').length));
-  assert.deepEqual(parts, [want.costly.length, want.deviations.length, want.surprises.length, want.drift.length]);
+  assert.deepEqual(parts, [
+    want.costly.length,
+    want.deviations.length,
+    want.surprises.length,
+    want.drift.length,
+    want.clock.slow.length,
+    0,
+  ]);
+  // Where the player burns their clock: the time-trouble table shows the API's games.
+  assert.ok(want.clock.overall.trouble.games + want.clock.overall.calm.games > 0, 'the games have clocks');
+  const trouble = await page.$$eval('table.trouble tbody tr', trs => trs.map(tr => tr.textContent));
+  assert.equal(trouble.length, 1 + want.clock.openings.length);
+  assert.ok(trouble[0].startsWith('all timed games') && trouble[0].includes(`${want.clock.overall.trouble.games} games`), trouble[0]);
   await shot('report-desktop');
   const item = want.costly[0] ?? want.deviations[0];
   assert.ok(item, 'the report has items');

@@ -129,6 +129,27 @@ export interface Report {
   surprises: (Place & { reply: ReportMove })[];
   /** Shares by quarter, the moves in UCI. */
   drift: (Place & { quarters: { quarter: string; games: number; shares: [string, number][] }[] })[];
+  /** Where the player burns their clock. */
+  clock: {
+    slow: (Place & { timeClass: string; seconds: number; usualSeconds: number; ratio: number; trouble: number })[];
+    overall: TroubleSplit;
+    openings: TroubleSplit[];
+  };
+}
+
+/** A score over some games (null without games). */
+export interface GamesScore {
+  games: number;
+  score: number | null;
+  low: number | null;
+  high: number | null;
+}
+
+/** The score in games with a move in time trouble, and in the other timed games. */
+export interface TroubleSplit {
+  opening: string | null;
+  trouble: GamesScore;
+  calm: GamesScore;
 }
 
 /** One move of a prepared line, with its mover's numbers at the position. */

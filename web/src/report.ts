@@ -1,6 +1,6 @@
 // Where to study: the report's items, each a link to its position in the explorer.
 
-import { type Place, type Report, type ReportMove, getJson } from './api';
+import { type GamesScore, type Place, type Report, type ReportMove, type TroubleSplit, getJson } from './api';
 import { play, sanOf } from './chess';
 import { type PageState, filterParams, href } from './state';
 import { el, message, pct } from './ui';
@@ -29,6 +29,24 @@ function placeLink(s: PageState, p: Place): HTMLElement {
       {},
       ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${p.games} games, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
     ),
+  );
+}
+
+/** A score over games, with its interval. */
+const gamesScore = (g: GamesScore): string =>
+  g.score === null || g.low === null || g.high === null
+    ? 'no games'
+    : `${g.games} games, ${pct(g.score)} (${pct(g.low)}–${pct(g.high)})`;
+
+/** The score with and without time trouble, by opening, as a table. */
+function troubleTable(r: Report): HTMLElement {
+  const row = (t: TroubleSplit) =>
+    el('tr', {}, el('td', {}, t.opening ?? 'all timed games'), el('td', {}, gamesScore(t.trouble)), el('td', {}, gamesScore(t.calm)));
+  return el(
+    'table',
+    { class: 'trouble' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Opening'), el('th', {}, 'In time trouble'), el('th', {}, 'Out of it'))),
+    el('tbody', {}, row(r.clock.overall), ...r.clock.openings.map(row)),
   );
 }
 
@@ -135,6 +153,29 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
       'Repertoire drift',
       "The share of each move by quarter in the player's main positions (the last eight quarters, the four moves played most).",
       r.drift.map(d => el('li', { class: 'item' }, placeLink(s, d), driftTable(d))),
+    ),
+    section(
+      'Where you burn your clock',
+      "Positions where the player thinks longest, against their average move in games of that time class (from the games' clocks).",
+      r.clock.slow.map(x =>
+        el(
+          'li',
+          { class: 'item slow' },
+          placeLink(s, x),
+          el(
+            'p',
+            {},
+            `${x.timeClass}: ${x.seconds.toFixed(1)} s a move here, ${x.ratio.toFixed(1)}× the usual ${x.usualSeconds.toFixed(1)} s · ${x.trouble} in time trouble`,
+          ),
+        ),
+      ),
+    ),
+    el(
+      'section',
+      { class: 'report-part' },
+      el('h3', {}, 'In time trouble or not'),
+      el('p', { class: 'note' }, 'The score in games with a move made under 10% of the base time (or 10 s) left, and in the other timed games.'),
+      r.clock.overall.trouble.games + r.clock.overall.calm.games ? troubleTable(r) : message('No game with clocks.'),
     ),
   );
 }

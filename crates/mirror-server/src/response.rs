@@ -446,6 +446,8 @@ pub struct ReportJson {
     pub surprises: Vec<ReportSurprise>,
     /// Repertoire drift.
     pub drift: Vec<ReportDrift>,
+    /// Where the player burns their clock.
+    pub clock: crate::burn::ClockJson,
 }
 
 impl ReportJson {
@@ -520,12 +522,13 @@ impl ReportJson {
                     }
                 })
                 .collect(),
+            clock: crate::burn::ClockJson::new(&r.clock),
         }
     }
 }
 
 /// A report's place as JSON, and its position.
-fn report_place(p: &mirror_store::report::Place) -> (ReportPlace, Chess) {
+pub(crate) fn report_place(p: &mirror_store::report::Place) -> (ReportPlace, Chess) {
     let along = mirror_store::report::positions_along(&p.path)
         .expect("a report path replays: it was built from the stored edges");
     let opening = mirror_core::openings::Openings::builtin()
@@ -891,11 +894,11 @@ impl std::fmt::Display for PlayerList {
     }
 }
 
-fn pct_text(x: f64) -> String {
+pub(crate) fn pct_text(x: f64) -> String {
     format!("{:.1}%", 100.0 * x)
 }
 
-fn place_line(p: &ReportPlace) -> String {
+pub(crate) fn place_line(p: &ReportPlace) -> String {
     format!(
         "{} ({} as {}, {} games, score {} [{}-{}]){}",
         if p.moves.is_empty() {
@@ -987,6 +990,6 @@ impl std::fmt::Display for ReportJson {
                 )?;
             }
         }
-        Ok(())
+        write!(w, "{}", r.clock)
     }
 }

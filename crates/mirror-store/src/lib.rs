@@ -8,6 +8,7 @@
 //! against every backend.
 
 pub mod analysis;
+pub mod burn;
 pub mod codec;
 pub mod embedded;
 #[cfg(feature = "neo4j")]

@@ -9,7 +9,8 @@
 //!   with at least 10% of the games and 2 games each), each choice with its score;
 //! - **surprises**: opponent replies met in at most `rare` games in positions reached at
 //!   least `min_games` times, and how those games went;
-//! - **drift**: for the player's most played positions, the share of each move by quarter.
+//! - **drift**: for the player's most played positions, the share of each move by quarter;
+//! - and where the player burns their clock ([`crate::burn`]).
 //!
 //! Side to move is known from the path: every edge starts from the start position, so a
 //! position's ply parity (breadth-first from the start) says who moves.
@@ -142,6 +143,8 @@ pub struct Report {
     pub surprises: Vec<Surprise>,
     /// Repertoire drift of the most played positions.
     pub drift: Vec<Drift>,
+    /// Where the player burns their clock (empty without timed games).
+    pub clock: crate::burn::ClockReport,
 }
 
 fn index(c: Color) -> usize {
@@ -228,12 +231,22 @@ fn place(line: &HashMap<PositionKey, Step>, p: PositionKey, color: Color, moves:
     for s in moves.values() {
         total.merge(s);
     }
+    place_of(line, p, color, &total)
+}
+
+/// The place `p` with the player's colour and their results there.
+fn place_of(
+    line: &HashMap<PositionKey, Step>,
+    p: PositionKey,
+    color: Color,
+    total: &MoveStats,
+) -> Place {
     Place {
         path: path(line, p),
         pos: p,
         color,
         games: total.games(),
-        score: score(&total),
+        score: score(total),
     }
 }
 
@@ -418,12 +431,26 @@ pub fn report<S: GraphStore + ?Sized>(
         opts.limit,
     );
     fill_quarters(&edges, &mut drift);
+    let slow = crate::burn::slow_places(
+        &edges,
+        |p| to_move(&line, p),
+        |p, color, s| place_of(&line, p, color, s),
+        opts.min_games,
+        opts.limit,
+    );
+    let (overall, openings) =
+        crate::burn::trouble_splits(&store.games(player)?, &filter, opts.min_games, opts.limit);
     Ok(Report {
         average,
         costly,
         deviations,
         surprises,
         drift,
+        clock: crate::burn::ClockReport {
+            slow,
+            overall,
+            openings,
+        },
     })
 }
 

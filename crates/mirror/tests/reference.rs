@@ -203,3 +203,82 @@ fn explore_shows_the_times_python_chess_finds() {
         assert!(table.contains("avg time"), "{table}");
     }
 }
+
+/// The report's "where you burn your clock": the score with and without a move in time
+/// trouble equals python-chess's replay of the games with the same rules; each slow
+/// position's time is what `explore` shows there for its time class.
+#[test]
+fn the_reports_time_trouble_split_equals_python_chess() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let out = reference_edges_with(&first500(), &["--trouble"]);
+    let want: serde_json::Value = serde_json::from_str(&out).expect("json");
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["report", "--user", PLAYER, "--json", "--min-games", "4"]))
+            .expect("json");
+    let clock = &report["clock"];
+    for split in ["trouble", "calm"] {
+        let wdl: Vec<f64> = want[split]
+            .as_array()
+            .expect("w d l")
+            .iter()
+            .map(|v| v.as_f64().expect("count"))
+            .collect();
+        let games = wdl.iter().sum::<f64>();
+        let got = &clock["overall"][split];
+        assert_eq!(got["games"].as_f64(), Some(games), "{split}");
+        let score = got["score"].as_f64().expect("score");
+        assert!(
+            (score - (wdl[0] + wdl[1] / 2.0) / games).abs() < 1e-12,
+            "{split}"
+        );
+    }
+    let by_opening: u64 = clock["openings"]
+        .as_array()
+        .expect("openings")
+        .iter()
+        .map(|o| {
+            o["trouble"]["games"].as_u64().unwrap_or(0) + o["calm"]["games"].as_u64().unwrap_or(0)
+        })
+        .sum();
+    assert!(by_opening > 0);
+    let slow = clock["slow"].as_array().expect("slow");
+    assert!(!slow.is_empty(), "{clock}");
+    for s in slow.iter().take(3) {
+        let moves: Vec<&str> = s["moves"]
+            .as_array()
+            .expect("moves")
+            .iter()
+            .map(|m| m.as_str().expect("uci"))
+            .collect();
+        let tc = s["timeClass"].as_str().expect("time class");
+        let color = s["color"].as_str().expect("colour");
+        let explore: serde_json::Value = serde_json::from_str(&env.ok(&[
+            "explore",
+            "--user",
+            PLAYER,
+            "--moves",
+            &moves.join(" "),
+            "--color",
+            color,
+            "--time-class",
+            tc,
+            "--json",
+        ]))
+        .expect("json");
+        let (mut timed, mut weighted) = (0.0, 0.0);
+        for m in explore["moves"].as_array().expect("moves") {
+            if let Some(n) = m["time"]["timed"].as_f64() {
+                timed += n;
+                weighted += n * m["time"]["averageSeconds"].as_f64().expect("seconds");
+            }
+        }
+        // The explorer's per-move averages are rounded to 0.1 s.
+        let seconds = s["seconds"].as_f64().expect("seconds");
+        assert!(
+            (weighted / timed - seconds).abs() < 0.06,
+            "{s} against {explore}"
+        );
+        assert!(s["ratio"].as_f64().expect("ratio") > 1.0, "{s}");
+    }
+}
