@@ -36,7 +36,9 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Color, Move, Position};
 
 use mirror_engine::stockfish::{Stockfish, win_percent};
-pub use report::{MistakeReport, PredictorReport, Promotions, Report, SegmentReport};
+pub use report::{
+    ClockMistakes, MistakeReport, PredictorReport, Promotions, Report, SegmentReport,
+};
 use stats::Clustered;
 
 /// Errors of an evaluation.
@@ -154,14 +156,17 @@ const POLICIES: [(Policy, usize); 3] = [
     (Policy::Lower, LOWER),
 ];
 
-/// The segments, in report order.
-pub const SEGMENTS: [&str; 6] = [
+/// The segments, in report order. The last two hold the positions whose move has a time
+/// (`mirror_core::clock`): made in time trouble or not.
+pub const SEGMENTS: [&str; 8] = [
     "all",
     "in book",
     "out of book",
     "plies 1-10",
     "plies 11-30",
     "plies 31+",
+    "in time trouble",
+    "timed, not in time trouble",
 ];
 
 /// One test position where the player is to move.
@@ -179,6 +184,8 @@ pub struct TestPosition {
     pub last: Option<Move>,
     /// Its game's time class, as the engine playing that game would know it.
     pub time_class: Option<TimeClass>,
+    /// Whether the player's move was made in time trouble (`None`: its time is unknown).
+    pub trouble: Option<bool>,
 }
 
 /// The probability `dist` gives the UCI move `played` (0 when it is not there).
@@ -210,6 +217,7 @@ pub fn test_positions(games: &[(GameRecord, Color)], max: Option<usize>) -> Vec<
                 played: ply.mv,
                 last: before,
                 time_class,
+                trouble: g.time_of(i).map(|t| t.trouble),
             });
         }
     }
@@ -241,6 +249,7 @@ struct Judged {
     pos: Chess,
     played: Move,
     mirror: Move,
+    trouble: Option<bool>,
 }
 
 /// Where the evaluation is (for a progress bar).
@@ -333,7 +342,8 @@ pub fn evaluate<S: GraphStore>(
             engine.set_game_time_class(t.time_class);
             let view = engine.book(&t.pos)?;
             let in_book = !view.candidates.is_empty();
-            let segs = [0, if in_book { 1 } else { 2 }, phase(t.ply)];
+            let mut segs = vec![0, if in_book { 1 } else { 2 }, phase(t.ply)];
+            segs.extend(t.trouble.map(|tt| if tt { 6 } else { 7 }));
             for &s in &segs {
                 counts[s] += 1;
             }
@@ -362,6 +372,7 @@ pub fn evaluate<S: GraphStore>(
                 pos: t.pos.clone(),
                 played: t.played,
                 mirror: choice.mv,
+                trouble: t.trouble,
             });
         }
         progress(Phase::Predict, (ci * CHUNK + chunk.len()).min(total), total);
@@ -710,6 +721,8 @@ fn judge(
         Clustered::default(),
     );
     let (mut player_loss, mut mirror_loss) = (Clustered::default(), Clustered::default());
+    // By the clock: [in time trouble, timed and not] x [player, mirror].
+    let mut by_clock: [[Clustered; 2]; 2] = Default::default();
     for (j, (lp, lm)) in judged.iter().zip(&losses) {
         let mp = f64::from(u8::from(*lp >= MISTAKE_WIN_PERCENT));
         let mm = f64::from(u8::from(*lm >= MISTAKE_WIN_PERCENT));
@@ -718,8 +731,24 @@ fn judge(
         diff.push(j.game, mm - mp);
         player_loss.push(j.game, *lp);
         mirror_loss.push(j.game, *lm);
+        if let Some(tt) = j.trouble {
+            let [p, m] = &mut by_clock[usize::from(!tt)];
+            p.push(j.game, mp);
+            m.push(j.game, mm);
+        }
     }
+    let by_clock = ["in time trouble", "timed, not in time trouble"]
+        .into_iter()
+        .zip(by_clock)
+        .map(|(name, [p, m])| ClockMistakes {
+            name: name.to_string(),
+            positions: p.len(),
+            player: p.estimate(),
+            mirror: m.estimate(),
+        })
+        .collect();
     Ok(MistakeReport {
+        by_clock,
         depth,
         threshold: MISTAKE_WIN_PERCENT,
         player: player.estimate(),

@@ -118,6 +118,22 @@ pub struct MistakeReport {
     pub player_mean_loss: Option<Estimate>,
     /// Mean win% lost by the mirror's moves.
     pub mirror_mean_loss: Option<Estimate>,
+    /// The mistake shares of the judged positions whose move has a time, in time trouble
+    /// and not.
+    pub by_clock: Vec<ClockMistakes>,
+}
+
+/// Mistake shares of the judged positions of one side of the clock.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClockMistakes {
+    /// `in time trouble` or `timed, not in time trouble`.
+    pub name: String,
+    /// Judged positions there.
+    pub positions: usize,
+    /// Share of the player's moves that are mistakes.
+    pub player: Option<Estimate>,
+    /// Share of the mirror's moves that are mistakes.
+    pub mirror: Option<Estimate>,
 }
 
 /// The whole evaluation.
@@ -192,7 +208,12 @@ impl Report {
             out,
             "match with the move played, 95% interval clustered by game; a predictor without an answer counts as a miss (answered = where it had one)"
         );
-        for seg in &self.segments {
+        // A clock's segment without positions (no test game has clocks) is left out.
+        for seg in self
+            .segments
+            .iter()
+            .filter(|s| s.positions > 0 || !s.name.contains("time trouble"))
+        {
             let _ = writeln!(out);
             let _ = writeln!(out, "{} ({} positions)", seg.name, seg.positions);
             let _ = writeln!(
@@ -255,6 +276,16 @@ impl Report {
                 loss(m.player_mean_loss.as_ref()),
                 loss(m.mirror_mean_loss.as_ref())
             );
+            for c in m.by_clock.iter().filter(|c| c.positions > 0) {
+                let _ = writeln!(
+                    out,
+                    "  {} ({} positions): player {}, mirror {}",
+                    c.name,
+                    c.positions,
+                    pct(c.player.as_ref()),
+                    pct(c.mirror.as_ref())
+                );
+            }
         }
         out
     }

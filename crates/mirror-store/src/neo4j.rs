@@ -184,6 +184,11 @@ statement!(
     "examples/deviations.cypher",
     ["player", "minGames"]
 );
+statement!(
+    EX_SLOW,
+    "examples/slow_positions.cypher",
+    ["player", "timeClass", "minGames", "limit"]
+);
 
 /// Every statement, for the parameter check.
 pub const STATEMENTS: &[Statement] = &[
@@ -219,6 +224,7 @@ pub const STATEMENTS: &[Statement] = &[
     EX_WORST,
     EX_TRANSPOSITIONS,
     EX_DEVIATIONS,
+    EX_SLOW,
 ];
 
 /// The `$parameters` a statement's text uses (comments ignored), sorted and unique.

@@ -193,6 +193,50 @@ fn example_queries_agree_with_the_embedded_analyses() {
     want.sort();
     assert!(!want.is_empty());
     assert_eq!(got, want);
+    // slow positions: the report's, slowest first (one time class: the same order as the
+    // ratio to the usual move), each with its average time.
+    let opts = mirror_store::report::ReportOptions {
+        filter: Filter {
+            time_classes: vec![mirror_core::TimeClass::Blitz],
+            ..Default::default()
+        },
+        min_games: 4,
+        ..Default::default()
+    };
+    let slow = mirror_store::report::report(&emb, PLAYER, &opts)
+        .expect("report")
+        .clock
+        .slow;
+    assert!(!slow.is_empty(), "the sample's games have clocks");
+    let rows = neo
+        .example(
+            neo4j::EX_SLOW,
+            vec![
+                ("player", player.into()),
+                ("timeClass", "blitz".into()),
+                ("minGames", 4i64.into()),
+                ("limit", (slow.len() as i64).into()),
+            ],
+        )
+        .expect("slow positions");
+    let got: Vec<(String, f64)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.get::<String>("epd").expect("epd"),
+                r.get::<f64>("seconds").expect("seconds"),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), slow.len());
+    for ((epd, seconds), s) in got.iter().zip(&slow) {
+        let want = emb.position_epd(s.place.pos).expect("epd").expect("stored");
+        assert_eq!(
+            (epd, (seconds - s.seconds).abs() < 1e-9),
+            (&want, true),
+            "{s:?}"
+        );
+    }
     // deviations: the same positions, leaving out those where a side's most common move
     // is tied (the query breaks ties by UCI text, the embedded analysis by move code).
     let rows = neo

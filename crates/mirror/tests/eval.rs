@@ -139,6 +139,21 @@ fn eval_is_reproducible_and_the_book_beats_random() {
         .map(|p| segment(&first, p)["positions"].as_u64().expect("n"))
         .sum();
     assert_eq!(phases, 700);
+    // By the clock: every test game of this player has [%clk]; the positions whose move
+    // has a time split into time trouble or not, and some are in time trouble.
+    let (trouble, calm) = (
+        segment(&first, "in time trouble")["positions"]
+            .as_u64()
+            .expect("n"),
+        segment(&first, "timed, not in time trouble")["positions"]
+            .as_u64()
+            .expect("n"),
+    );
+    assert!(trouble > 0 && calm > trouble, "{trouble} {calm}");
+    assert!(
+        trouble + calm <= 700 && trouble + calm > 650,
+        "{trouble} {calm}"
+    );
     // In book, the player's most played move beats a random legal one by far.
     let (book, random) = (top1(inb, "book (most played)"), top1(inb, "random legal"));
     assert!(book > random + 0.3, "book {book} vs random {random}");
@@ -181,6 +196,14 @@ fn eval_is_reproducible_and_the_book_beats_random() {
     );
     assert!((q - p - d).abs() < 1e-9, "{m}");
     assert!(p > 0.0 && p < 0.6, "a real player errs sometimes: {p}");
+    // The judged positions by the clock: as many as the judged ones with a time.
+    let by_clock: u64 = m["by_clock"]
+        .as_array()
+        .expect("by clock")
+        .iter()
+        .map(|c| c["positions"].as_u64().expect("n"))
+        .sum();
+    assert!(by_clock > 100 && by_clock <= 150, "{m}");
 
     // Another seed: another engine sample, the same book figures.
     let mut other: Vec<&str> = common.to_vec();
