@@ -91,6 +91,9 @@ pub struct MoveStats {
 
 /// Size of [`MoveStats::encode`].
 pub const STATS_LEN: usize = 48;
+/// The bytes of [`MoveStats::encode`] before the times (the stores leave the times out of
+/// rows without any).
+pub const STATS_UNTIMED_LEN: usize = 32;
 
 /// A score with its 95% confidence interval.
 #[derive(Copy, Clone, Debug, PartialEq)]
@@ -155,6 +158,11 @@ impl MoveStats {
                 ..self
             },
         }
+    }
+
+    /// Whether any time is counted (timed moves, their milliseconds or time trouble).
+    pub fn has_times(&self) -> bool {
+        self.timed != 0 || self.time_ms != 0 || self.trouble != 0
     }
 
     /// The average time of the timed moves, in seconds; `None` when none is timed.

@@ -250,7 +250,8 @@ const RECENT_MAX_CHECKS: usize = 100_000;
 
 pub use crate::TOTAL_MIN_PIECES;
 
-/// Version of the table layout; checked on open.
+/// Version of the table layout; checked on open (5: rows and game records may hold the
+/// moves' times; a version 4 file is upgraded as it opens).
 pub const SCHEMA_VERSION: u64 = 5;
 
 /// The most memory the store's page cache takes (pages read, and the pages a write
@@ -362,6 +363,12 @@ impl EmbeddedStore {
             let found = meta.get("schema_version")?.map(|v| v.value());
             match found {
                 Some(v) if v == SCHEMA_VERSION => {}
+                // Schema 4 is schema 5 without times: its rows and game records read as
+                // rows and games without times, so the file is upgraded by its mark (its
+                // games keep no times; an ingest into a new store reads them).
+                Some(4) => {
+                    meta.insert("schema_version", SCHEMA_VERSION)?;
+                }
                 Some(v) => {
                     return Err(StoreError::SchemaMismatch {
                         path: self.path.clone(),

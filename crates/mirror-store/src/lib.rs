@@ -56,7 +56,8 @@ pub enum StoreError {
         "store {path} has schema version {found}, this mirror needs {expected} (version 3 \
          added the opponent's rating to every edge, version 4 the site each game was played \
          on, Neo4j's version 5 each player's own position nodes and move totals, version 5 \
-         (Neo4j 6) the time of each move from the games' clocks): rebuild it by ingesting \
+         (Neo4j 6) the time of each move from the games' clocks; an embedded store of \
+         version 4 is upgraded as it opens): rebuild it by ingesting \
          the same games from their source into a new store, e.g. `mirror --db NEW.redb ingest \
          --user NAME --pgn FILES` (or `--user NAME` for Chess.com, `--lichess NAME`; for \
          Neo4j, into an empty database: `mirror --store neo4j ingest ...`, or `mirror \

@@ -2,19 +2,38 @@
 //! time class, source) | month (2) |
 //! opponent rating (2, 0 = unknown)`,
 //! big-endian so that one player's moves from one position are one range scan, and the
-//! value [`MoveStats`] (48 bytes) and the child position key (8).
+//! value: [`MoveStats`] without its times (32 bytes), the child position key (8) and, only
+//! when a game of the row has a time, the times (16: timed moves, milliseconds, in
+//! trouble). A row without times is the same 40 bytes as in schema 4, which is why a
+//! schema-4 store opens as it is.
 
 use mirror_core::{
     MoveCode, MoveStats, PositionKey,
-    stats::{EdgeDims, STATS_LEN},
+    stats::{EdgeDims, STATS_LEN, STATS_UNTIMED_LEN},
 };
 
 use crate::{EdgeRow, StoreError};
 
 /// Bytes of an edge key.
 pub const KEY_LEN: usize = 19;
-/// Bytes of an edge value.
-pub const VALUE_LEN: usize = STATS_LEN + 8;
+/// Bytes of an edge value without times.
+pub const VALUE_LEN: usize = STATS_UNTIMED_LEN + 8;
+/// Bytes of an edge value with times.
+pub const TIMED_VALUE_LEN: usize = STATS_LEN + 8;
+
+/// An encoded edge value (its bytes: [`EdgeValue::as_slice`]).
+#[derive(Copy, Clone, Debug)]
+pub struct EdgeValue {
+    bytes: [u8; TIMED_VALUE_LEN],
+    len: usize,
+}
+
+impl EdgeValue {
+    /// The value's bytes.
+    pub fn as_slice(&self) -> &[u8] {
+        &self.bytes[..self.len]
+    }
+}
 
 /// The key of a player's edge.
 pub fn key(pid: u32, pos: PositionKey, mv: MoveCode, dims: &EdgeDims) -> [u8; KEY_LEN] {
@@ -44,18 +63,25 @@ pub fn last_key(pid: u32, pos: PositionKey) -> [u8; KEY_LEN] {
 }
 
 /// The value of an edge: its statistics and where the move leads.
-pub fn value(stats: &MoveStats, child: PositionKey) -> [u8; VALUE_LEN] {
-    let mut v = [0u8; VALUE_LEN];
-    v[..STATS_LEN].copy_from_slice(&stats.encode());
-    v[STATS_LEN..].copy_from_slice(&child.to_be_bytes());
-    v
+pub fn value(stats: &MoveStats, child: PositionKey) -> EdgeValue {
+    let mut bytes = [0u8; TIMED_VALUE_LEN];
+    let s = stats.encode();
+    bytes[..STATS_UNTIMED_LEN].copy_from_slice(&s[..STATS_UNTIMED_LEN]);
+    bytes[STATS_UNTIMED_LEN..VALUE_LEN].copy_from_slice(&child.to_be_bytes());
+    let len = if stats.has_times() {
+        bytes[VALUE_LEN..].copy_from_slice(&s[STATS_UNTIMED_LEN..]);
+        TIMED_VALUE_LEN
+    } else {
+        VALUE_LEN
+    };
+    EdgeValue { bytes, len }
 }
 
 /// The edge row of a stored key and value.
 pub fn decode(key: &[u8], value: &[u8]) -> Result<EdgeRow, StoreError> {
-    if key.len() != KEY_LEN || value.len() != VALUE_LEN {
+    if key.len() != KEY_LEN || !matches!(value.len(), VALUE_LEN | TIMED_VALUE_LEN) {
         return Err(StoreError::Corrupt(format!(
-            "edge row of {} + {} bytes, not {KEY_LEN} + {VALUE_LEN}",
+            "edge row of {} + {} bytes, not {KEY_LEN} + {VALUE_LEN} or {TIMED_VALUE_LEN}",
             key.len(),
             value.len()
         )));
@@ -85,18 +111,26 @@ pub fn decode_value(
     pos: PositionKey,
     mv: MoveCode,
 ) -> Result<(MoveStats, PositionKey), StoreError> {
-    if value.len() != VALUE_LEN {
+    if !matches!(value.len(), VALUE_LEN | TIMED_VALUE_LEN) {
         return Err(StoreError::Corrupt(format!(
-            "position {pos}: the row of the move {mv} holds {} bytes, not {VALUE_LEN}",
+            "position {pos}: the row of the move {mv} holds {} bytes, not {VALUE_LEN} or \
+             {TIMED_VALUE_LEN}",
             value.len()
         )));
     }
-    let stats = MoveStats::decode(value).ok_or_else(|| {
+    let mut s = [0u8; STATS_LEN];
+    s[..STATS_UNTIMED_LEN].copy_from_slice(&value[..STATS_UNTIMED_LEN]);
+    if value.len() == TIMED_VALUE_LEN {
+        s[STATS_UNTIMED_LEN..].copy_from_slice(&value[VALUE_LEN..]);
+    }
+    let stats = MoveStats::decode(&s).ok_or_else(|| {
         StoreError::Corrupt(format!(
             "position {pos}: the row of the move {mv} holds counts that cannot be"
         ))
     })?;
-    let child: [u8; 8] = value[STATS_LEN..].try_into().expect("length checked above");
+    let child: [u8; 8] = value[STATS_UNTIMED_LEN..VALUE_LEN]
+        .try_into()
+        .expect("length checked above");
     Ok((stats, PositionKey::from_be_bytes(child)))
 }
 
@@ -144,7 +178,8 @@ mod tests {
                 PositionKey(u64::MAX),
                 MoveCode(777),
             );
-            let row = decode(&key(9, pos, mv, &dims), &value(&stats, child)).expect("decodes");
+            let row =
+                decode(&key(9, pos, mv, &dims), value(&stats, child).as_slice()).expect("decodes");
             assert_eq!(
                 (row.pos, row.mv, row.dims, row.stats, row.child),
                 (pos, mv, dims, stats, child)
@@ -164,7 +199,22 @@ mod tests {
         assert!(
             key(0, PositionKey(u64::MAX), MoveCode(u16::MAX), &dims) < first_key(1, PositionKey(0))
         );
-        let e = decode(&k[..18], &value(&stats, PositionKey(1))).expect_err("short key");
-        assert!(e.to_string().contains("18 + 56 bytes"), "{e}");
+        let e = decode(&k[..18], value(&stats, PositionKey(1)).as_slice()).expect_err("short key");
+        assert!(e.to_string().contains("18 + 40 bytes"), "{e}");
+        // With times the value holds them after the child; without, it is schema 4's.
+        let timed = MoveStats {
+            timed: 2,
+            time_ms: 7_300,
+            trouble: 1,
+            ..stats
+        };
+        let v = value(&timed, PositionKey(9));
+        assert_eq!(v.as_slice().len(), TIMED_VALUE_LEN);
+        assert_eq!(
+            decode_value(v.as_slice(), PositionKey(5), MoveCode(1)).expect("timed"),
+            (timed, PositionKey(9))
+        );
+        assert_eq!(value(&stats, PositionKey(9)).as_slice().len(), VALUE_LEN);
+        assert!(decode_value(&v.as_slice()[..50], PositionKey(5), MoveCode(1)).is_err());
     }
 }
