@@ -19,6 +19,7 @@
 //!   else (`-`, `?`, several stages such as `40/5400:1800`) is unknown: `[%clk]` gives no
 //!   times then (the increment is unknown), `[%emt]` gives times but no clock left, so
 //!   never time trouble.
+//! - In a move's comments, of each command the first whose value reads counts.
 //! - Seconds are kept in whole milliseconds, rounded half up.
 
 use std::fmt;
@@ -110,14 +111,15 @@ pub struct Stamp {
 }
 
 impl Stamp {
-    /// Reads the clock commands of a comment into this stamp; the first of each kind
-    /// counts (a move with several comments keeps what its first said).
+    /// Reads the clock commands of a comment into this stamp: of each kind, the first
+    /// whose value reads counts (a move with several comments keeps what its first such
+    /// command said).
     pub fn read_comment(&mut self, comment: &[u8]) {
         if self.clock_ms.is_none() {
-            self.clock_ms = command(comment, b"[%clk").and_then(parse_seconds);
+            self.clock_ms = first_value(comment, b"[%clk");
         }
         if self.elapsed_ms.is_none() {
-            self.elapsed_ms = command(comment, b"[%emt").and_then(parse_seconds);
+            self.elapsed_ms = first_value(comment, b"[%emt");
         }
     }
 
@@ -127,15 +129,24 @@ impl Stamp {
     }
 }
 
-/// The argument of the first `name` command in a comment (`[%clk 0:02:57.3]` -> `0:02:57.3`).
-fn command<'a>(comment: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
-    let at = comment.windows(name.len()).position(|w| w == name)?;
-    let rest = &comment[at + name.len()..];
-    let rest = rest
-        .strip_prefix(b" ")
-        .or_else(|| rest.strip_prefix(b"\t"))?;
-    let end = rest.iter().position(|&b| b == b']')?;
-    Some(rest[..end].trim_ascii())
+/// The milliseconds of the first `name` command of a comment whose argument reads
+/// (`[%clk 0:02:57.3]` -> 177,300).
+fn first_value(comment: &[u8], name: &[u8]) -> Option<u64> {
+    let mut from = 0;
+    while let Some(at) = comment[from..].windows(name.len()).position(|w| w == name) {
+        from += at + name.len();
+        let rest = &comment[from..];
+        let Some(rest) = rest.strip_prefix(b" ").or_else(|| rest.strip_prefix(b"\t")) else {
+            continue;
+        };
+        let Some(end) = rest.iter().position(|&b| b == b']') else {
+            continue;
+        };
+        if let Some(ms) = parse_seconds(rest[..end].trim_ascii()) {
+            return Some(ms);
+        }
+    }
+    None
 }
 
 /// `H:MM:SS(.fff)`, `MM:SS(.fff)` or `SS(.fff)` in milliseconds, rounded half up at the
@@ -272,6 +283,10 @@ mod tests {
         let mut none = Stamp::default();
         none.read_comment(b"[%clkx 1] [%clk]");
         assert!(none.is_empty());
+        // A command whose value does not read is passed over for the next one.
+        let mut later = Stamp::default();
+        later.read_comment(b"[%clk soon] [%clkx 3] [%clk 0:00:07]");
+        assert_eq!(later.clock_ms, Some(7_000));
     }
 
     #[test]

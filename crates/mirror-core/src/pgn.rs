@@ -1,8 +1,9 @@
 //! PGN decoding into [`GameRecord`]s with pgn-reader and shakmaty.
 //!
 //! Mainline only: variations are skipped by the reader, comments are read for their clock
-//! commands only (`[%clk]`, `[%emt]`: [`crate::clock`]) and NAGs are ignored, a byte-order mark is fine. Games that are not standard
-//! chess from the standard start position are skipped with a [`SkipReason`]; a game with an
+//! commands only (`[%clk]`, `[%emt]`: [`crate::clock`]), NAGs are ignored, a byte-order
+//! mark is fine. Games that are not standard chess from the standard start position are
+//! skipped with a [`SkipReason`]; a game with an
 //! illegal or unreadable move is a [`GameError`] naming the ply and the move text. Moves
 //! written in UCI (`g1f3`) are accepted where SAN fails.
 
