@@ -694,5 +694,36 @@ mod tests {
         assert_eq!(g.white.rating, Some(929));
         assert_eq!(g.date, Date::from_pgn("2017.02.20"));
         assert_eq!(g.moves.len(), 16);
+        // 600 s, no increment: 1. e4 {0:10:00} took nothing, 2. exd5 {0:09:54.6} 5.4 s,
+        // 6... Qd7 {0:07:31.8} 90.9 s after 5... a5 {0:09:02.7}.
+        let spent = |ply: usize| g.time_of(ply).map(|t| t.spent_ms);
+        assert_eq!(
+            (spent(0), spent(2), spent(11)),
+            (Some(0), Some(5_400), Some(90_900))
+        );
+        assert_eq!(g.times.len(), 16);
+        assert!(g.times.iter().all(|t| t.is_some_and(|t| !t.trouble)));
+    }
+
+    /// A real FICS game (tests/fixtures/clock/): `[%emt]` in seconds, 180+0.
+    #[test]
+    fn elapsed_times_of_a_fics_game() {
+        let pgn = std::fs::read(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/clock/fics-emt.pgn"),
+        )
+        .expect("read");
+        let decoded: Vec<Decoded> = read_games(pgn.as_slice())
+            .map(|r| r.expect("io").1)
+            .collect();
+        let Decoded::Game(g) = &decoded[0] else {
+            panic!("{:?}", decoded[0])
+        };
+        let t = |ply: usize| g.time_of(ply).expect("timed");
+        // 5. d4 {[%emt 9.27]}: White's clock 180 - (0 + 1.748 + 0.802 + 0.809) = 176.641
+        // before it.
+        assert_eq!((t(8).spent_ms, t(8).left_ms), (9_270, Some(167_371)));
+        assert_eq!(g.times.len(), 44);
+        assert_eq!(decoded[1], Decoded::Skipped(SkipReason::Unfinished));
     }
 }
