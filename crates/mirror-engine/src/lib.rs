@@ -13,6 +13,7 @@ pub mod fallback;
 pub mod guard;
 pub mod options;
 pub mod outcomes;
+pub mod pace;
 pub mod policy;
 pub mod polyglot;
 pub mod search;

@@ -12,13 +12,25 @@
 use std::io::{self, BufRead, Write};
 
 use mirror_core::{TimeClass, notation, time::Convention};
-use mirror_engine::{Book, Engine, EngineError, Fallback, KNOBS, KnobKind, canonical_name};
+use mirror_engine::{
+    Book, Engine, EngineError, Fallback, KNOBS, KnobKind, canonical_name,
+    pace::{GoClock, pace},
+};
 use shakmaty::{Chess, Color, Move, Position};
 
 /// The time class a `go` command's clock shows, with the seconds and increment it read:
 /// the side to move's remaining time (at its first move, the game's base time) plus 40
 /// increments, by Chess.com's convention; `None` without that side's clock.
 fn class_from_clock(args: &[&str], turn: Color) -> Option<(TimeClass, u64, u64)> {
+    let clock = go_clock(args, turn);
+    let (base, inc) = (clock.left_ms? / 1000, clock.increment_ms / 1000);
+    let class = TimeClass::from_time_control(&format!("{base}+{inc}"), Convention::ChessCom);
+    Some((class, base, inc))
+}
+
+/// What a `go` command says about the side to move's time (milliseconds; negative values
+/// read as 0).
+fn go_clock(args: &[&str], turn: Color) -> GoClock {
     let ms = |key: &str| -> Option<u64> {
         let at = args.iter().position(|a| *a == key)?;
         let v: i64 = args.get(at + 1)?.parse().ok()?;
@@ -28,9 +40,34 @@ fn class_from_clock(args: &[&str], turn: Color) -> Option<(TimeClass, u64, u64)>
         Color::White => ("wtime", "winc"),
         Color::Black => ("btime", "binc"),
     };
-    let (base, inc) = (ms(time)? / 1000, ms(inc).unwrap_or(0) / 1000);
-    let class = TimeClass::from_time_control(&format!("{base}+{inc}"), Convention::ChessCom);
-    Some((class, base, inc))
+    GoClock {
+        left_ms: ms(time),
+        increment_ms: ms(inc).unwrap_or(0),
+        movetime_ms: ms("movetime"),
+    }
+}
+
+/// With PlayerPace on: waits as long as the player took here (the book's times, else a
+/// share of the clock; `mirror_engine::pace`), saying how long and why.
+fn wait_at_pace<S: Book, W: Write>(
+    engine: &Engine<S>,
+    pos: &Chess,
+    args: &[&str],
+    out: &mut W,
+) -> io::Result<()> {
+    match engine.book(pos) {
+        Ok(view) => {
+            let p = pace(
+                view.candidates.iter().map(|c| &c.stats),
+                go_clock(args, pos.turn()),
+            );
+            writeln!(out, "info string {p}")?;
+            out.flush()?;
+            std::thread::sleep(p.wait);
+        }
+        Err(e) => writeln!(out, "info string error: no pace ({e}): answering now")?,
+    }
+    Ok(())
 }
 
 /// The position of a `position` command and the move into it, if the command gave one.
@@ -74,11 +111,13 @@ fn parse_position(args: &[&str]) -> Result<(Chess, Option<Move>), String> {
 /// (a model that cannot be loaded) says why.
 pub type FallbackFor<'a> = &'a dyn Fn(&str) -> Result<Box<dyn Fallback>, String>;
 
-/// Sets an option; the engine option's canonical name (`None` for Player).
+/// Sets an option; the engine option's canonical name (`None` for Player and
+/// PlayerPace, which `player_pace` holds).
 fn set_option<S: Book>(
     engine: &mut Engine<S>,
     fallback_for: FallbackFor<'_>,
     args: &[&str],
+    player_pace: &mut bool,
 ) -> Result<Option<&'static str>, String> {
     // setoption name <id...> [value <x...>]
     let name_at = args
@@ -101,6 +140,14 @@ fn set_option<S: Book>(
     let value = value_at
         .map(|v| args[v + 1..].join(" "))
         .unwrap_or_default();
+    if name == "playerpace" {
+        *player_pace = match value.trim().to_ascii_lowercase().as_str() {
+            "true" => true,
+            "false" => false,
+            other => return Err(format!("PlayerPace is true or false, not {other:?}")),
+        };
+        return Ok(None);
+    }
     if name == "player" {
         if value.trim().is_empty() {
             return Err("Player needs a value".into());
@@ -144,6 +191,8 @@ fn option_lines<S: Book>(engine: &Engine<S>) -> Vec<String> {
         ),
         "id author the mirror developers".to_string(),
         format!("option name Player type string default {}", engine.player()),
+        // Off unless asked: a GUI's game against the mirror at the player's pace.
+        "option name PlayerPace type check default false".to_string(),
     ];
     for knob in KNOBS {
         let value = if knob.name == "policy" {
@@ -231,6 +280,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
     // game's first `go` (`clock_read`).
     let mut class_by_option = engine.options().game_time_class.is_some();
     let mut clock_read = false;
+    let mut player_pace = false;
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -251,7 +301,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 pending = None;
                 clock_read = false;
             }
-            "setoption" => match set_option(engine, fallback_for, args) {
+            "setoption" => match set_option(engine, fallback_for, args, &mut player_pace) {
                 Ok(Some("game_time_class")) => {
                     class_by_option = engine.options().game_time_class.is_some();
                 }
@@ -291,6 +341,9 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 if args.contains(&"infinite") || args.contains(&"ponder") {
                     pending = Some(best);
                 } else {
+                    if player_pace && let Some(p) = &pos {
+                        wait_at_pace(engine, p, args, out)?;
+                    }
                     writeln!(out, "bestmove {best}")?;
                 }
             }
@@ -380,14 +433,24 @@ mod tests {
             "name Nonsense value 3",
         ] {
             let args: Vec<&str> = line.split_whitespace().collect();
-            let got = set_option(&mut engine, no_fallback, &args);
+            let got = set_option(&mut engine, no_fallback, &args, &mut false);
             assert!(got.is_err(), "{line:?}: {got:?}");
         }
-        let err = set_option(&mut engine, no_fallback, &["value", "5", "name", "Seed"])
-            .expect_err("value before name");
+        let err = set_option(
+            &mut engine,
+            no_fallback,
+            &["value", "5", "name", "Seed"],
+            &mut false,
+        )
+        .expect_err("value before name");
         assert!(err.contains("after the name"), "{err}");
         assert_eq!(
-            set_option(&mut engine, no_fallback, &["name", "Seed", "value", "5"]),
+            set_option(
+                &mut engine,
+                no_fallback,
+                &["name", "Seed", "value", "5"],
+                &mut false
+            ),
             Ok(Some("seed"))
         );
         assert_eq!(engine.options().seed, 5);

@@ -1111,3 +1111,63 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
         "{err}"
     );
 }
+
+/// `setoption name PlayerPace value true`: before its `bestmove` the engine waits as long
+/// as the player took at the position on average (the explorer's time there, the
+/// player's moves with that colour), says so, and never longer than the move time.
+#[test]
+fn uci_plays_at_the_players_pace_when_asked() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let explore: serde_json::Value =
+        serde_json::from_str(&env.ok(&["explore", "--user", PLAYER, "--moves", "e4", "--json"]))
+            .expect("json");
+    let (mut timed, mut ms) = (0.0, 0.0);
+    for m in explore["moves"].as_array().expect("moves") {
+        if let Some(n) = m["time"]["timed"].as_f64() {
+            timed += n;
+            ms += n * m["time"]["averageSeconds"].as_f64().expect("seconds");
+        }
+    }
+    let want = ms / timed;
+    let input = "uci\nsetoption name PlayerPace value true\nposition startpos moves e2e4\n\
+                 go wtime 180000 btime 180000\nposition startpos moves e2e4\n\
+                 go wtime 180000 btime 180000 movetime 100\n\
+                 setoption name PlayerPace value false\ngo wtime 180000 btime 180000\nquit\n";
+    let started = std::time::Instant::now();
+    let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
+    let took = started.elapsed().as_secs_f64();
+    assert!(
+        out.contains("option name PlayerPace type check default false"),
+        "{out}"
+    );
+    let paces: Vec<&str> = out.lines().filter(|l| l.contains("pace: ")).collect();
+    assert_eq!(paces.len(), 2, "paced twice, then off: {out}");
+    let secs: f64 = paces[0]
+        .split("pace: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("seconds");
+    // The explorer's per-move averages are rounded to 0.1 s.
+    assert!((secs - want).abs() < 0.06, "{secs} against {want}: {out}");
+    assert!(paces[0].contains("the player's average here over"), "{out}");
+    assert!(
+        paces[1].contains("pace: 0.1 s") && paces[1].contains("cut"),
+        "{out}"
+    );
+    assert!(
+        took >= secs,
+        "the answer waited {secs} s: the session took {took} s"
+    );
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("bestmove ")).count(),
+        3
+    );
+    let err = uci_session(
+        &env,
+        &["--user", PLAYER],
+        "setoption name PlayerPace value maybe\nquit\n",
+    );
+    assert!(err.contains("PlayerPace is true or false"), "{err}");
+}

@@ -1,0 +1,155 @@
+//! Playing at the player's pace: how long to wait before answering, from the time the
+//! player took in the position (the book rows' times, `mirror_core::clock`), else a
+//! share of the clock left; never more than the clock or the move time allows.
+
+use std::{fmt, time::Duration};
+
+use mirror_core::MoveStats;
+
+/// Share of the clock left spent on a move the book has no time for.
+const SHARE_OF_CLOCK: u64 = 30;
+/// The longest wait when the GUI gives no clock.
+const MAX_WITHOUT_CLOCK: Duration = Duration::from_secs(60);
+
+/// What the GUI's `go` says about time, in milliseconds.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct GoClock {
+    /// The side to move's time left (`wtime`/`btime`).
+    pub left_ms: Option<u64>,
+    /// Its increment (`winc`/`binc`).
+    pub increment_ms: u64,
+    /// A fixed time for this move (`movetime`).
+    pub movetime_ms: Option<u64>,
+}
+
+/// Where a wait comes from.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub enum PaceSource {
+    /// The player's average time here over this many timed games.
+    Book {
+        /// Timed games in the book here.
+        timed: u32,
+    },
+    /// No timed game here: a share of the clock left and the increment.
+    ClockShare,
+    /// No timed game here and no clock: no wait.
+    Nothing,
+}
+
+/// How long to wait before answering, and why.
+#[derive(Copy, Clone, Debug, PartialEq)]
+pub struct Pace {
+    /// The wait.
+    pub wait: Duration,
+    /// Where it comes from.
+    pub source: PaceSource,
+    /// Whether the clock or the move time cut it short.
+    pub capped: bool,
+}
+
+impl fmt::Display for Pace {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pace: {:.1} s", self.wait.as_secs_f64())?;
+        match self.source {
+            PaceSource::Book { timed } => {
+                write!(f, " (the player's average here over {timed} timed games")?
+            }
+            PaceSource::ClockShare => write!(
+                f,
+                " (no timed game here: 1/{SHARE_OF_CLOCK} of the clock left and the increment"
+            )?,
+            PaceSource::Nothing => write!(f, " (no timed game here and no clock")?,
+        }
+        if self.capped {
+            write!(f, "; cut to what the clock allows")?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// The wait before answering in a position whose book moves have `stats` (the player's,
+/// with the engine's filter), under `clock`.
+pub fn pace<'a>(stats: impl IntoIterator<Item = &'a MoveStats>, clock: GoClock) -> Pace {
+    let mut here = MoveStats::default();
+    for s in stats {
+        here.merge(s);
+    }
+    let (wanted, source) = match here.average_seconds() {
+        Some(secs) => (
+            Duration::from_secs_f64(secs),
+            PaceSource::Book { timed: here.timed },
+        ),
+        None => match clock.left_ms {
+            Some(left) => (
+                Duration::from_millis(left / SHARE_OF_CLOCK + clock.increment_ms),
+                PaceSource::ClockShare,
+            ),
+            None => (Duration::ZERO, PaceSource::Nothing),
+        },
+    };
+    // Never more than the move time, nor than half of the clock left (less a second for
+    // the GUI's own overhead), nor a minute without either.
+    let limit = match (clock.movetime_ms, clock.left_ms) {
+        (Some(m), _) => Duration::from_millis(m),
+        (None, Some(left)) => Duration::from_millis(left.saturating_sub(1_000) / 2),
+        (None, None) => MAX_WITHOUT_CLOCK,
+    };
+    Pace {
+        wait: wanted.min(limit),
+        source,
+        capped: wanted > limit,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn timed(n: u32, ms: u64) -> MoveStats {
+        MoveStats {
+            wins: n,
+            timed: n,
+            time_ms: ms,
+            ..MoveStats::default()
+        }
+    }
+
+    #[test]
+    fn the_books_average_else_a_share_of_the_clock_within_what_it_allows() {
+        let clock = GoClock {
+            left_ms: Some(180_000),
+            increment_ms: 2_000,
+            movetime_ms: None,
+        };
+        // 3 games at 2 s and 1 at 6 s: 3 s.
+        let p = pace(&[timed(3, 6_000), timed(1, 6_000)], clock);
+        assert_eq!(p.wait, Duration::from_secs(3));
+        assert_eq!(p.source, PaceSource::Book { timed: 4 });
+        assert!(p.to_string().contains("over 4 timed games"), "{p}");
+        let untimed = MoveStats {
+            wins: 5,
+            ..MoveStats::default()
+        };
+        let p = pace(&[untimed], clock);
+        assert_eq!(
+            (p.wait, p.source),
+            (Duration::from_millis(8_000), PaceSource::ClockShare)
+        );
+        // 9 s left: at most 4 s; a move time of 500 ms: at most that.
+        let short = GoClock {
+            left_ms: Some(9_000),
+            ..clock
+        };
+        let p = pace(&[timed(1, 20_000)], short);
+        assert_eq!((p.wait, p.capped), (Duration::from_secs(4), true));
+        let fixed = GoClock {
+            movetime_ms: Some(500),
+            ..clock
+        };
+        assert_eq!(
+            pace(&[timed(1, 20_000)], fixed).wait,
+            Duration::from_millis(500)
+        );
+        assert_eq!(pace(&[], GoClock::default()).wait, Duration::ZERO);
+    }
+}
