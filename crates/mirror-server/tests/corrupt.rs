@@ -170,12 +170,14 @@ async fn a_store_file_damaged_on_disk_is_a_json_500() {
             .expect("fen");
     let child = PositionKey::from_position(&after_e4).to_be_bytes();
     let mut bytes = std::fs::read(&path).expect("read");
-    let stats_len = mirror_core::stats::STATS_LEN;
+    // A row's value: the statistics without their times, then the child's key (then the
+    // times, when the row has any).
+    let stats_len = mirror_core::stats::STATS_UNTIMED_LEN;
     let mut damaged = 0;
     for at in stats_len..bytes.len().saturating_sub(child.len()) {
-        // A row's value: statistics that decode, then the child's key.
-        if bytes[at..at + child.len()] == child
-            && mirror_core::MoveStats::decode(&bytes[at - stats_len..at]).is_some()
+        let mut stats = [0u8; mirror_core::stats::STATS_LEN];
+        stats[..stats_len].copy_from_slice(&bytes[at - stats_len..at]);
+        if bytes[at..at + child.len()] == child && mirror_core::MoveStats::decode(&stats).is_some()
         {
             bytes[at - stats_len..at].fill(0xff);
             damaged += 1;
