@@ -15,7 +15,7 @@ use mirror_core::{
     EdgeDims, GameRecord, MoveStats, PositionKey, TimeClass, openings::Openings,
     stats::ScoreInterval,
 };
-use shakmaty::{Chess, Color, Position};
+use shakmaty::Color;
 
 use crate::{EdgeRow, Filter};
 
@@ -140,17 +140,18 @@ pub fn trouble_splits(
         if g.times.is_empty() || !filter.accepts(&EdgeDims::of_game(g, *color)) {
             continue;
         }
-        let mine = usize::from(*color == Color::Black);
-        let timed_any = g.times.iter().skip(mine).step_by(2).any(Option::is_some);
-        if !timed_any {
-            continue;
-        }
-        let trouble = g
+        // The player's timed moves (theirs are every other ply, from their first).
+        let mut mine = g
             .times
             .iter()
-            .skip(mine)
+            .skip(usize::from(*color == Color::Black))
             .step_by(2)
-            .any(|t| t.is_some_and(|t| t.trouble));
+            .flatten()
+            .peekable();
+        if mine.peek().is_none() {
+            continue;
+        }
+        let trouble = mine.any(|t| t.trouble);
         let stats = MoveStats::from_game(g.result.outcome_for(*color), None, None);
         let family = opening_family(g).unwrap_or_else(|| "(unnamed)".to_string());
         let of_opening = by_opening
@@ -180,13 +181,8 @@ pub fn trouble_splits(
 /// The family ("Sicilian Defense" of "Sicilian Defense: Najdorf Variation") of the last
 /// named position of the game's first plies.
 fn opening_family(g: &GameRecord) -> Option<String> {
-    let mut positions = vec![Chess::default()];
-    for ply in g.replay().take(OPENING_PLIES) {
-        let ply = ply.ok()?;
-        let mut next = ply.pos;
-        next.play_unchecked(ply.mv);
-        positions.push(next);
-    }
+    let opening = &g.moves[..g.moves.len().min(OPENING_PLIES)];
+    let positions = crate::report::positions_along(opening)?;
     let name = &Openings::builtin().along(&positions)?.name;
     Some(name.split(':').next().unwrap_or(name).trim().to_string())
 }
