@@ -20,6 +20,8 @@ use shakmaty::Position;
 
 use crate::{AppState, serve};
 
+pub mod sample;
+
 /// Why a load could not run.
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {

@@ -23,8 +23,12 @@ pub enum Endpoint {
 #[derive(Args, Debug)]
 pub struct ServeBenchArgs {
     /// The player (must be in the store).
-    #[arg(long, short = 'u')]
-    pub user: String,
+    #[arg(long, short = 'u', required_unless_present = "sample_players")]
+    pub user: Option<String>,
+    /// Instead of one player: N players drawn at random (--seed), each loaded on this
+    /// embedded store and then on a temporary store of that player alone.
+    #[arg(long, value_name = "N", conflicts_with_all = ["user", "paths_out"])]
+    pub sample_players: Option<usize>,
     /// The endpoint to load.
     #[arg(long, value_enum, default_value_t = Endpoint::Explore)]
     pub endpoint: Endpoint,
@@ -43,7 +47,7 @@ pub struct ServeBenchArgs {
     /// `recentGames` of each explore request.
     #[arg(long, default_value_t = 4)]
     pub recent_games: usize,
-    /// Seed of the random positions.
+    /// Seed of the random positions (and of the players drawn).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Also write the request paths to DIR/top.txt and DIR/random.txt (for wrk with
@@ -59,10 +63,27 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
         },
         Endpoint::Move => bench::Endpoint::Move,
     };
+    if let Some(n) = args.sample_players {
+        let embedded = store_args.kind() == crate::cli::StoreKind::Embedded;
+        anyhow::ensure!(embedded, "--sample-players runs on the embedded store");
+        let open = || store_args.open_embedded(OpenMode::MustExist);
+        let fallbacks = || Some(model_fallbacks(store_args));
+        let shape = (args.top, args.random, args.seed);
+        let load = (args.connections, args.seconds);
+        let said = &mut |s| println!("{s}");
+        let compared =
+            bench::sample::compare_alone(open, n, endpoint, shape, load, &fallbacks, said)?;
+        print!("{}", bench::sample::table(&compared));
+        return Ok(ExitCode::SUCCESS);
+    }
     let requests = {
         // A handle of its own (dropped before the server opens a fresh one).
         let store = store_args.open(OpenMode::MustExist)?;
-        let user = require_player(&store, &args.user)?;
+        let user = args
+            .user
+            .as_deref()
+            .expect("clap: --user or --sample-players");
+        let user = require_player(&store, user)?;
         let requests =
             bench::Requests::new(&store, &user, endpoint, (args.top, args.random, args.seed))?;
         if let Some(dir) = &args.paths_out {

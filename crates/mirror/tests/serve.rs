@@ -206,6 +206,66 @@ fn bench_serve_prints_its_figures() {
     assert!(err.contains("--top 0"), "{err}");
 }
 
+/// `mirror bench serve --sample-players N`: players drawn from a store of many (every
+/// player of a master's collection with 15 games or more), each loaded there and on a
+/// temporary store of that player alone; each has both position sets in the table, with
+/// no failed request, and the worst ratios close it. Neo4j is refused by name.
+#[test]
+fn bench_serve_compares_sampled_players_with_each_alone() {
+    let env = Env::new();
+    let leko = shared().join("pgn/masters/Leko.pgn.zst");
+    let leko = leko.to_str().expect("utf-8 path");
+    env.ok(&[
+        "ingest",
+        "--all-players",
+        "--min-games",
+        "15",
+        "--pgn",
+        leko,
+    ]);
+    let out = env.ok(&[
+        "bench",
+        "serve",
+        "--sample-players",
+        "2",
+        "--seconds",
+        "1",
+        "--top",
+        "2",
+        "--random",
+        "5",
+        "--connections",
+        "2",
+    ]);
+    let drawn: Vec<&str> = out.lines().filter(|l| l.starts_with('[')).collect();
+    assert_eq!(drawn.len(), 2, "{out}");
+    let rows: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains(" | ") && !l.contains("many: req/s"))
+        .collect();
+    assert_eq!(rows.len(), 4, "{out}");
+    for row in &rows {
+        assert!(!row.contains("errors"), "{row}");
+        assert!(
+            row.contains("most played") || row.contains("random"),
+            "{row}"
+        );
+    }
+    assert!(out.contains("worst of the sample: throughput"), "{out}");
+    let err = env.fails(&[
+        "--store",
+        "neo4j",
+        "bench",
+        "serve",
+        "--sample-players",
+        "2",
+    ]);
+    assert!(
+        err.contains("--sample-players runs on the embedded store"),
+        "{err}"
+    );
+}
+
 /// Two processes on one store: `mirror serve` holds it, and `mirror ingest` in another
 /// process adds games through the server; the server shows them at once.
 #[test]
