@@ -993,3 +993,24 @@ impl std::fmt::Display for ReportJson {
         write!(w, "{}", r.clock)
     }
 }
+
+/// `mirror edges`' lines, from [`mirror_store::analysis::edge_sums`]: one compact JSON
+/// object per (position, move) with its W/D/L, and the moves' times when any is known
+/// (timed moves, milliseconds, moves in time trouble), sorted bytewise, as the reference
+/// script (`tests/reference/graph.py`) prints them.
+pub fn edge_lines(
+    sums: &[(String, mirror_core::MoveCode, MoveStats)],
+) -> Result<Vec<String>, serde_json::Error> {
+    let mut lines = Vec::with_capacity(sums.len());
+    for (epd, mv, s) in sums {
+        let (epd, (w, d, l)) = (serde_json::to_string(epd)?, (s.wins, s.draws, s.losses));
+        let mut line = format!(r#"{{"epd":{epd},"uci":"{mv}","w":{w},"d":{d},"l":{l}"#);
+        if s.timed > 0 {
+            let (n, ms, tt) = (s.timed, s.time_ms, s.trouble);
+            line += &format!(r#","n":{n},"ms":{ms},"tt":{tt}"#);
+        }
+        lines.push(line + "}");
+    }
+    lines.sort();
+    Ok(lines)
+}

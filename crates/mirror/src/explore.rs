@@ -76,8 +76,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         None => store.moves(&args.user, key, &filter)?,
     };
     let out = ExploreTable::new(user, &path, filter.color, args.opponent.clone(), &rows)?;
-    let stdout = std::io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
+    let mut w = BufWriter::new(std::io::stdout().lock());
     if args.json {
         serde_json::to_writer_pretty(&mut w, &out)?;
         writeln!(w)?;
@@ -92,22 +91,9 @@ pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode
     let store = store_args.open(OpenMode::MustExist)?;
     require_player(&store, &args.user)?;
     let filter = args.filters.filter(args.color)?;
-    // One compact JSON object per line, sorted bytewise (as the reference script prints):
-    // W/D/L, and the moves' times when any is known (timed moves, milliseconds, in trouble).
-    let mut lines = Vec::new();
-    for (epd, mv, s) in mirror_store::analysis::edge_sums(&store, &args.user, &filter)? {
-        let (epd, (w, d, l)) = (serde_json::to_string(&epd)?, (s.wins, s.draws, s.losses));
-        let mut line = format!(r#"{{"epd":{epd},"uci":"{mv}","w":{w},"d":{d},"l":{l}"#);
-        if s.timed > 0 {
-            let (n, ms, tt) = (s.timed, s.time_ms, s.trouble);
-            line += &format!(r#","n":{n},"ms":{ms},"tt":{tt}"#);
-        }
-        lines.push(line + "}");
-    }
-    lines.sort();
-    let stdout = std::io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
-    for l in lines {
+    let sums = mirror_store::analysis::edge_sums(&store, &args.user, &filter)?;
+    let mut w = BufWriter::new(std::io::stdout().lock());
+    for l in mirror_server::response::edge_lines(&sums)? {
         writeln!(w, "{l}")?;
     }
     w.flush()?;
