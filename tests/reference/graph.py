@@ -41,6 +41,12 @@ Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN
   --trouble prints only {"trouble": [W, D, L], "calm": [W, D, L]}: the player's results in
   the games where at least one of their moves has a time, split by whether any of their
   moves was made in time trouble.
+  --pace-model prints only the player's pace, twelve {"stage", "band", "moves", "share"}
+  objects: each of the player's moves whose time and clock left are known counts
+  time / (clock left + time) in the cell of its stage (plies 0-19, 20-59, 60 on) and of
+  its band: (clock left + time) over the game's start clock (that sum at the player's
+  first such move) at 0.5 or more, 0.25 or more, 0.1 or more, less; "share" is the
+  cell's average rounded to four decimals (null without moves).
 """
 import io
 import json
@@ -109,7 +115,7 @@ def control_of(tag):
 
 
 def move_times(game):
-    """(spent_ms, trouble) or None for each mainline move."""
+    """(spent_ms, trouble, left_ms or None) or None for each mainline move."""
     ctl = control_of(game.headers.get("TimeControl", ""))
     inc = ctl[2] if ctl else 0
     below = max(ctl[1] // 10, 10_000) if ctl else None
@@ -137,7 +143,7 @@ def move_times(game):
         if spent is None or spent >= 2**32:
             out.append(None)
         else:
-            out.append((spent, left is not None and below is not None and left < below))
+            out.append((spent, left is not None and below is not None and left < below, left))
     return out
 
 
@@ -154,6 +160,8 @@ def main():
     args = sys.argv[1:]
     bench = "--bench" in args
     trouble_only = "--trouble" in args
+    pace_only = "--pace-model" in args
+    pace = [[[0.0, 0] for _ in range(4)] for _ in range(3)]
     trouble = {"trouble": [0, 0, 0], "calm": [0, 0, 0]}
     limit = None
     if "--limit" in args:
@@ -239,6 +247,18 @@ def main():
             col = {1.0: "w", 0.5: "d", 0.0: "l"}[score]
             times = move_times(game)
             mine = times[0 if white in names else 1::2]
+            base = None
+            for ply in range(0 if white in names else 1, len(times), 2):
+                t = times[ply]
+                if t is None or t[2] is None or t[2] + t[0] == 0:
+                    continue
+                before = t[2] + t[0]
+                base = before if base is None else base
+                stage = 0 if ply < 20 else (1 if ply < 60 else 2)
+                share = before / base
+                band = 0 if share >= 0.5 else (1 if share >= 0.25 else (2 if share >= 0.1 else 3))
+                pace[stage][band][0] += t[0] / before
+                pace[stage][band][1] += 1
             if any(t is not None for t in mine):
                 split = "trouble" if any(t is not None and t[1] for t in mine) else "calm"
                 trouble[split][{"w": 0, "d": 1, "l": 2}[col]] += 1
@@ -260,6 +280,15 @@ def main():
         return
     if trouble_only:
         print(json.dumps(trouble))
+        return
+    if pace_only:
+        cells = []
+        for stage in range(3):
+            for band in range(4):
+                total, n = pace[stage][band]
+                share = round(total / n, 4) if n else None
+                cells.append({"stage": stage, "band": band, "moves": n, "share": share})
+        print(json.dumps(cells))
         return
     lines = []
     for (epd, uci, quarter), e in edges.items():

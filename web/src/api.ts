@@ -134,6 +134,8 @@ export interface Report {
     slow: (Place & { timeClass: string; seconds: number; usualSeconds: number; ratio: number; trouble: number })[];
     overall: TroubleSplit;
     openings: TroubleSplit[];
+    /** Twelve cells, stage by stage: the share of the clock left spent on a move. */
+    pace: { stage: string; clock: string; moves: number; share: number | null }[];
   };
 }
 

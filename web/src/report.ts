@@ -50,6 +50,22 @@ function troubleTable(r: Report): HTMLElement {
   );
 }
 
+/** The share of the clock spent on a move, by stage (rows) and clock left (columns). */
+function paceTable(r: Report): HTMLElement {
+  const bands = [...new Set(r.clock.pace.map(p => p.clock))];
+  const stages = [...new Set(r.clock.pace.map(p => p.stage))];
+  const cell = (stage: string, band: string) => {
+    const p = r.clock.pace.find(x => x.stage === stage && x.clock === band);
+    return el('td', { title: `${p?.moves ?? 0} timed moves` }, p?.share == null ? '–' : `${(p.share * 100).toFixed(1)}%`);
+  };
+  return el(
+    'table',
+    { class: 'pace' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'Stage'), ...bands.map(b => el('th', {}, b)))),
+    el('tbody', {}, ...stages.map(st => el('tr', {}, el('th', {}, st), ...bands.map(b => cell(st, b))))),
+  );
+}
+
 /** A move of the place in SAN. */
 const sanAt = (p: Place, uci: string): string => sanOf(play(p.moves).line.pos, uci);
 
@@ -176,6 +192,17 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
       el('h3', {}, 'In time trouble or not'),
       el('p', { class: 'note' }, 'The score in games with a move made under 10% of the base time (or 10 s) left, and in the other timed games.'),
       r.clock.overall.trouble.games + r.clock.overall.calm.games ? troubleTable(r) : message('No game with clocks.'),
+    ),
+    el(
+      'section',
+      { class: 'report-part' },
+      el('h3', {}, 'How much of your clock a move takes'),
+      el(
+        'p',
+        { class: 'note' },
+        "The share of the clock left spent on a move, by stage of the game and how much of the clock is left: the mirror's pace where the player's games have no time.",
+      ),
+      r.clock.pace.some(p => p.moves > 0) ? paceTable(r) : message('No game with clocks.'),
     ),
   );
 }

@@ -24,6 +24,10 @@
 
 use std::fmt;
 
+use shakmaty::Color;
+
+use crate::GameRecord;
+
 /// Seconds left below which a move is always in time trouble.
 pub const TROUBLE_SECONDS: u64 = 10;
 
@@ -248,9 +252,140 @@ pub fn move_times(stamps: &[Stamp], control: Control) -> Vec<Option<MoveTime>> {
     }
 }
 
+/// Plies at which a game's stages end for [`TimeModel`]: the opening (moves 1-10), the
+/// middlegame (11-30), the rest.
+const STAGE_ENDS: [usize; 2] = [20, 60];
+/// Shares of the clock at the start of the game that bound the
+/// model's clock bands: half or more left, a quarter to a half, a tenth to a quarter, less
+/// than a tenth (time trouble, roughly).
+const BAND_FLOORS: [f64; 3] = [0.5, 0.25, 0.1];
+/// Moves a cell of the model needs before it speaks for itself (else its stage's moves
+/// all together, else all the player's timed moves).
+const MIN_CELL_MOVES: u32 = 30;
+
+/// The stages of [`TimeModel`], in words.
+pub const STAGES: [&str; 3] = ["moves 1-10", "moves 11-30", "moves 31 on"];
+/// Its clock bands, in words.
+pub const BANDS: [&str; 4] = [
+    "half the clock or more left",
+    "a quarter to a half left",
+    "a tenth to a quarter left",
+    "under a tenth left",
+];
+
+/// How much of their clock a player spends on a move, by the stage of the game and how
+/// much of the clock is left: learned from the player's own timed moves
+/// ([`TimeModel::learn`]), it sets the pace where the book has no time.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TimeModel {
+    /// Per stage and clock band: (sum of the shares of the clock spent, moves).
+    cells: [[(f64, u32); 4]; 3],
+}
+
+/// The stage of a game at `ply` (0-based), as an index of [`STAGE_ENDS`].
+fn stage(ply: usize) -> usize {
+    STAGE_ENDS.iter().take_while(|&&end| ply >= end).count()
+}
+
+/// The clock band of `left` out of `base`, as an index of [`BAND_FLOORS`].
+fn band(left_ms: u64, base_ms: u64) -> usize {
+    let share = left_ms as f64 / base_ms.max(1) as f64;
+    BAND_FLOORS
+        .iter()
+        .take_while(|&&floor| share < floor)
+        .count()
+}
+
+impl TimeModel {
+    /// The model of the moves `games` give the player (each with the player's colour):
+    /// every move of theirs whose time and clock are known counts the share of the clock
+    /// it used, the time it took out of the clock at the start of the thinking (the clock
+    /// left when it was made plus the time), in the cell of its stage and of the share of
+    /// the game's start clock then left. A game's start clock is the clock at the start of
+    /// the player's first timed move. Games without clocks add nothing.
+    pub fn learn<'a>(games: impl IntoIterator<Item = &'a (GameRecord, Color)>) -> TimeModel {
+        let mut model = TimeModel::default();
+        for (game, color) in games {
+            let mut base: Option<u64> = None;
+            let first = usize::from(*color == Color::Black);
+            for ply in (first..game.moves.len()).step_by(2) {
+                let Some(t) = game.time_of(ply) else { continue };
+                let Some(left) = t.left_ms else { continue };
+                let before = u64::from(left) + u64::from(t.spent_ms);
+                if before == 0 {
+                    continue;
+                }
+                let base = *base.get_or_insert(before);
+                let cell = &mut model.cells[stage(ply)][band(before, base)];
+                cell.0 += f64::from(t.spent_ms) / before as f64;
+                cell.1 += 1;
+            }
+        }
+        model
+    }
+
+    /// The cell of `stage` ([`STAGES`]) and `band` ([`BANDS`]): the average share of the
+    /// clock spent (`None` without moves) and the moves it comes from.
+    pub fn cell(&self, stage: usize, band: usize) -> (Option<f64>, u32) {
+        let (sum, n) = self.cells[stage][band];
+        ((n > 0).then(|| sum / f64::from(n)), n)
+    }
+
+    /// Timed moves learned.
+    pub fn moves(&self) -> u32 {
+        self.cells.iter().flatten().map(|c| c.1).sum()
+    }
+
+    /// The share of the clock left the player spends at `ply` with `left_ms` of a game
+    /// started with `base_ms` (unknown: a full clock), and over how many moves: the cell's
+    /// average when it has [`MIN_CELL_MOVES`], else its stage's, else all moves';
+    /// `None` without any timed move.
+    pub fn share(&self, ply: usize, left_ms: u64, base_ms: Option<u64>) -> Option<(f64, u32)> {
+        let row = &self.cells[stage(ply)];
+        let cell = row[band(left_ms, base_ms.unwrap_or(left_ms))];
+        let sum = |cells: &mut dyn Iterator<Item = &(f64, u32)>| {
+            cells.fold((0.0, 0u32), |(s, n), c| (s + c.0, n + c.1))
+        };
+        [
+            cell,
+            sum(&mut row.iter()),
+            sum(&mut self.cells.iter().flatten()),
+        ]
+        .into_iter()
+        .find(|&(_, n)| n >= MIN_CELL_MOVES)
+        .or_else(|| Some(sum(&mut self.cells.iter().flatten())).filter(|c| c.1 > 0))
+        .map(|(s, n)| (s / f64::from(n), n))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_time_model_speaks_from_a_cell_with_enough_moves_else_its_stage_else_all() {
+        let mut m = TimeModel::default();
+        // 40 opening moves at 2% with the whole clock, 5 middlegame moves at 20% in time
+        // trouble, 30 middlegame moves at 5% with most of the clock.
+        m.cells[0][0] = (40.0 * 0.02, 40);
+        m.cells[1][3] = (5.0 * 0.2, 5);
+        m.cells[1][0] = (30.0 * 0.05, 30);
+        let near = |got: Option<(f64, u32)>, share: f64, n: u32| {
+            let (s, moves) = got.expect("a share");
+            assert!((s - share).abs() < 1e-12 && moves == n, "{got:?}");
+        };
+        near(m.share(4, 600_000, Some(600_000)), 0.02, 40);
+        near(m.share(30, 590_000, Some(600_000)), 0.05, 30);
+        // 5 moves in trouble are too few: the middlegame's 35.
+        near(m.share(30, 30_000, Some(600_000)), 2.5 / 35.0, 35);
+        // No endgame move: all 75 moves.
+        near(m.share(80, 300_000, Some(600_000)), 3.3 / 75.0, 75);
+        // Without a base the clock counts as full.
+        assert_eq!(band(30_000, 30_000), 0);
+        assert_eq!((stage(19), stage(20), stage(59), stage(60)), (0, 1, 1, 2));
+        assert_eq!(TimeModel::default().share(0, 1_000, None), None);
+        assert_eq!(m.moves(), 75);
+    }
 
     fn clk(s: &str) -> Stamp {
         let mut st = Stamp::default();

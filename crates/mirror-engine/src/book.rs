@@ -2,7 +2,7 @@
 //! their newest game. Every store is a book; so is a store read through a running
 //! `mirror serve` (the command line's remote book, while the server holds the store).
 
-use mirror_core::{PositionKey, time::Month};
+use mirror_core::{PositionKey, clock::TimeModel, time::Month};
 use mirror_store::{Filter, GraphStore, MoveRow, StoreError};
 
 /// The reads the engine makes.
@@ -18,6 +18,14 @@ pub trait Book {
 
     /// The month of the player's newest game (`None`: no dated game).
     fn newest_month(&self, player: &str) -> Result<Option<Month>, StoreError>;
+
+    /// The player's pace where the book has no time, learned from their games
+    /// ([`TimeModel::learn`]); `None` where this book cannot read the games (a store read
+    /// through a running server, which serves positions' rows only).
+    fn time_model(&self, player: &str) -> Result<Option<TimeModel>, StoreError> {
+        let _ = player;
+        Ok(None)
+    }
 }
 
 impl<S: GraphStore + ?Sized> Book for S {
@@ -32,6 +40,10 @@ impl<S: GraphStore + ?Sized> Book for S {
 
     fn newest_month(&self, player: &str) -> Result<Option<Month>, StoreError> {
         Ok(self.newest_date(player)?.and_then(|d| d.month()))
+    }
+
+    fn time_model(&self, player: &str) -> Result<Option<TimeModel>, StoreError> {
+        Ok(Some(TimeModel::learn(&GraphStore::games(self, player)?)))
     }
 }
 
@@ -132,6 +144,10 @@ impl<B: Book + ?Sized> Book for KeptBook<'_, B> {
         }
         kept.rows.insert(key, rows.clone());
         Ok(rows)
+    }
+
+    fn time_model(&self, player: &str) -> Result<Option<TimeModel>, StoreError> {
+        self.book.time_model(player)
     }
 
     fn newest_month(&self, player: &str) -> Result<Option<Month>, StoreError> {

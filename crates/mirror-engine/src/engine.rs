@@ -288,6 +288,11 @@ impl<S: Book> Engine<S> {
         Ok(out)
     }
 
+    /// The player's pace where the book has no time ([`Book::time_model`]).
+    pub fn time_model(&self) -> Result<Option<mirror_core::clock::TimeModel>, EngineError> {
+        Ok(self.store.time_model(&self.player)?)
+    }
+
     /// The player's moves here (legal ones only) and the tier that applies.
     pub fn book(&self, pos: &Chess) -> Result<BookView, EngineError> {
         let filter = Filter {

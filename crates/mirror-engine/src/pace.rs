@@ -1,10 +1,12 @@
 //! Playing at the player's pace: how long to wait before answering, from the time the
-//! player took in the position (the book rows' times, `mirror_core::clock`), else a
-//! share of the clock left; never more than the clock or the move time allows.
+//! player took in the position (the book rows' times, `mirror_core::clock`), else the
+//! share of their clock the player spends at that stage of a game with that much of the
+//! clock left ([`TimeModel`]), else a fixed share of the clock left; never more than the
+//! clock or the move time allows.
 
 use std::{fmt, time::Duration};
 
-use mirror_core::MoveStats;
+use mirror_core::{MoveStats, clock::TimeModel};
 
 /// Share of the clock left spent on a move the book has no time for.
 const SHARE_OF_CLOCK: u64 = 30;
@@ -14,6 +16,9 @@ const MAX_WITHOUT_CLOCK: Duration = Duration::from_secs(60);
 /// What the GUI's `go` says about time, in milliseconds.
 #[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
 pub struct GoClock {
+    /// The clock of the side to move at the start of the game (the model's clock bands
+    /// are shares of it; unknown: the band of a full clock).
+    pub base_ms: Option<u64>,
     /// The side to move's time left (`wtime`/`btime`).
     pub left_ms: Option<u64>,
     /// Its increment (`winc`/`binc`).
@@ -30,7 +35,15 @@ pub enum PaceSource {
         /// Timed games in the book here.
         timed: u32,
     },
-    /// No timed game here: a share of the clock left and the increment.
+    /// No timed game here: the player's usual share of the clock left at this stage and
+    /// clock band ([`TimeModel`]), over this many of their timed moves.
+    Model {
+        /// The share of the clock left.
+        share: f64,
+        /// The player's timed moves it comes from.
+        moves: u32,
+    },
+    /// No timed game here and no time model: a share of the clock left and the increment.
     ClockShare,
     /// No timed game here and no clock: no wait.
     Nothing,
@@ -54,6 +67,11 @@ impl fmt::Display for Pace {
             PaceSource::Book { timed } => {
                 write!(f, " (the player's average here over {timed} timed games")?
             }
+            PaceSource::Model { share, moves } => write!(
+                f,
+                " (no timed game here: the player's usual {:.1}% of the clock left at this stage, over {moves} timed moves",
+                share * 100.0
+            )?,
             PaceSource::ClockShare => write!(
                 f,
                 " (no timed game here: 1/{SHARE_OF_CLOCK} of the clock left and the increment"
@@ -68,8 +86,14 @@ impl fmt::Display for Pace {
 }
 
 /// The wait before answering in a position whose book moves have `stats` (the player's,
-/// with the engine's filter), under `clock`.
-pub fn pace<'a>(stats: impl IntoIterator<Item = &'a MoveStats>, clock: GoClock) -> Pace {
+/// with the engine's filter), under `clock`, at `ply` of the game; where the book has no
+/// time, from `model` (the player's [`TimeModel`]) when it has any timed move.
+pub fn pace<'a>(
+    stats: impl IntoIterator<Item = &'a MoveStats>,
+    clock: GoClock,
+    model: Option<&TimeModel>,
+    ply: usize,
+) -> Pace {
     let mut here = MoveStats::default();
     for s in stats {
         here.merge(s);
@@ -79,12 +103,21 @@ pub fn pace<'a>(stats: impl IntoIterator<Item = &'a MoveStats>, clock: GoClock) 
             Duration::from_secs_f64(secs),
             PaceSource::Book { timed: here.timed },
         ),
-        None => match clock.left_ms {
-            Some(left) => (
+        None => match (
+            clock.left_ms,
+            clock
+                .left_ms
+                .and_then(|left| model?.share(ply, left, clock.base_ms)),
+        ) {
+            (Some(left), Some((share, moves))) => (
+                Duration::from_secs_f64(left as f64 / 1000.0 * share),
+                PaceSource::Model { share, moves },
+            ),
+            (Some(left), None) => (
                 Duration::from_millis(left / SHARE_OF_CLOCK + clock.increment_ms),
                 PaceSource::ClockShare,
             ),
-            None => (Duration::ZERO, PaceSource::Nothing),
+            (None, _) => (Duration::ZERO, PaceSource::Nothing),
         },
     };
     // Never more than the move time, nor than half of the clock left (less a second for
@@ -117,12 +150,13 @@ mod tests {
     #[test]
     fn the_books_average_else_a_share_of_the_clock_within_what_it_allows() {
         let clock = GoClock {
+            base_ms: None,
             left_ms: Some(180_000),
             increment_ms: 2_000,
             movetime_ms: None,
         };
         // 3 games at 2 s and 1 at 6 s: 3 s.
-        let p = pace(&[timed(3, 6_000), timed(1, 6_000)], clock);
+        let p = pace(&[timed(3, 6_000), timed(1, 6_000)], clock, None, 0);
         assert_eq!(p.wait, Duration::from_secs(3));
         assert_eq!(p.source, PaceSource::Book { timed: 4 });
         assert!(p.to_string().contains("over 4 timed games"), "{p}");
@@ -130,7 +164,7 @@ mod tests {
             wins: 5,
             ..MoveStats::default()
         };
-        let p = pace(&[untimed], clock);
+        let p = pace(&[untimed], clock, None, 0);
         assert_eq!(
             (p.wait, p.source),
             (Duration::from_millis(8_000), PaceSource::ClockShare)
@@ -140,16 +174,16 @@ mod tests {
             left_ms: Some(9_000),
             ..clock
         };
-        let p = pace(&[timed(1, 20_000)], short);
+        let p = pace(&[timed(1, 20_000)], short, None, 0);
         assert_eq!((p.wait, p.capped), (Duration::from_secs(4), true));
         let fixed = GoClock {
             movetime_ms: Some(500),
             ..clock
         };
         assert_eq!(
-            pace(&[timed(1, 20_000)], fixed).wait,
+            pace(&[timed(1, 20_000)], fixed, None, 0).wait,
             Duration::from_millis(500)
         );
-        assert_eq!(pace(&[], GoClock::default()).wait, Duration::ZERO);
+        assert_eq!(pace(&[], GoClock::default(), None, 0).wait, Duration::ZERO);
     }
 }

@@ -11,7 +11,7 @@
 
 use std::io::{self, BufRead, Write};
 
-use mirror_core::{TimeClass, notation, time::Convention};
+use mirror_core::{TimeClass, clock::TimeModel, notation, time::Convention};
 use mirror_engine::{
     Book, Engine, EngineError, Fallback, KNOBS, KnobKind, canonical_name,
     pace::{GoClock, pace},
@@ -41,26 +41,67 @@ fn go_clock(args: &[&str], turn: Color) -> GoClock {
         Color::Black => ("btime", "binc"),
     };
     GoClock {
+        base_ms: None,
         left_ms: ms(time),
         increment_ms: ms(inc).unwrap_or(0),
         movetime_ms: ms("movetime"),
     }
 }
 
-/// With PlayerPace on: waits as long as the player took here (the book's times, else a
-/// share of the clock; `mirror_engine::pace`), saying how long and why.
+/// PlayerPace in a session: on or off, the player's time model once learned (per player),
+/// and the clock the mirror's side had at its first move of the game.
+#[derive(Debug, Default)]
+struct PaceState {
+    on: bool,
+    model: Option<(String, Option<TimeModel>)>,
+    base_ms: Option<u64>,
+}
+
+/// With PlayerPace on: waits as long as the player took here (the book's times, else
+/// their time model, else a share of the clock; `mirror_engine::pace`), saying how long
+/// and why.
 fn wait_at_pace<S: Book, W: Write>(
     engine: &Engine<S>,
     pos: &Chess,
     args: &[&str],
+    state: &mut PaceState,
     out: &mut W,
 ) -> io::Result<()> {
+    let mut clock = go_clock(args, pos.turn());
+    if state.base_ms.is_none() || pos.fullmoves().get() == 1 {
+        state.base_ms = clock.left_ms;
+    }
+    clock.base_ms = state.base_ms;
+    let player = engine.player().to_string();
+    if state.model.as_ref().is_none_or(|(p, _)| *p != player) {
+        let model = match engine.time_model() {
+            Ok(Some(m)) => {
+                writeln!(
+                    out,
+                    "info string time model: {player}'s shares of the clock from {} timed moves",
+                    m.moves()
+                )?;
+                Some(m)
+            }
+            Ok(None) => {
+                writeln!(
+                    out,
+                    "info string no time model: the games are not read through mirror serve"
+                )?;
+                None
+            }
+            Err(e) => {
+                writeln!(out, "info string error: no time model ({e})")?;
+                None
+            }
+        };
+        state.model = Some((player, model));
+    }
+    let model = state.model.as_ref().and_then(|(_, m)| m.as_ref());
+    let ply = (pos.fullmoves().get() as usize - 1) * 2 + usize::from(pos.turn() == Color::Black);
     match engine.book(pos) {
         Ok(view) => {
-            let p = pace(
-                view.candidates.iter().map(|c| &c.stats),
-                go_clock(args, pos.turn()),
-            );
+            let p = pace(view.candidates.iter().map(|c| &c.stats), clock, model, ply);
             writeln!(out, "info string {p}")?;
             out.flush()?;
             std::thread::sleep(p.wait);
@@ -280,7 +321,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
     // game's first `go` (`clock_read`).
     let mut class_by_option = engine.options().game_time_class.is_some();
     let mut clock_read = false;
-    let mut player_pace = false;
+    let mut pace = PaceState::default();
     for line in input.lines() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
@@ -300,8 +341,9 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 last = None;
                 pending = None;
                 clock_read = false;
+                pace.base_ms = None;
             }
-            "setoption" => match set_option(engine, fallback_for, args, &mut player_pace) {
+            "setoption" => match set_option(engine, fallback_for, args, &mut pace.on) {
                 Ok(Some("game_time_class")) => {
                     class_by_option = engine.options().game_time_class.is_some();
                 }
@@ -341,8 +383,10 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                 if args.contains(&"infinite") || args.contains(&"ponder") {
                     pending = Some(best);
                 } else {
-                    if player_pace && let Some(p) = &pos {
-                        wait_at_pace(engine, p, args, out)?;
+                    if pace.on
+                        && let Some(p) = &pos
+                    {
+                        wait_at_pace(engine, p, args, &mut pace, out)?;
                     }
                     writeln!(out, "bestmove {best}")?;
                 }

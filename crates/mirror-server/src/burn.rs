@@ -1,6 +1,7 @@
 //! The report's part about time ("where you burn your clock",
 //! `mirror_store::burn::ClockReport`) as JSON and as text.
 
+use mirror_core::clock::{BANDS, STAGES};
 use mirror_store::burn::{ClockReport, TroubleSplit};
 use serde::Serialize;
 
@@ -49,6 +50,20 @@ pub struct TroubleJson {
     pub calm: GamesScoreJson,
 }
 
+/// A cell of the player's pace ([`mirror_core::clock::TimeModel`]), JSON.
+#[derive(Serialize)]
+pub struct PaceJson {
+    /// The stage of the game ([`mirror_core::clock::STAGES`]).
+    pub stage: &'static str,
+    /// How much of the clock is left ([`mirror_core::clock::BANDS`]).
+    pub clock: &'static str,
+    /// The player's timed moves there.
+    pub moves: u32,
+    /// The average share of the clock left they spend on a move there (0 to 1, four
+    /// decimals), null without moves.
+    pub share: Option<f64>,
+}
+
 /// Where the player burns their clock, JSON.
 #[derive(Serialize)]
 pub struct ClockJson {
@@ -58,6 +73,9 @@ pub struct ClockJson {
     pub overall: TroubleJson,
     /// By opening family, most games first.
     pub openings: Vec<TroubleJson>,
+    /// How much of their clock they spend on a move, by stage and clock left: what paces
+    /// the mirror where the book has no time (twelve cells, stage by stage).
+    pub pace: Vec<PaceJson>,
 }
 
 fn trouble_json(s: &TroubleSplit) -> TroubleJson {
@@ -95,6 +113,18 @@ impl ClockJson {
                 .collect(),
             overall: trouble_json(&c.overall),
             openings: c.openings.iter().map(trouble_json).collect(),
+            pace: (0..STAGES.len())
+                .flat_map(|stage| (0..BANDS.len()).map(move |band| (stage, band)))
+                .map(|(stage, band)| {
+                    let (share, moves) = c.pace.cell(stage, band);
+                    PaceJson {
+                        stage: STAGES[stage],
+                        clock: BANDS[band],
+                        moves,
+                        share: share.map(|s| (s * 10_000.0).round() / 10_000.0),
+                    }
+                })
+                .collect(),
         }
     }
 }
@@ -146,6 +176,22 @@ impl std::fmt::Display for ClockJson {
                 score_text(&t.trouble),
                 score_text(&t.calm)
             )?;
+        }
+        writeln!(
+            w,
+            "\nHow much of your clock you spend on a move (the share of the clock left; the mirror's pace where your games have no time):"
+        )?;
+        for stage in STAGES {
+            let cells: Vec<String> = self
+                .pace
+                .iter()
+                .filter(|p| p.stage == stage)
+                .map(|p| match p.share {
+                    Some(s) => format!("{}: {:.1}% ({} moves)", p.clock, s * 100.0, p.moves),
+                    None => format!("{}: no move", p.clock),
+                })
+                .collect();
+            writeln!(w, "- {stage}: {}", cells.join("; "))?;
         }
         Ok(())
     }

@@ -76,6 +76,9 @@ pub struct ClockReport {
     pub overall: TroubleSplit,
     /// By opening family, most games first.
     pub openings: Vec<TroubleSplit>,
+    /// The share of the clock the player spends on a move, by stage of the game and clock
+    /// left (what paces the mirror where the book has no time).
+    pub pace: mirror_core::clock::TimeModel,
 }
 
 /// The slow positions of the player's edges (`to_move` gives the side to move of a

@@ -438,8 +438,14 @@ pub fn report<S: GraphStore + ?Sized>(
         opts.min_games,
         opts.limit,
     );
+    let games = store.games(player)?;
     let (overall, openings) =
-        crate::burn::trouble_splits(&store.games(player)?, &filter, opts.min_games, opts.limit);
+        crate::burn::trouble_splits(&games, &filter, opts.min_games, opts.limit);
+    let pace = mirror_core::clock::TimeModel::learn(
+        games
+            .iter()
+            .filter(|(g, c)| filter.accepts(&mirror_core::stats::EdgeDims::of_game(g, *c))),
+    );
     Ok(Report {
         average,
         costly,
@@ -450,6 +456,7 @@ pub fn report<S: GraphStore + ?Sized>(
             slow,
             overall,
             openings,
+            pace,
         },
     })
 }

@@ -143,6 +143,48 @@ fn move_times_from_elapsed_times_equal_python_chess_on_a_real_fics_game() {
     assert_eq!((timed, ms, trouble), (44, 144_297, 0));
 }
 
+/// The report's pace (the share of the clock left the player spends on a move, by stage
+/// of the game and clock left: what paces the mirror where the book has no time) equals
+/// python-chess's computation with the same rules, cell by cell: Chess.com's clocks
+/// (500 games), lichess's (increments, bullet deep in time trouble) and FICS's `[%emt]`.
+#[test]
+fn the_reports_pace_equals_python_chess() {
+    let lichess = repo().join("tests/fixtures/clock/lichess-jishanshaikh4.pgn");
+    let fics = repo().join("tests/fixtures/clock/fics-emt.pgn");
+    for (pgn, player) in [
+        (first500(), PLAYER),
+        (lichess, "jishanshaikh4"),
+        (fics, "AntaresLight"),
+    ] {
+        let env = Env::new();
+        env.ingest_as(player, &pgn, &[]);
+        let want: serde_json::Value =
+            serde_json::from_str(&reference_profile_edges(&[&pgn], player, &["--pace-model"]))
+                .expect("json");
+        let report: serde_json::Value =
+            serde_json::from_str(&env.ok(&["report", "--user", player, "--json"])).expect("json");
+        let got = report["clock"]["pace"].as_array().expect("pace");
+        let want = want.as_array().expect("cells");
+        assert_eq!(got.len(), 12, "{player}");
+        assert_eq!(want.len(), 12, "{player}");
+        for (g, w) in got.iter().zip(want) {
+            assert_eq!(g["moves"], w["moves"], "{player}: {g} against {w}");
+            match (g["share"].as_f64(), w["share"].as_f64()) {
+                (None, None) => {}
+                // Both rounded to four decimals from sums in different orders.
+                (Some(a), Some(b)) => assert!((a - b).abs() < 1.5e-4, "{player}: {g} {w}"),
+                _ => panic!("{player}: {g} against {w}"),
+            }
+        }
+        let stages: std::collections::BTreeSet<&str> = got
+            .iter()
+            .filter(|c| c["moves"].as_u64().unwrap_or(0) > 0)
+            .map(|c| c["stage"].as_str().expect("stage"))
+            .collect();
+        assert!(stages.len() >= 2, "{player}: {got:?}");
+    }
+}
+
 /// `explore` shows each move's time as the reference sums it: the games whose move there
 /// is timed, their average in seconds and how many were in time trouble.
 #[test]
