@@ -1,8 +1,14 @@
 //! `mirror play`: a game against the player's mirror in the terminal (or over pipes).
 
-use std::io::{self, BufRead, Write};
+use std::{
+    io::{self, BufRead, Write},
+    time::{Duration, Instant},
+};
 
-use mirror_core::{MoveStats, PositionKey};
+use mirror_core::{
+    MoveStats, PositionKey,
+    clock::{Control, TimeModel},
+};
 use shakmaty::{Chess, Color, Move, Position};
 
 use mirror_core::{
@@ -10,7 +16,10 @@ use mirror_core::{
     openings::{Opening, Openings},
     stats::FEW_GAMES,
 };
-use mirror_engine::{Book, Choice, Engine, EngineError, Source};
+use mirror_engine::{
+    Book, Choice, Engine, EngineError, Source,
+    pace::{GoClock, pace},
+};
 
 use crate::board;
 
@@ -24,6 +33,53 @@ pub struct PlayOptions {
     /// Moves from the start position played before the game begins (a line to practise,
     /// e.g. from `mirror prep`); they cannot be taken back.
     pub start: Vec<Move>,
+    /// A clock for both sides (none: untimed).
+    pub clock: Option<GameClock>,
+    /// The mirror answers after the time the player would take (see
+    /// [`mirror_engine::pace`]): the book's time there, else the player's share of the
+    /// clock at that stage, within what the clock allows.
+    pub pace: bool,
+}
+
+/// A clock for both sides of a terminal game: the base time and the increment, read as
+/// PGN's `TimeControl` (seconds: `300+2`, `600`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    /// Each side's time at the start, in milliseconds.
+    pub base_ms: u64,
+    /// Added after each move, in milliseconds.
+    pub increment_ms: u64,
+}
+
+impl std::str::FromStr for GameClock {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GameClock, String> {
+        match Control::from_tag(s) {
+            Control::Sudden {
+                base_ms,
+                increment_ms,
+            } => Ok(GameClock {
+                base_ms,
+                increment_ms,
+            }),
+            _ => Err(format!(
+                "{s:?} is not a clock: seconds and an increment, as PGN's TimeControl (300+2, or 600)"
+            )),
+        }
+    }
+}
+
+/// `H:MM:SS.t` of a clock, as PGN's `[%clk]` writes it.
+fn clock_text(ms: u64) -> String {
+    let tenths = ms / 100;
+    format!(
+        "{}:{:02}:{:02}.{}",
+        tenths / 36_000,
+        tenths / 600 % 60,
+        tenths / 10 % 60,
+        tenths % 10
+    )
 }
 
 /// How a game ended.
@@ -49,7 +105,7 @@ pub struct PlayedGame {
 const HELP: &str = "\
 Type a move in SAN (Nf3, exd5, O-O, e8=Q) or UCI (g1f3), or a command:
   help    this text
-  undo    take back your last move (and the mirror's reply)
+  undo    take back your last move (and the mirror's reply; not the time)
   flip    turn the board around
   hint    what your mirror would play here, and why
   book    the player's moves from this position with their results
@@ -61,6 +117,8 @@ struct Game {
     positions: Vec<Chess>,
     moves: Vec<Move>,
     sans: Vec<String>,
+    /// The mover's clock after each move, when the game has a clock.
+    clocks: Vec<Option<u64>>,
 }
 
 impl Game {
@@ -77,12 +135,14 @@ impl Game {
         next.play_unchecked(m);
         self.positions.push(next);
         self.moves.push(m);
+        self.clocks.push(None);
     }
 
     fn pop(&mut self) {
         if self.moves.pop().is_some() {
             self.positions.pop();
             self.sans.pop();
+            self.clocks.pop();
         }
     }
 
@@ -139,6 +199,9 @@ impl Game {
             }
             text.push_str(san);
             text.push(' ');
+            if let Some(Some(ms)) = self.clocks.get(i) {
+                text.push_str(&format!("{{[%clk {}]}} ", clock_text(*ms)));
+            }
         }
         text
     }
@@ -171,6 +234,12 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
         ("PlyCount", game.moves.len().to_string()),
         ("ECO", opening.map_or("?".into(), |o| o.eco.clone())),
         ("Opening", opening.map_or("?".into(), |o| o.name.clone())),
+        (
+            "TimeControl",
+            opts.clock.map_or("-".into(), |c| {
+                format!("{}+{}", c.base_ms / 1000, c.increment_ms / 1000)
+            }),
+        ),
     ] {
         let v = v.replace('\\', "\\\\").replace('"', "\\\"");
         out.push_str(&format!("[{k} \"{v}\"]\n"));
@@ -270,6 +339,19 @@ struct Session<'a, S, W> {
     /// The side the board is drawn from.
     side: Color,
     show_board: bool,
+    /// Each side's clock left (White, Black), with a clock.
+    clocks: Option<[u64; 2]>,
+    /// When the person's clock started running this turn.
+    thinking_since: Option<Instant>,
+    /// The player's time model, with `pace`.
+    model: Option<TimeModel>,
+    /// A side ran out of time.
+    flagged: Option<Ending>,
+}
+
+/// The index of a side's clock.
+fn side_index(c: Color) -> usize {
+    usize::from(c == Color::Black)
 }
 
 impl<S: Book, W: Write> Session<'_, S, W> {
@@ -277,13 +359,78 @@ impl<S: Book, W: Write> Session<'_, S, W> {
         !self.opts.user_color
     }
 
-    /// The mirror's move, announced.
+    /// Takes `spent` off `color`'s clock and adds the increment; a side whose time runs
+    /// out loses (draws when the other side cannot mate).
+    fn spend(&mut self, color: Color, spent: Duration) {
+        let (Some(clocks), Some(clock)) = (self.clocks.as_mut(), self.opts.clock) else {
+            return;
+        };
+        let left = &mut clocks[side_index(color)];
+        let ms = u64::try_from(spent.as_millis()).unwrap_or(u64::MAX);
+        if ms < *left {
+            *left = *left - ms + clock.increment_ms;
+            return;
+        }
+        *left = 0;
+        let (result, reason) = if self.game.pos().has_insufficient_material(!color) {
+            (
+                "1/2-1/2",
+                format!(
+                    "{} ran out of time; the other side cannot mate",
+                    color_name(color)
+                ),
+            )
+        } else {
+            (
+                if color == Color::White { "0-1" } else { "1-0" },
+                format!("{} ran out of time", color_name(color)),
+            )
+        };
+        self.flagged = Some(Ending { result, reason });
+    }
+
+    /// A move of `color` that took `spent`: off the clock, then played (its clock kept
+    /// for the PGN's `[%clk]`).
+    fn played(&mut self, m: Move, color: Color, spent: Duration) {
+        self.spend(color, spent);
+        self.game.push(m);
+        if let (Some(last), Some(clocks)) = (self.game.clocks.last_mut(), self.clocks) {
+            *last = Some(clocks[side_index(color)]);
+        }
+    }
+
+    /// How long the player would take here ([`mirror_engine::pace`]).
+    fn pace_here(&self, pos: &Chess) -> io::Result<mirror_engine::pace::Pace> {
+        let view = self.engine.book(pos).map_err(engine_err)?;
+        let clock = GoClock {
+            base_ms: self.opts.clock.map(|c| c.base_ms),
+            left_ms: self.clocks.map(|c| c[side_index(pos.turn())]),
+            increment_ms: self.opts.clock.map_or(0, |c| c.increment_ms),
+            movetime_ms: None,
+        };
+        Ok(pace(
+            view.candidates.iter().map(|c| &c.stats),
+            clock,
+            self.model.as_ref(),
+            self.game.moves.len(),
+        ))
+    }
+
+    /// The mirror's move, announced (after the player's time there, with `pace`).
     fn mirror_moves(&mut self) -> io::Result<()> {
         let pos = self.game.pos().clone();
+        let started = Instant::now();
         let choice = self
             .engine
             .choose_after(&pos, self.game.moves.last().copied())
             .map_err(engine_err)?;
+        if self.opts.pace {
+            let p = self.pace_here(&pos)?;
+            writeln!(self.out, "(the mirror thinks: {p})")?;
+            self.out.flush()?;
+            std::thread::sleep(p.wait.saturating_sub(started.elapsed()));
+        }
+        let spent = started.elapsed();
         let number = self.game.moves.len() / 2 + 1;
         let dots = if self.mirror_color() == Color::White {
             "."
@@ -296,7 +443,7 @@ impl<S: Book, W: Write> Session<'_, S, W> {
             notation::san_plus(&pos, choice.mv),
             choice.describe()
         )?;
-        self.game.push(choice.mv);
+        self.played(choice.mv, pos.turn(), spent);
         self.show_board = true;
         Ok(())
     }
@@ -311,7 +458,24 @@ impl<S: Book, W: Write> Session<'_, S, W> {
             }
             self.show_board = false;
         }
-        write!(self.out, "your move> ")?;
+        if self.thinking_since.is_none() {
+            self.thinking_since = Some(Instant::now());
+        }
+        match self.clocks {
+            Some(c) => {
+                let (you, mirror) = (
+                    c[side_index(self.opts.user_color)],
+                    c[side_index(self.mirror_color())],
+                );
+                write!(
+                    self.out,
+                    "your move (you {}, mirror {})> ",
+                    clock_text(you),
+                    clock_text(mirror)
+                )?;
+            }
+            None => write!(self.out, "your move> ")?,
+        }
         self.out.flush()
     }
 
@@ -403,7 +567,13 @@ impl<S: Book, W: Write> Session<'_, S, W> {
                 write!(self.out, "{}", book_table(&pos, &book_rows(&choice)))?;
             }
             _ => match notation::parse_move(self.game.pos(), cmd) {
-                Ok(m) => self.game.push(m),
+                Ok(m) => {
+                    let spent = self
+                        .thinking_since
+                        .take()
+                        .map_or(Duration::ZERO, |t| t.elapsed());
+                    self.played(m, self.opts.user_color, spent);
+                }
                 Err(e) => {
                     let hint = match e {
                         MoveInputError::Unreadable(_) => " (type help for commands)",
@@ -440,10 +610,39 @@ pub fn play<S: Book, R: BufRead, W: Write>(
             positions: vec![Chess::default()],
             moves: Vec::new(),
             sans: Vec::new(),
+            clocks: Vec::new(),
         },
         side: opts.user_color,
         show_board: true,
+        clocks: opts.clock.map(|c| [c.base_ms; 2]),
+        thinking_since: None,
+        model: None,
+        flagged: None,
     };
+    if opts.pace {
+        let player = &s.player;
+        s.model = match s.engine.time_model() {
+            Ok(Some(m)) => {
+                writeln!(
+                    s.out,
+                    "(pace: the mirror takes the time {player} took in each position, else {player}'s usual share of the clock, from {} timed moves)",
+                    m.moves()
+                )?;
+                Some(m)
+            }
+            Ok(None) => {
+                writeln!(
+                    s.out,
+                    "(pace: the time {player} took in each position; no time model where they have none: the games are not read through mirror serve)"
+                )?;
+                None
+            }
+            Err(e) => {
+                writeln!(s.out, "(pace: no time model: {e})")?;
+                None
+            }
+        };
+    }
     for &m in &opts.start {
         s.game.push(m);
     }
@@ -451,7 +650,7 @@ pub fn play<S: Book, R: BufRead, W: Write>(
         writeln!(s.out, "from {}", s.game.movetext().trim_end())?;
     }
     let ending = loop {
-        if let Some(end) = s.game.ending() {
+        if let Some(end) = s.flagged.take().or_else(|| s.game.ending()) {
             break end;
         }
         if s.game.pos().turn() == s.mirror_color() {
@@ -491,6 +690,7 @@ mod tests {
             positions: vec![Chess::default()],
             moves: Vec::new(),
             sans: Vec::new(),
+            clocks: Vec::new(),
         };
         for m in moves {
             let mv = notation::parse_move(g.pos(), m).expect("legal");
@@ -519,11 +719,54 @@ mod tests {
         assert_eq!(mate.sans.last().map(String::as_str), Some("Qh4#"));
     }
 
+    /// A game with a clock saves `TimeControl` and each move's `[%clk]`, which the PGN
+    /// reader turns back into the moves' times.
+    #[test]
+    fn a_clocked_game_saves_its_clocks() {
+        let mut g = game_after(&["e4", "e5", "Nf3", "Nc6"]);
+        g.clocks = vec![Some(59_000), Some(60_500), Some(57_000), Some(58_050)];
+        let opts = PlayOptions {
+            start: Vec::new(),
+            user_color: Color::White,
+            date: "2026.12.05".into(),
+            clock: Some("60+1".parse().expect("a clock")),
+            pace: true,
+        };
+        let text = pgn(
+            &g,
+            "Biskupstunga",
+            &opts,
+            &Ending {
+                result: "1-0",
+                reason: "Black resigned".into(),
+            },
+        );
+        assert!(text.contains("[TimeControl \"60+1\"]"), "{text}");
+        assert!(
+            text.contains("1. e4 {[%clk 0:00:59.0]} e5 {[%clk 0:01:00.5]}"),
+            "{text}"
+        );
+        let decoded = mirror_core::pgn::read_games(text.as_bytes())
+            .next()
+            .expect("one")
+            .expect("io")
+            .1;
+        let mirror_core::pgn::Decoded::Game(game) = decoded else {
+            panic!("{decoded:?}");
+        };
+        let spent: Vec<u32> = game.times.iter().flatten().map(|t| t.spent_ms).collect();
+        // The clock is written in tenths (58.05 s shows 58.0, as a clock does).
+        assert_eq!(spent, [2_000, 500, 3_000, 3_500]);
+        assert!("5:00".parse::<GameClock>().is_err());
+        assert_eq!(clock_text(3_723_400), "1:02:03.4");
+    }
+
     fn game_from(fen: &str) -> Game {
         Game {
             positions: vec![notation::parse_fen(fen).expect("fen")],
             moves: Vec::new(),
             sans: Vec::new(),
+            clocks: Vec::new(),
         }
     }
 
@@ -561,6 +804,8 @@ mod tests {
             start: Vec::new(),
             user_color: Color::White,
             date: "2026.11.29".into(),
+            clock: None,
+            pace: false,
         };
         let text = pgn(
             &g,

@@ -40,6 +40,12 @@ pub struct PlayArgs {
     /// `mirror prep`.
     #[arg(long, value_name = "MOVES")]
     pub from_moves: Option<String>,
+    /// A clock for both sides: seconds and increment, as PGN's TimeControl (300+2).
+    #[arg(long, value_name = "SECONDS+INC")]
+    pub clock: Option<mirror_frontend::terminal::GameClock>,
+    /// The mirror answers after the time the player would take there.
+    #[arg(long)]
+    pub pace: bool,
 }
 
 #[derive(Args, Debug)]
@@ -117,27 +123,19 @@ fn play_on<S: Book>(
     let user_color = match args.color {
         SideArg::White => Color::White,
         SideArg::Black => Color::Black,
-        SideArg::Random => {
-            if seed.is_multiple_of(2) {
-                Color::White
-            } else {
-                Color::Black
-            }
-        }
+        SideArg::Random => Color::from_white(seed.is_multiple_of(2)),
     };
-    let start = (args
+    let from = args
         .from_moves
         .as_deref()
-        .map(mirror_core::notation::play_moves))
-    .transpose()
-    .context("invalid --from-moves")?;
+        .map(mirror_core::notation::play_moves);
+    let start = from.transpose().context("invalid --from-moves")?;
     let mut engine = Engine::new(store, player.clone(), cfg.options);
     let (model, own) = crate::train::FallbackModels::new(store_args).load(&player)?;
     engine.set_fallback(Box::new(ModelFallback::new(model)));
     let (date, stamp) =
         mirror_core::time::now_stamps().context("the system clock gives no date")?;
-    let stdout = std::io::stdout();
-    let mut out = BufWriter::new(stdout.lock());
+    let mut out = BufWriter::new(std::io::stdout().lock());
     if cfg.seed_from_clock {
         writeln!(
             out,
@@ -158,6 +156,8 @@ fn play_on<S: Book>(
             user_color,
             date,
             start: start.map(|(_, moves)| moves).unwrap_or_default(),
+            clock: args.clock,
+            pace: args.pace,
         },
     )?;
     let path: PathBuf = match args.save {
@@ -203,8 +203,7 @@ fn uci_on<S: Book>(
         }
     };
     engine.set_fallback(fallback_for(&player).map_err(anyhow::Error::msg)?);
-    let stdout = std::io::stdout();
-    let mut out = stdout.lock();
+    let mut out = std::io::stdout().lock();
     mirror_frontend::uci::run(
         &mut engine,
         &fallback_for,

@@ -56,8 +56,7 @@ pub fn run(store_args: &StoreArgs, args: ReportArgs) -> anyhow::Result<ExitCode>
         },
     )?;
     let json = ReportJson::new(&user, &report);
-    let stdout = std::io::stdout();
-    let mut w = BufWriter::new(stdout.lock());
+    let mut w = BufWriter::new(std::io::stdout().lock());
     if args.json {
         serde_json::to_writer_pretty(&mut w, &json)?;
         writeln!(w)?;

@@ -111,6 +111,64 @@ fn saved_game_edges(pgn: &str) -> Vec<usize> {
     vec![edges.lines().count()]
 }
 
+/// `--clock 6+0 --pace`: the prompt shows both clocks, the mirror says how long the
+/// player would take and waits that long (within the clock), and the saved game has its
+/// time control and every move's clock, which an ingest reads back as the moves' times.
+#[test]
+fn a_game_with_a_clock_at_the_players_pace() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let save = env.dir.path().join("clocked.pgn");
+    let save_s = save.to_str().expect("path");
+    let args = [
+        "--user", PLAYER, "--seed", "5", "--clock", "6+0", "--pace", "--save", save_s,
+    ];
+    let started = std::time::Instant::now();
+    let (out, err, ok) = play(&env, &args, "e4\nNf3\nresign\n");
+    let took = started.elapsed().as_secs_f64();
+    assert!(ok, "{out}\n{err}");
+    assert!(
+        out.contains("(pace: the mirror takes the time Biskupstunga took"),
+        "{out}"
+    );
+    assert!(
+        out.contains("your move (you 0:00:06.0, mirror 0:00:06.0)> "),
+        "{out}"
+    );
+    let waits: Vec<f64> = out
+        .lines()
+        .filter_map(|l| l.split("(the mirror thinks: pace: ").nth(1))
+        .map(|l| {
+            l.split(' ')
+                .next()
+                .and_then(|s| s.parse().ok())
+                .expect("seconds")
+        })
+        .collect();
+    assert_eq!(waits.len(), 2, "{out}");
+    // Never more than half the clock left less a second.
+    assert!(waits.iter().all(|w| *w <= 2.5), "{waits:?}");
+    assert!(took >= waits.iter().sum::<f64>() - 0.1, "{took} {waits:?}");
+    let pgn = std::fs::read_to_string(&save).expect("saved");
+    assert!(pgn.contains("[TimeControl \"6+0\"]"), "{pgn}");
+    assert_eq!(pgn.matches("[%clk 0:00:0").count(), 4, "{pgn}");
+    let timed = saved_game_timed_edges(&pgn);
+    assert_eq!(timed, 4, "every move of the saved game has its time: {pgn}");
+    let (_, err, ok) = play(&env, &["--user", PLAYER, "--clock", "5:00"], "");
+    assert!(!ok && err.contains("\"5:00\" is not a clock"), "{err}");
+}
+
+/// The edges of a saved game (ingested alone, for "You") whose move has a time.
+fn saved_game_timed_edges(pgn: &str) -> usize {
+    let env = Env::new();
+    let path = env.dir.path().join("g.pgn");
+    std::fs::write(&path, pgn).expect("write");
+    let p = path.to_str().expect("path");
+    env.ok(&["ingest", "--user", "You", "--progress", "none", "--pgn", p]);
+    let edges = env.ok(&["edges", "--user", "You"]);
+    edges.lines().filter(|l| l.contains("\"n\":1")).count()
+}
+
 #[test]
 fn mirror_opens_as_white_and_input_end_saves_an_unfinished_game() {
     let env = Env::new();
@@ -1114,7 +1172,9 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
 
 /// `setoption name PlayerPace value true`: before its `bestmove` the engine waits as long
 /// as the player took at the position on average (the explorer's time there, the
-/// player's moves with that colour), says so, and never longer than the move time.
+/// player's moves with that colour), says so, and never longer than the move time; where
+/// the player has no timed game, their usual share of the clock left at that stage and
+/// clock (the report's pace, from the same games) of the clock it is given.
 #[test]
 fn uci_plays_at_the_players_pace_when_asked() {
     let env = Env::new();
@@ -1133,6 +1193,7 @@ fn uci_plays_at_the_players_pace_when_asked() {
     let input = "uci\nsetoption name PlayerPace value true\nposition startpos moves e2e4\n\
                  go wtime 180000 btime 180000\nposition startpos moves e2e4\n\
                  go wtime 180000 btime 180000 movetime 100\n\
+                 ucinewgame\nposition startpos moves a2a3 h7h6\ngo wtime 60000 btime 60000\n\
                  setoption name PlayerPace value false\ngo wtime 180000 btime 180000\nquit\n";
     let started = std::time::Instant::now();
     let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
@@ -1142,7 +1203,7 @@ fn uci_plays_at_the_players_pace_when_asked() {
         "{out}"
     );
     let paces: Vec<&str> = out.lines().filter(|l| l.contains("pace: ")).collect();
-    assert_eq!(paces.len(), 2, "paced twice, then off: {out}");
+    assert_eq!(paces.len(), 3, "paced three times, then off: {out}");
     let secs: f64 = paces[0]
         .split("pace: ")
         .nth(1)
@@ -1156,13 +1217,40 @@ fn uci_plays_at_the_players_pace_when_asked() {
         paces[1].contains("pace: 0.1 s") && paces[1].contains("cut"),
         "{out}"
     );
+    // Out of the book: the report's share for the first ten moves with the whole clock
+    // left, of the 60 s given.
+    let report: serde_json::Value =
+        serde_json::from_str(&env.ok(&["report", "--user", PLAYER, "--json"])).expect("json");
+    let cell = &report["clock"]["pace"][0];
+    assert_eq!(cell["stage"], "moves 1-10", "{cell}");
+    assert_eq!(cell["clock"], "half the clock or more left", "{cell}");
+    let share = cell["share"].as_f64().expect("share");
     assert!(
-        took >= secs,
-        "the answer waited {secs} s: the session took {took} s"
+        paces[2].contains(&format!(
+            "the player's usual {:.1}% of the clock left at this stage, over {} timed moves",
+            share * 100.0,
+            cell["moves"]
+        )),
+        "{share}: {out}"
+    );
+    let model_secs: f64 = paces[2]
+        .split("pace: ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .expect("seconds");
+    assert!(
+        (model_secs - 60.0 * share).abs() < 0.06,
+        "{model_secs}: {out}"
+    );
+    assert!(out.contains("info string time model: Biskupstunga's shares of the clock from"));
+    assert!(
+        took >= secs + model_secs,
+        "the answers waited {secs} s and {model_secs} s: the session took {took} s"
     );
     assert_eq!(
         out.lines().filter(|l| l.starts_with("bestmove ")).count(),
-        3
+        4
     );
     let err = uci_session(
         &env,
