@@ -268,6 +268,34 @@ check('play: every reply is legal and labelled; keyboard, click, undo, flip, PGN
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
+check("play: a clock, and the mirror at the player's pace", async () => {
+  await page.goto(`${base}/?view=play&user=${encodeURIComponent(user)}&side=white`);
+  await page.selectOption('select[name=clock]', '60+0');
+  await page.check('input[name=pace]');
+  await page.waitForSelector('.clock.you.running');
+  assert.equal(await page.textContent('.clock.mirror'), 'mirror 1:00.0');
+  await page.fill('input[name=move]', 'e4');
+  const [paced] = await Promise.all([
+    page.waitForResponse(r => r.url().includes('/api/v1/pace'), { timeout: 15_000 }),
+    page.press('input[name=move]', 'Enter'),
+  ]);
+  const pace = await paced.json();
+  assert.ok(['book', 'model', 'clock'].includes(pace.source), JSON.stringify(pace));
+  const asked = new URL(paced.url()).searchParams;
+  assert.equal(asked.get('clock'), '60+0');
+  assert.ok(Number(asked.get('left')) > 59_000 && Number(asked.get('left')) <= 60_000, asked.toString());
+  await page.waitForFunction(() => (new URL(location.href).searchParams.get('moves') ?? '').split(',').length >= 2, null, { timeout: 20_000 });
+  // The mirror's clock lost about its wait; now the person's runs.
+  const text = (await page.textContent('.clock.mirror')).replace('mirror ', '');
+  const [min, sec] = text.split(':');
+  const spent = 60 - (Number(min) * 60 + Number(sec));
+  assert.ok(Math.abs(spent - pace.seconds) < 0.8, `mirror ${text} after a wait of ${pace.seconds} s`);
+  const label = await page.textContent('li.ply.mirror[data-ply="1"] .source');
+  assert.ok(label.includes(pace.detail), label);
+  assert.ok(await page.$('.clock.you.running'), 'your clock runs');
+  await shot('play-clock');
+});
+
 check('play: the end of a game is recognised', async () => {
   const ends = [
     ['f2f3,e7e5,g2g4,d8h4', 'checkmate, black wins (0-1)'],
@@ -346,12 +374,19 @@ check('where to study: items link to their positions', async () => {
     want.drift.length,
     want.clock.slow.length,
     0,
+    0,
   ]);
   // Where the player burns their clock: the time-trouble table shows the API's games.
   assert.ok(want.clock.overall.trouble.games + want.clock.overall.calm.games > 0, 'the games have clocks');
   const trouble = await page.$$eval('table.trouble tbody tr', trs => trs.map(tr => tr.textContent));
   assert.equal(trouble.length, 1 + want.clock.openings.length);
   assert.ok(trouble[0].startsWith('all timed games') && trouble[0].includes(`${want.clock.overall.trouble.games} games`), trouble[0]);
+  // How much of the clock a move takes: the API's twelve cells, stage by stage.
+  const pace = await page.$$eval('table.pace tbody td', tds => tds.map(td => [td.textContent, td.title]));
+  assert.deepEqual(
+    pace,
+    want.clock.pace.map(c => [c.share === null ? '–' : `${(c.share * 100).toFixed(1)}%`, `${c.moves} timed moves`]),
+  );
   await shot('report-desktop');
   const item = want.costly[0] ?? want.deviations[0];
   assert.ok(item, 'the report has items');

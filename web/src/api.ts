@@ -95,6 +95,16 @@ export interface MoveAnswer {
   source: Source;
 }
 
+/** How long the player would take in a position (`/api/v1/pace`). */
+export interface PaceAnswer {
+  seconds: number;
+  source: 'book' | 'model' | 'clock' | 'none';
+  timed: number | null;
+  share: number | null;
+  capped: boolean;
+  detail: string;
+}
+
 export interface ReportMove {
   uci: string;
   san: string;

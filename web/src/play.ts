@@ -3,7 +3,7 @@
 
 import type { Api as Board } from 'chessground/api';
 import { ChildNode, type PgnNodeData, defaultGame, makePgn } from 'chessops/pgn';
-import { type MoveAnswer, type Source, getJson } from './api';
+import { type MoveAnswer, type PaceAnswer, type Source, getJson } from './api';
 import { type Line, boardAt, fromText, moveNumber, play, standardUci } from './chess';
 import type { PageState } from './state';
 import { el, pct } from './ui';
@@ -64,6 +64,67 @@ export function pgn(user: string, side: 'white' | 'black', ucis: string[]): stri
   return makePgn(game);
 }
 
+type Side = 'white' | 'black';
+
+/** A game's clock on this page: the control (PGN's TimeControl: seconds+increment), each
+ * side's time left (ms) at the start of the running turn, when that turn began, the
+ * plies it has counted, and a side whose time ran out. */
+interface Clock {
+  control: string;
+  inc: number;
+  left: Record<Side, number>;
+  since: number;
+  plies: number;
+  flagged?: Side;
+}
+
+/** The clocks offered: none, or seconds+increment. */
+export const CLOCKS = ['', '60+0', '180+2', '300+0', '600+5'];
+let clock: Clock | undefined;
+/** The mirror answers after the player's time there (`/api/v1/pace`). */
+let atPace = false;
+let ticker: number | undefined;
+
+function newClock(control: string, plies: number): Clock | undefined {
+  const [base, inc] = control.split('+').map(Number);
+  if (!control || !base) return undefined;
+  return { control, inc: (inc ?? 0) * 1000, left: { white: base * 1000, black: base * 1000 }, since: Date.now(), plies };
+}
+
+const turnOf = (plies: number): Side => (plies % 2 === 0 ? 'white' : 'black');
+
+/** The clock after the game's moves: each new ply's time off its mover's clock (and the
+ * increment on); an undo gives no time back; a new game starts it again. */
+function account(s: PageState): void {
+  if (!clock) return;
+  const n = s.moves.length;
+  if (n === 0 && clock.plies > 0) clock = newClock(clock.control, 0);
+  if (!clock) return;
+  const now = Date.now();
+  if (n > clock.plies && !clock.flagged) {
+    const mover = turnOf(clock.plies);
+    clock.left[mover] = Math.max(0, clock.left[mover] - (now - clock.since)) + clock.inc;
+    clock.plies += 1;
+    clock.since = now;
+    for (; clock.plies < n; clock.plies++) clock.left[turnOf(clock.plies)] += clock.inc;
+  } else if (n < clock.plies) {
+    clock.plies = n;
+    clock.since = now;
+  }
+}
+
+/** Time left of `side` now (its clock runs while it is to move). */
+function leftNow(side: Side): number {
+  if (!clock) return 0;
+  const running = turnOf(clock.plies) === side && !clock.flagged;
+  return Math.max(0, clock.left[side] - (running ? Date.now() - clock.since : 0));
+}
+
+const clockText = (ms: number): string => {
+  const t = Math.floor(ms / 100);
+  return `${Math.floor(t / 600)}:${String(Math.floor(t / 10) % 60).padStart(2, '0')}.${t % 10}`;
+};
+
 let asking = '';
 
 async function reply(host: PlayHost, s: PageState, status: HTMLElement): Promise<void> {
@@ -72,11 +133,25 @@ async function reply(host: PlayHost, s: PageState, status: HTMLElement): Promise
   asking = key;
   status.textContent = 'The mirror is thinking…';
   try {
+    const asked = Date.now();
     const params = new URLSearchParams({ user: s.user, moves: s.moves.join(',') });
-    const answer = await getJson<MoveAnswer>('/api/v1/move', params);
-    if (host.state !== s) return;
+    const paceParams = new URLSearchParams(params);
+    if (clock) {
+      paceParams.set('left', String(Math.round(leftNow(turnOf(s.moves.length)))));
+      paceParams.set('clock', clock.control);
+    }
+    const [answer, pace] = await Promise.all([
+      getJson<MoveAnswer>('/api/v1/move', params),
+      atPace ? getJson<PaceAnswer>('/api/v1/pace', paceParams) : Promise.resolve(undefined),
+    ]);
+    if (pace) {
+      status.textContent = `The mirror is thinking… (${pace.detail})`;
+      await new Promise(done => setTimeout(done, Math.max(0, pace.seconds * 1000 - (Date.now() - asked))));
+    }
+    if (host.state !== s || clock?.flagged) return;
     const next = [...s.moves, answer.uci];
-    labels.set(labelKey(next, next.length - 1), sourceLabel(answer.source));
+    const took = pace ? ` · ${pace.detail}` : '';
+    labels.set(labelKey(next, next.length - 1), sourceLabel(answer.source) + took);
     host.go({ moves: next });
   } catch (e) {
     status.textContent = `The mirror could not answer: ${(e as Error).message}`;
@@ -107,7 +182,11 @@ function moveList(s: PageState, line: Line): HTMLElement {
 export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): void {
   const s = host.state;
   const { line, bad } = play(s.moves);
-  const over = result(s.moves.slice(0, line.sans.length));
+  account(s);
+  const flagged = clock?.flagged;
+  const over =
+    result(s.moves.slice(0, line.sans.length)) ??
+    (flagged ? { score: flagged === 'white' ? '0-1' : '1-0', why: `${flagged} ran out of time` } : undefined);
   const yourTurn = line.pos.turn === s.side && !over && !bad;
   const orientation = flipped ? (s.side === 'white' ? 'black' : 'white') : s.side;
   host.board.set(
@@ -153,8 +232,51 @@ export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): v
   };
   const newGame = (side: 'white' | 'black') => {
     flipped = false;
+    if (clock) clock = newClock(clock.control, 0);
     host.go({ moves: [], side });
   };
+  const clockChoice = el(
+    'select',
+    { name: 'clock', 'aria-label': 'clock' },
+    ...CLOCKS.map(c => el('option', { value: c, selected: (clock?.control ?? '') === c }, c ? `clock ${c}` : 'no clock')),
+  );
+  clockChoice.addEventListener('change', () => {
+    clock = newClock(clockChoice.value, s.moves.length);
+    host.go({});
+  });
+  const paceBox = el('input', { type: 'checkbox', name: 'pace', checked: atPace });
+  paceBox.addEventListener('change', () => {
+    atPace = paceBox.checked;
+  });
+  const clocks = clock
+    ? el(
+        'div',
+        { class: 'clocks' },
+        ...(['you', 'mirror'] as const).map(who => {
+          const color: Side = who === 'you' ? s.side : s.side === 'white' ? 'black' : 'white';
+          const running = !over && turnOf(s.moves.length) === color;
+          return el('span', { class: `clock ${who}${running ? ' running' : ''}`, 'data-color': color }, `${who} ${clockText(leftNow(color))}`);
+        }),
+      )
+    : undefined;
+  window.clearInterval(ticker);
+  if (clocks && !over) {
+    ticker = window.setInterval(() => {
+      if (!clocks.isConnected) {
+        window.clearInterval(ticker);
+        return;
+      }
+      for (const span of clocks.querySelectorAll<HTMLElement>('.clock')) {
+        const color = span.dataset.color as Side;
+        const ms = leftNow(color);
+        span.textContent = `${span.classList.contains('you') ? 'you' : 'mirror'} ${clockText(ms)}`;
+        if (ms <= 0 && clock && !clock.flagged && span.classList.contains('running')) {
+          clock.flagged = color;
+          host.go({});
+        }
+      }
+    }, 100);
+  }
   const download = () => {
     const text = pgn(s.user, s.side, s.moves.slice(0, line.sans.length));
     const a = el('a', {
@@ -180,9 +302,12 @@ export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): v
       'flip',
     ),
     button('Download PGN', download, 'pgn', s.moves.length === 0),
+    clockChoice,
+    el('label', {}, paceBox, " at the player's pace"),
   );
   side.replaceChildren(
     el('h2', {}, s.user ? `You (${s.side}) against the mirror of ${s.user}` : 'Play your mirror'),
+    clocks ?? '',
     status,
     form,
     controls,

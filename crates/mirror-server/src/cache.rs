@@ -48,6 +48,12 @@ impl KeptMove {
     }
 }
 
+impl Weight for std::sync::Arc<mirror_core::clock::TimeModel> {
+    fn weight(&self) -> usize {
+        std::mem::size_of::<mirror_core::clock::TimeModel>()
+    }
+}
+
 impl Weight for std::sync::Arc<KeptMove> {
     fn weight(&self) -> usize {
         self.bodies.iter().map(|(_, b)| b.len() + 8).sum()

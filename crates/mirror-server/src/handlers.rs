@@ -394,6 +394,47 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     .await
 }
 
+/// `GET /api/v1/pace`: how long the player would take in a position (the book's time
+/// there, else their time model, else a share of the clock left; `mirror_engine::pace`),
+/// for a page that plays at their pace. The time model is kept per player version.
+pub(crate) async fn pace<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let params::PaceRequest { user, pos, clock } =
+        params::PaceQuery::from_raw(query(q)?)?.parse()?;
+    let version = crate::versions::player_version(&state, &user).await?;
+    let known = state.known_players.clone();
+    let models = state.pace_models.clone();
+    let answer = state
+        .blocking(move |store, _| {
+            require_player(&known, store, &user)?;
+            let key = mirror_store::player_key(&user)?;
+            let model = match version.and_then(|v| models.get(&key, v)) {
+                Some(m) => m,
+                None => {
+                    let m = Arc::new(mirror_core::clock::TimeModel::learn(&store.games(&user)?));
+                    if let Some(v) = version {
+                        models.put(key, v, m.clone());
+                    }
+                    m
+                }
+            };
+            let filter = mirror_store::Filter {
+                color: Some(pos.turn()),
+                ..mirror_store::Filter::default()
+            };
+            let rows = store.moves(&user, PositionKey::from_position(&pos), &filter)?;
+            let ply = (pos.fullmoves().get() as usize - 1) * 2
+                + usize::from(pos.turn() == shakmaty::Color::Black);
+            let p =
+                mirror_engine::pace::pace(rows.iter().map(|r| &r.stats), clock, Some(&model), ply);
+            Ok(crate::response::PaceAnswer::new(&p))
+        })
+        .await?;
+    Ok(Json(answer).into_response())
+}
+
 /// `GET /api/v1/report`: where to study (see `mirror_store::report`; answers kept, see
 /// [`kept`]: a report reads the player's whole graph).
 pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(

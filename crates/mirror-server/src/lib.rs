@@ -280,6 +280,8 @@ pub struct AppState<S> {
     /// The engine's outcomes in book positions (`/move`'s answers before the draw) while
     /// their player's data is unchanged.
     pub kept_moves: Arc<cache::ResponseCache<Arc<cache::KeptMove>>>,
+    /// Each player's time model (`/api/v1/pace`) while their data is unchanged.
+    pub pace_models: Arc<cache::ResponseCache<Arc<mirror_core::clock::TimeModel>>>,
     /// Expensive answers (the report) computed at once: few, so that many distinct
     /// requests cannot take the server's memory (each reads a player's whole graph).
     pub heavy: Arc<Semaphore>,
@@ -336,6 +338,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             kept: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             book_cache: Arc::new(mirror_engine::BookCache::new()),
             kept_moves: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
+            pace_models: Arc::new(cache::ResponseCache::new(1 << 20)),
             heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
             in_flight: Arc::default(),
             versions: versions::VersionReads::default(),
@@ -448,6 +451,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/report",
             get(handlers::report::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/pace",
+            get(handlers::pace::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/ingest",

@@ -232,6 +232,66 @@ impl ReportQuery {
 }
 
 query! {
+    /// `/api/v1/pace`: how long the player would take in a position.
+    PaceQuery {
+        /// The player.
+        user = "user",
+        /// The position as FEN.
+        fen = "fen",
+        /// UCI moves from the start position.
+        moves = "moves",
+        /// The side to move's clock left, in milliseconds.
+        left = "left",
+        /// The game's clock: seconds and increment, as PGN's `TimeControl` (`300+2`).
+        clock = "clock",
+    }
+}
+
+/// What `/api/v1/pace` asks, checked.
+#[derive(Debug)]
+pub struct PaceRequest {
+    /// The player.
+    pub user: String,
+    /// The position.
+    pub pos: Chess,
+    /// The side to move's clock.
+    pub clock: mirror_engine::pace::GoClock,
+}
+
+impl PaceQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<PaceRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let pos = position(self.fen.as_deref(), self.moves.as_deref(), false)?.pos;
+        let left_ms = number::<u64>("left", self.left.as_deref())?;
+        let (base_ms, increment_ms) = match self.clock.as_deref() {
+            None => (None, 0),
+            Some(c) => match mirror_core::clock::Control::from_tag(c) {
+                mirror_core::clock::Control::Sudden {
+                    base_ms,
+                    increment_ms,
+                } => (Some(base_ms), increment_ms),
+                _ => {
+                    return Err(bad(format!(
+                        "clock: {c:?} is not seconds and an increment (300+2)"
+                    )));
+                }
+            },
+        };
+        Ok(PaceRequest {
+            user,
+            pos,
+            clock: mirror_engine::pace::GoClock {
+                base_ms,
+                left_ms,
+                increment_ms,
+                movetime_ms: None,
+            },
+        })
+    }
+}
+
+query! {
     /// `GET /api/v1/prep`.
     PrepQuery {
         /// The player preparing.

@@ -994,6 +994,47 @@ impl std::fmt::Display for ReportJson {
     }
 }
 
+/// `/api/v1/pace`'s answer: how long the player would take, and why.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaceAnswer {
+    /// The wait, in seconds (milliseconds kept).
+    pub seconds: f64,
+    /// `book` (the player's average time here), `model` (their share of the clock at
+    /// this stage and clock left), `clock` (a fixed share of the clock left: no timed
+    /// move at all) or `none` (no time here and no clock given).
+    pub source: &'static str,
+    /// The timed games here (`book`) or the timed moves of the model (`model`).
+    pub timed: Option<u32>,
+    /// The model's share of the clock left (`model`).
+    pub share: Option<f64>,
+    /// Whether the clock cut the wait short.
+    pub capped: bool,
+    /// The same in words.
+    pub detail: String,
+}
+
+impl PaceAnswer {
+    /// The answer for `p`.
+    pub fn new(p: &mirror_engine::pace::Pace) -> PaceAnswer {
+        use mirror_engine::pace::PaceSource;
+        let (source, timed, share) = match p.source {
+            PaceSource::Book { timed } => ("book", Some(timed), None),
+            PaceSource::Model { share, moves } => ("model", Some(moves), Some(share)),
+            PaceSource::ClockShare => ("clock", None, None),
+            PaceSource::Nothing => ("none", None, None),
+        };
+        PaceAnswer {
+            seconds: p.wait.as_millis() as f64 / 1000.0,
+            source,
+            timed,
+            share,
+            capped: p.capped,
+            detail: p.to_string(),
+        }
+    }
+}
+
 /// `mirror edges`' lines, from [`mirror_store::analysis::edge_sums`]: one compact JSON
 /// object per (position, move) with its W/D/L, and the moves' times when any is known
 /// (timed moves, milliseconds, moves in time trouble), sorted bytewise, as the reference

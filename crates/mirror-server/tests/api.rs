@@ -931,7 +931,8 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
-        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PrepQuery, ReportQuery, UploadQuery,
+        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PaceQuery, PrepQuery, ReportQuery,
+        UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -966,6 +967,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         sorted(ReportQuery::params())
     );
     assert_eq!(params("/api/v1/prep", "get"), sorted(PrepQuery::params()));
+    assert_eq!(params("/api/v1/pace", "get"), sorted(PaceQuery::params()));
     assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::params()));
     assert_eq!(
         params("/api/v1/book/newest", "get"),
@@ -1024,6 +1026,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         "/api/v1/move",
         "/api/v1/explore",
         "/api/v1/report",
+        "/api/v1/pace",
         "/api/v1/players",
         "/api/v1/openapi.json",
         "/health",
@@ -1298,4 +1301,73 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
         }
     }
     assert!(narrower > 0, "the opponent's filter leaves games out: {v}");
+}
+
+/// `/api/v1/pace`: in the book, the player's average time there (as the explorer sums it
+/// for the side to move); out of it, their share of the clock left at that stage and clock
+/// (as the report shows it) of the clock given; bad clocks are 400s that name them.
+#[tokio::test]
+async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
+    let s = start(300).await;
+    let (status, book) = get(
+        &s,
+        "/api/v1/pace?user=Biskupstunga&moves=e2e4&left=180000&clock=180%2B2",
+    )
+    .await;
+    assert_eq!(status, 200, "{book}");
+    assert_eq!(book["source"], "book", "{book}");
+    let (_, explore) = get(&s, "/api/v1/explore?user=Biskupstunga&moves=e2e4").await;
+    let (mut timed, mut secs) = (0.0, 0.0);
+    for m in explore["moves"].as_array().expect("moves") {
+        if let Some(n) = m["time"]["timed"].as_f64() {
+            timed += n;
+            secs += n * m["time"]["averageSeconds"].as_f64().expect("seconds");
+        }
+    }
+    assert_eq!(book["timed"].as_f64(), Some(timed), "{book}");
+    // The explorer rounds each move's average to 0.1 s.
+    let want = secs / timed;
+    let got = book["seconds"].as_f64().expect("seconds");
+    assert!((got - want).abs() < 0.06, "{got} against {want}");
+
+    let (status, model) = get(
+        &s,
+        "/api/v1/pace?user=Biskupstunga&moves=a2a3,h7h6&left=60000&clock=60%2B0",
+    )
+    .await;
+    assert_eq!(status, 200, "{model}");
+    assert_eq!(model["source"], "model", "{model}");
+    let (_, report) = get(&s, "/api/v1/report?user=Biskupstunga").await;
+    let cell = &report["clock"]["pace"][0];
+    assert_eq!(cell["stage"], "moves 1-10");
+    assert_eq!(cell["clock"], "half the clock or more left");
+    let share = model["share"].as_f64().expect("share");
+    assert!((share - cell["share"].as_f64().expect("cell")).abs() < 1e-4);
+    assert_eq!(model["timed"], cell["moves"], "{model} {cell}");
+    let secs = model["seconds"].as_f64().expect("seconds");
+    assert!((secs - 60.0 * share).abs() < 0.002, "{secs} {share}");
+    assert!(
+        model["detail"]
+            .as_str()
+            .is_some_and(|d| d.contains("usual")),
+        "{model}"
+    );
+    // No clock given and no time here: no wait.
+    let (_, none) = get(&s, "/api/v1/pace?user=Biskupstunga&moves=a2a3,h7h6").await;
+    assert_eq!(
+        (none["source"].as_str(), none["seconds"].as_f64()),
+        (Some("none"), Some(0.0))
+    );
+    for (q, named) in [
+        ("clock=5:00", "clock"),
+        ("left=soon", "left"),
+        ("colour=white", "colour"),
+    ] {
+        let (status, err) = get(&s, &format!("/api/v1/pace?user=Biskupstunga&{q}")).await;
+        assert_eq!(status, 400, "{q}: {err}");
+        assert!(
+            err["error"].as_str().is_some_and(|e| e.contains(named)),
+            "{err}"
+        );
+    }
 }
