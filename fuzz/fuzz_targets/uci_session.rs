@@ -40,5 +40,10 @@ fuzz_target!(|data: &[u8]| {
     let no_model: FallbackFor<'_> = &|name| Err(format!("no model for {name}"));
     let mut out = Vec::new();
     // Invalid UTF-8 ends the session with an I/O error: an answer, not a panic.
-    let _ = run(&mut engine, no_model, data, &mut out);
+    let _ = run(
+        &mut engine,
+        no_model,
+        std::io::Cursor::new(data.to_vec()),
+        &mut out,
+    );
 });

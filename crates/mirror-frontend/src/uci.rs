@@ -4,12 +4,18 @@
 //! option of [`mirror_engine::KNOBS`] in CamelCase: Policy, Tiers, MinGames, Seed,
 //! RecentMonths, RecentWeight, Guard, GuardTop, GuardMargin, Sample, TimeClass, Rated, Since,
 //! Until, OpponentRating, Sources, GameTimeClass, ContextWeight), `position startpos|fen ...
-//! [moves ...]`, `go` with any time control (the mirror answers at once; with `infinite` or
-//! `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`. Unless GameTimeClass is set,
+//! [moves ...]`, `go` with any time control (the mirror answers at once, or with
+//! PlayerPace after the time the player would take, which `stop` or `quit` cuts short;
+//! with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`. Unless GameTimeClass is set,
 //! the clock of a game's first `go` says the time class being played. Errors are reported
 //! as `info string error: ...` and the engine keeps going.
 
-use std::io::{self, BufRead, Write};
+use std::{
+    collections::VecDeque,
+    io::{self, BufRead, Write},
+    sync::mpsc,
+    time::{Duration, Instant},
+};
 
 use mirror_core::{TimeClass, clock::TimeModel, notation, time::Convention};
 use mirror_engine::{
@@ -59,12 +65,13 @@ struct PaceState {
 
 /// With PlayerPace on: waits as long as the player took here (the book's times, else
 /// their time model, else a share of the clock; `mirror_engine::pace`), saying how long
-/// and why.
+/// and why; a `stop` ends the wait.
 fn wait_at_pace<S: Book, W: Write>(
     engine: &Engine<S>,
     pos: &Chess,
     args: &[&str],
     state: &mut PaceState,
+    lines: &mut Lines,
     out: &mut W,
 ) -> io::Result<()> {
     let mut clock = go_clock(args, pos.turn());
@@ -104,7 +111,7 @@ fn wait_at_pace<S: Book, W: Write>(
             let p = pace(view.candidates.iter().map(|c| &c.stats), clock, model, ply);
             writeln!(out, "info string {p}")?;
             out.flush()?;
-            std::thread::sleep(p.wait);
+            lines.wait(p.wait, out)?;
         }
         Err(e) => writeln!(out, "info string error: no pace ({e}): answering now")?,
     }
@@ -303,14 +310,83 @@ fn best_move<S: Book, W: Write>(
     })
 }
 
+/// The GUI's lines, read by a thread of their own (so that a wait at the player's pace
+/// hears `stop` as it comes), and those read during a wait, kept for after it.
+struct Lines {
+    incoming: mpsc::Receiver<io::Result<String>>,
+    held: VecDeque<String>,
+}
+
+impl Lines {
+    fn new<R: BufRead + Send + 'static>(input: R) -> Lines {
+        let (tx, incoming) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in input.lines() {
+                let failed = line.is_err();
+                if tx.send(line).is_err() || failed {
+                    break;
+                }
+            }
+        });
+        Lines {
+            incoming,
+            held: VecDeque::new(),
+        }
+    }
+
+    /// The next line; `None` at the end of input.
+    fn next(&mut self) -> Option<io::Result<String>> {
+        match self.held.pop_front() {
+            Some(line) => Some(Ok(line)),
+            None => self.incoming.recv().ok(),
+        }
+    }
+
+    /// Waits `wait` unless `stop` (or `quit`, kept) comes first; answers `isready` at
+    /// once (a GUI may ask while the engine thinks) and keeps the other lines for later.
+    fn wait<W: Write>(&mut self, wait: Duration, out: &mut W) -> io::Result<()> {
+        let end = Instant::now() + wait;
+        loop {
+            let left = end.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Ok(());
+            }
+            match self.incoming.recv_timeout(left) {
+                Ok(line) => {
+                    let line = line?;
+                    match line.split_whitespace().next() {
+                        Some("stop") => return writeln!(out, "info string pace: stopped"),
+                        Some("isready") => {
+                            writeln!(out, "readyok")?;
+                            out.flush()?;
+                        }
+                        Some("quit") => {
+                            self.held.push_back(line);
+                            return Ok(());
+                        }
+                        _ => self.held.push_back(line),
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => return Ok(()),
+                // The input ended (a piped session): the wait still runs its course.
+                Err(mpsc::RecvTimeoutError::Disconnected) => {
+                    std::thread::sleep(left);
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
 /// Runs the UCI loop until `quit` or end of input. `fallback_for` gives the fallback of the
-/// player `setoption name Player` switches to.
-pub fn run<S: Book, R: BufRead, W: Write>(
+/// player `setoption name Player` switches to. The input is read by a thread of its own.
+pub fn run<S: Book, R: BufRead + Send + 'static, W: Write>(
     engine: &mut Engine<S>,
     fallback_for: FallbackFor<'_>,
     input: R,
     out: &mut W,
 ) -> io::Result<()> {
+    let mut lines = Lines::new(input);
     // `None` after a `position` command that failed: `go` must not answer for a position
     // it was not given.
     let mut pos: Option<Chess> = Some(Chess::default());
@@ -322,7 +398,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
     let mut class_by_option = engine.options().game_time_class.is_some();
     let mut clock_read = false;
     let mut pace = PaceState::default();
-    for line in input.lines() {
+    while let Some(line) = lines.next() {
         let line = line?;
         let words: Vec<&str> = line.split_whitespace().collect();
         let Some((&cmd, args)) = words.split_first() else {
@@ -386,7 +462,7 @@ pub fn run<S: Book, R: BufRead, W: Write>(
                     if pace.on
                         && let Some(p) = &pos
                     {
-                        wait_at_pace(engine, p, args, &mut pace, out)?;
+                        wait_at_pace(engine, p, args, &mut pace, &mut lines, out)?;
                     }
                     writeln!(out, "bestmove {best}")?;
                 }

@@ -150,7 +150,7 @@ fn play_on<S: Book>(
     }
     let game = play_game(
         &mut engine,
-        std::io::stdin().lock(),
+        std::io::BufReader::new(std::io::stdin()),
         &mut out,
         &PlayOptions {
             user_color,
@@ -207,7 +207,7 @@ fn uci_on<S: Book>(
     mirror_frontend::uci::run(
         &mut engine,
         &fallback_for,
-        std::io::stdin().lock(),
+        std::io::BufReader::new(std::io::stdin()),
         &mut out,
     )?;
     Ok(ExitCode::SUCCESS)

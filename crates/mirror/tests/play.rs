@@ -1194,7 +1194,7 @@ fn uci_plays_at_the_players_pace_when_asked() {
                  go wtime 180000 btime 180000\nposition startpos moves e2e4\n\
                  go wtime 180000 btime 180000 movetime 100\n\
                  ucinewgame\nposition startpos moves a2a3 h7h6\ngo wtime 60000 btime 60000\n\
-                 setoption name PlayerPace value false\ngo wtime 180000 btime 180000\nquit\n";
+                 setoption name PlayerPace value false\ngo wtime 180000 btime 180000\n";
     let started = std::time::Instant::now();
     let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
     let took = started.elapsed().as_secs_f64();
@@ -1258,4 +1258,24 @@ fn uci_plays_at_the_players_pace_when_asked() {
         "setoption name PlayerPace value maybe\nquit\n",
     );
     assert!(err.contains("PlayerPace is true or false"), "{err}");
+    // The session's input ends without `quit` above: a `quit` (or a `stop`) during a wait
+    // ends it, and an `isready` then is answered at once.
+    // Out of the book with ten minutes: a wait of several seconds.
+    let input = "setoption name PlayerPace value true\nposition startpos moves a2a3 h7h6\n\
+                 go wtime 600000 btime 600000\nisready\nstop\nquit\n";
+    let started = std::time::Instant::now();
+    let out = uci_session(&env, &["--user", PLAYER, "--seed", "1"], input);
+    let took = started.elapsed().as_secs_f64();
+    let lines: Vec<&str> = out.lines().collect();
+    let at = |prefix: &str| lines.iter().position(|l| l.starts_with(prefix));
+    let (ready, stopped, best) = (
+        at("readyok").expect("readyok"),
+        at("info string pace: stopped").expect("stopped"),
+        at("bestmove ").expect("bestmove"),
+    );
+    assert!(ready < stopped && stopped < best, "{out}");
+    assert!(
+        took < secs,
+        "a {secs} s wait stopped: the session took {took} s"
+    );
 }
