@@ -393,6 +393,14 @@ impl Requests {
         Ok(text)
     }
 
+    /// The two sets of paths loaded: the most played positions, the random ones.
+    pub fn sets(&self) -> PathSets {
+        vec![
+            ("most played".to_string(), self.top_paths.clone()),
+            ("random".to_string(), self.random_paths.clone()),
+        ]
+    }
+
     /// What the load is, in a line.
     pub fn headline(&self, connections: usize) -> String {
         let what = match self.endpoint {
@@ -418,10 +426,7 @@ impl Requests {
         connections: usize,
         seconds: u64,
     ) -> Result<Figures, BenchError> {
-        let sets = vec![
-            ("most played".to_string(), self.top_paths.clone()),
-            ("random".to_string(), self.random_paths.clone()),
-        ];
+        let sets = self.sets();
         // The floor: a route that reads nothing, loaded the same way, so that the
         // endpoint's figures can be read against what HTTP alone costs on this machine.
         let floor = vec![(

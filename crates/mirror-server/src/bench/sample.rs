@@ -87,10 +87,7 @@ where
             requests.top_paths.len(),
             requests.random_paths.len()
         ));
-        let sets = vec![
-            ("most played".to_string(), requests.top_paths.clone()),
-            ("random".to_string(), requests.random_paths.clone()),
-        ];
+        let sets = requests.sets();
         let many = run(
             Arc::new(open_many()?),
             fallbacks(),
