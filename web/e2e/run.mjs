@@ -296,6 +296,20 @@ check("play: a clock, and the mirror at the player's pace", async () => {
   await shot('play-clock');
 });
 
+check('play: the flag falls when the clock runs out', async () => {
+  // The page's own clock, faked: a minute passes in a moment.
+  const fresh = await page.context().newPage();
+  await fresh.clock.install();
+  await fresh.goto(`${base}/?view=play&user=${encodeURIComponent(user)}&side=white`);
+  await fresh.selectOption('select[name=clock]', '60+0');
+  await fresh.waitForSelector('.clock.you.running');
+  await fresh.clock.fastForward(61_000);
+  await fresh.waitForFunction(() => document.querySelector('.status')?.textContent === 'Game over: white ran out of time (0-1).');
+  assert.equal(await fresh.textContent('.clock.you'), 'you 0:00.0');
+  assert.equal(await fresh.isDisabled('input[name=move]'), true);
+  await fresh.close();
+});
+
 check('play: the end of a game is recognised', async () => {
   const ends = [
     ['f2f3,e7e5,g2g4,d8h4', 'checkmate, black wins (0-1)'],

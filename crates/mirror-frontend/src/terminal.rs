@@ -390,9 +390,12 @@ impl<S: Book, W: Write> Session<'_, S, W> {
     }
 
     /// A move of `color` that took `spent`: off the clock, then played (its clock kept
-    /// for the PGN's `[%clk]`).
+    /// for the PGN's `[%clk]`); not played when the flag fell first.
     fn played(&mut self, m: Move, color: Color, spent: Duration) {
         self.spend(color, spent);
+        if self.flagged.is_some() {
+            return;
+        }
         self.game.push(m);
         if let (Some(last), Some(clocks)) = (self.game.clocks.last_mut(), self.clocks) {
             *last = Some(clocks[side_index(color)]);
@@ -759,6 +762,71 @@ mod tests {
         assert_eq!(spent, [2_000, 500, 3_000, 3_500]);
         assert!("5:00".parse::<GameClock>().is_err());
         assert_eq!(clock_text(3_723_400), "1:02:03.4");
+    }
+
+    /// Input that comes after a pause: a person who thinks.
+    struct Pause(Option<&'static [u8]>, Duration);
+
+    impl io::Read for Pause {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let Some(bytes) = self.0.take() else {
+                return Ok(0);
+            };
+            std::thread::sleep(self.1);
+            buf[..bytes.len()].copy_from_slice(bytes);
+            Ok(bytes.len())
+        }
+    }
+
+    struct NoBook;
+
+    impl Book for NoBook {
+        fn rows(
+            &self,
+            _: &str,
+            _: PositionKey,
+            _: &mirror_store::Filter,
+        ) -> Result<Vec<mirror_store::MoveRow>, mirror_store::StoreError> {
+            Ok(Vec::new())
+        }
+
+        fn newest_month(
+            &self,
+            _: &str,
+        ) -> Result<Option<mirror_core::time::Month>, mirror_store::StoreError> {
+            Ok(None)
+        }
+    }
+
+    /// With a one-second clock, a move typed after 1.2 s comes too late: White lost on
+    /// time, the move is not played, and the game says so.
+    #[test]
+    fn a_side_whose_time_runs_out_loses() {
+        let mut engine = Engine::new(NoBook, "alice", mirror_engine::EngineOptions::default());
+        let opts = PlayOptions {
+            user_color: Color::White,
+            date: "2026.12.05".into(),
+            start: Vec::new(),
+            clock: Some("1+0".parse().expect("a clock")),
+            pace: false,
+        };
+        let input = io::BufReader::new(Pause(Some(b"e4\n"), Duration::from_millis(1200)));
+        let mut out = Vec::new();
+        let game = play(&mut engine, input, &mut out, &opts).expect("a game");
+        let text = String::from_utf8(out).expect("utf-8");
+        assert!(
+            text.contains("your move (you 0:00:01.0, mirror 0:00:01.0)> "),
+            "{text}"
+        );
+        assert_eq!(
+            game.ending,
+            Ending {
+                result: "0-1",
+                reason: "White ran out of time".into()
+            }
+        );
+        assert_eq!(game.plies, 0);
+        assert!(game.pgn.contains("[TimeControl \"1+0\"]"), "{}", game.pgn);
     }
 
     fn game_from(fen: &str) -> Game {
