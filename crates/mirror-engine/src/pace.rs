@@ -85,6 +85,13 @@ impl fmt::Display for Pace {
     }
 }
 
+/// The ply (0-based) of a game at `pos`, from its move number and side to move (the
+/// stage of [`TimeModel`]).
+pub fn ply_of(pos: &shakmaty::Chess) -> usize {
+    use shakmaty::Position;
+    (pos.fullmoves().get() as usize - 1) * 2 + usize::from(pos.turn() == shakmaty::Color::Black)
+}
+
 /// The wait before answering in a position whose book moves have `stats` (the player's,
 /// with the engine's filter), under `clock`, at `ply` of the game; where the book has no
 /// time, from `model` (the player's [`TimeModel`]) when it has any timed move.

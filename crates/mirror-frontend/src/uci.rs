@@ -105,7 +105,7 @@ fn wait_at_pace<S: Book, W: Write>(
         state.model = Some((player, model));
     }
     let model = state.model.as_ref().and_then(|(_, m)| m.as_ref());
-    let ply = (pos.fullmoves().get() as usize - 1) * 2 + usize::from(pos.turn() == Color::Black);
+    let ply = mirror_engine::pace::ply_of(pos);
     match engine.book(pos) {
         Ok(view) => {
             let p = pace(view.candidates.iter().map(|c| &c.stats), clock, model, ply);

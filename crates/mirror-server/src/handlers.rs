@@ -425,8 +425,7 @@ pub(crate) async fn pace<S: GraphStore + Send + Sync + 'static>(
                 ..mirror_store::Filter::default()
             };
             let rows = store.moves(&user, PositionKey::from_position(&pos), &filter)?;
-            let ply = (pos.fullmoves().get() as usize - 1) * 2
-                + usize::from(pos.turn() == shakmaty::Color::Black);
+            let ply = mirror_engine::pace::ply_of(&pos);
             let p =
                 mirror_engine::pace::pace(rows.iter().map(|r| &r.stats), clock, Some(&model), ply);
             Ok(crate::response::PaceAnswer::new(&p))
