@@ -271,6 +271,7 @@ export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): v
         const ms = leftNow(color);
         span.textContent = `${span.classList.contains('you') ? 'you' : 'mirror'} ${clockText(ms)}`;
         if (ms <= 0 && clock && !clock.flagged && span.classList.contains('running')) {
+          clock.left[color] = 0;
           clock.flagged = color;
           host.go({});
         }
