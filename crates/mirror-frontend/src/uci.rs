@@ -315,12 +315,32 @@ fn best_move<S: Book, W: Write>(
 struct Lines {
     incoming: mpsc::Receiver<io::Result<String>>,
     held: VecDeque<String>,
+    reader: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Drop for Lines {
+    /// Stops listening and waits a moment for the reader: an input that has ended (a
+    /// piped session) lets it finish, and it is joined; a GUI's input that stays open
+    /// keeps it reading, and the session does not wait for it.
+    fn drop(&mut self) {
+        self.incoming = mpsc::channel().1;
+        if let Some(reader) = self.reader.take() {
+            let until = Instant::now() + Duration::from_millis(50);
+            while !reader.is_finished() && Instant::now() < until {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            if reader.is_finished() {
+                // The reader never panics: it only reads and sends.
+                let _ = reader.join();
+            }
+        }
+    }
 }
 
 impl Lines {
     fn new<R: BufRead + Send + 'static>(input: R) -> Lines {
         let (tx, incoming) = mpsc::channel();
-        std::thread::spawn(move || {
+        let reader = std::thread::spawn(move || {
             for line in input.lines() {
                 let failed = line.is_err();
                 if tx.send(line).is_err() || failed {
@@ -331,6 +351,7 @@ impl Lines {
         Lines {
             incoming,
             held: VecDeque::new(),
+            reader: Some(reader),
         }
     }
 
