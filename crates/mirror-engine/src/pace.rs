@@ -27,6 +27,48 @@ pub struct GoClock {
     pub movetime_ms: Option<u64>,
 }
 
+/// A game's clock, the same for both sides: the base time and the increment, read as
+/// PGN's `TimeControl` (seconds: `300+2`, `600`).
+#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+pub struct GameClock {
+    /// Each side's time at the start, in milliseconds.
+    pub base_ms: u64,
+    /// Added after each move, in milliseconds.
+    pub increment_ms: u64,
+}
+
+impl std::str::FromStr for GameClock {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<GameClock, String> {
+        match mirror_core::clock::Control::from_tag(s) {
+            mirror_core::clock::Control::Sudden {
+                base_ms,
+                increment_ms,
+            } => Ok(GameClock {
+                base_ms,
+                increment_ms,
+            }),
+            _ => Err(format!(
+                "{s:?} is not a clock: seconds and an increment, as PGN's TimeControl (300+2, or 600)"
+            )),
+        }
+    }
+}
+
+impl GoClock {
+    /// The clock of the side to move in a game played with `clock` (none: untimed), with
+    /// `left_ms` left.
+    pub fn of_game(clock: Option<GameClock>, left_ms: Option<u64>) -> GoClock {
+        GoClock {
+            base_ms: clock.map(|c| c.base_ms),
+            left_ms,
+            increment_ms: clock.map_or(0, |c| c.increment_ms),
+            movetime_ms: None,
+        }
+    }
+}
+
 /// Where a wait comes from.
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub enum PaceSource {

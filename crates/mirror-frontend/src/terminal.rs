@@ -5,10 +5,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mirror_core::{
-    MoveStats, PositionKey,
-    clock::{Control, TimeModel},
-};
+use mirror_core::{MoveStats, PositionKey, clock::TimeModel};
 use shakmaty::{Chess, Color, Move, Position};
 
 use mirror_core::{
@@ -18,7 +15,7 @@ use mirror_core::{
 };
 use mirror_engine::{
     Book, Choice, Engine, EngineError, Source,
-    pace::{GoClock, pace},
+    pace::{GameClock, GoClock, pace},
 };
 
 use crate::board;
@@ -39,35 +36,6 @@ pub struct PlayOptions {
     /// [`mirror_engine::pace`]): the book's time there, else the player's share of the
     /// clock at that stage, within what the clock allows.
     pub pace: bool,
-}
-
-/// A clock for both sides of a terminal game: the base time and the increment, read as
-/// PGN's `TimeControl` (seconds: `300+2`, `600`).
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
-pub struct GameClock {
-    /// Each side's time at the start, in milliseconds.
-    pub base_ms: u64,
-    /// Added after each move, in milliseconds.
-    pub increment_ms: u64,
-}
-
-impl std::str::FromStr for GameClock {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<GameClock, String> {
-        match Control::from_tag(s) {
-            Control::Sudden {
-                base_ms,
-                increment_ms,
-            } => Ok(GameClock {
-                base_ms,
-                increment_ms,
-            }),
-            _ => Err(format!(
-                "{s:?} is not a clock: seconds and an increment, as PGN's TimeControl (300+2, or 600)"
-            )),
-        }
-    }
 }
 
 /// `H:MM:SS.t` of a clock, as PGN's `[%clk]` writes it.
@@ -405,12 +373,10 @@ impl<S: Book, W: Write> Session<'_, S, W> {
     /// How long the player would take here ([`mirror_engine::pace`]).
     fn pace_here(&self, pos: &Chess) -> io::Result<mirror_engine::pace::Pace> {
         let view = self.engine.book(pos).map_err(engine_err)?;
-        let clock = GoClock {
-            base_ms: self.opts.clock.map(|c| c.base_ms),
-            left_ms: self.clocks.map(|c| c[side_index(pos.turn())]),
-            increment_ms: self.opts.clock.map_or(0, |c| c.increment_ms),
-            movetime_ms: None,
-        };
+        let clock = GoClock::of_game(
+            self.opts.clock,
+            self.clocks.map(|c| c[side_index(pos.turn())]),
+        );
         Ok(pace(
             view.candidates.iter().map(|c| &c.stats),
             clock,

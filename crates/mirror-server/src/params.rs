@@ -264,29 +264,17 @@ impl PaceQuery {
         let user = user(self.user.as_deref())?;
         let pos = position(self.fen.as_deref(), self.moves.as_deref(), false)?.pos;
         let left_ms = number::<u64>("left", self.left.as_deref())?;
-        let (base_ms, increment_ms) = match self.clock.as_deref() {
-            None => (None, 0),
-            Some(c) => match mirror_core::clock::Control::from_tag(c) {
-                mirror_core::clock::Control::Sudden {
-                    base_ms,
-                    increment_ms,
-                } => (Some(base_ms), increment_ms),
-                _ => {
-                    return Err(bad(format!(
-                        "clock: {c:?} is not seconds and an increment (300+2)"
-                    )));
-                }
-            },
+        let clock = match self.clock.as_deref() {
+            None => None,
+            Some(c) => Some(
+                c.parse::<mirror_engine::pace::GameClock>()
+                    .map_err(|e| bad(format!("clock: {e}")))?,
+            ),
         };
         Ok(PaceRequest {
             user,
             pos,
-            clock: mirror_engine::pace::GoClock {
-                base_ms,
-                left_ms,
-                increment_ms,
-                movetime_ms: None,
-            },
+            clock: mirror_engine::pace::GoClock::of_game(clock, left_ms),
         })
     }
 }

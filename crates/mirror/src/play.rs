@@ -42,7 +42,7 @@ pub struct PlayArgs {
     pub from_moves: Option<String>,
     /// A clock for both sides: seconds and increment, as PGN's TimeControl (300+2).
     #[arg(long, value_name = "SECONDS+INC")]
-    pub clock: Option<mirror_frontend::terminal::GameClock>,
+    pub clock: Option<mirror_engine::pace::GameClock>,
     /// The mirror answers after the time the player would take there.
     #[arg(long)]
     pub pace: bool,
