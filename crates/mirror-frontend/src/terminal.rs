@@ -744,31 +744,15 @@ mod tests {
         }
     }
 
-    struct NoBook;
-
-    impl Book for NoBook {
-        fn rows(
-            &self,
-            _: &str,
-            _: PositionKey,
-            _: &mirror_store::Filter,
-        ) -> Result<Vec<mirror_store::MoveRow>, mirror_store::StoreError> {
-            Ok(Vec::new())
-        }
-
-        fn newest_month(
-            &self,
-            _: &str,
-        ) -> Result<Option<mirror_core::time::Month>, mirror_store::StoreError> {
-            Ok(None)
-        }
-    }
-
     /// With a one-second clock, a move typed after 1.2 s comes too late: White lost on
     /// time, the move is not played, and the game says so.
     #[test]
     fn a_side_whose_time_runs_out_loses() {
-        let mut engine = Engine::new(NoBook, "alice", mirror_engine::EngineOptions::default());
+        let mut engine = Engine::new(
+            crate::test_support::NoBook,
+            "alice",
+            mirror_engine::EngineOptions::default(),
+        );
         let opts = PlayOptions {
             user_color: Color::White,
             date: "2026.12.05".into(),

@@ -533,32 +533,15 @@ mod tests {
         );
     }
 
-    /// A book with no moves (the option parser never reads it).
-    struct NoBook;
-
-    impl Book for NoBook {
-        fn rows(
-            &self,
-            _: &str,
-            _: mirror_core::PositionKey,
-            _: &mirror_store::Filter,
-        ) -> Result<Vec<mirror_store::MoveRow>, mirror_store::StoreError> {
-            Ok(Vec::new())
-        }
-
-        fn newest_month(
-            &self,
-            _: &str,
-        ) -> Result<Option<mirror_core::time::Month>, mirror_store::StoreError> {
-            Ok(None)
-        }
-    }
-
     /// `setoption value 5 name Seed` sliced backwards and killed the engine: every
     /// malformed setoption line is an error to report, and a good one still works.
     #[test]
     fn malformed_setoption_lines_are_errors_not_panics() {
-        let mut engine = Engine::new(NoBook, "alice", mirror_engine::EngineOptions::default());
+        let mut engine = Engine::new(
+            crate::test_support::NoBook,
+            "alice",
+            mirror_engine::EngineOptions::default(),
+        );
         let no_fallback: FallbackFor<'_> = &|name| Err(format!("no model for {name}"));
         for line in [
             "value 5 name Seed",
