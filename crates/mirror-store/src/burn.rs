@@ -12,12 +12,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use mirror_core::{
-    EdgeDims, GameRecord, MoveStats, PositionKey, TimeClass, openings::Openings,
-    stats::ScoreInterval,
+    GameRecord, MoveStats, PositionKey, TimeClass, openings::Openings, stats::ScoreInterval,
 };
 use shakmaty::Color;
 
-use crate::{EdgeRow, Filter};
+use crate::EdgeRow;
 
 /// Plies of a game looked at for its opening's name.
 const OPENING_PLIES: usize = 24;
@@ -128,19 +127,18 @@ pub(crate) fn slow_places(
     slow
 }
 
-/// The player's score with and without time trouble, overall and by opening, from their
-/// games that `filter` accepts and whose clocks say (`min_games`: openings with fewer timed
-/// games are left out; `limit`: openings at most).
+/// The player's score with and without time trouble, overall and by opening, from the
+/// `games` (those the report's filter accepts) whose clocks say (`min_games`: openings with
+/// fewer timed games are left out; `limit`: openings at most).
 pub fn trouble_splits(
     games: &[(GameRecord, Color)],
-    filter: &Filter,
     min_games: u32,
     limit: usize,
 ) -> (TroubleSplit, Vec<TroubleSplit>) {
     let mut overall = TroubleSplit::default();
     let mut by_opening: BTreeMap<String, TroubleSplit> = BTreeMap::new();
     for (g, color) in games {
-        if g.times.is_empty() || !filter.accepts(&EdgeDims::of_game(g, *color)) {
+        if g.times.is_empty() {
             continue;
         }
         // The player's timed moves (theirs are every other ply, from their first).
@@ -211,7 +209,7 @@ mod tests {
                 _ => None,
             })
             .collect();
-        let (overall, openings) = trouble_splits(&games, &Filter::default(), 1, 1000);
+        let (overall, openings) = trouble_splits(&games, 1, 1000);
         let timed = games.iter().filter(|(g, _)| !g.times.is_empty()).count();
         assert_eq!(overall.games() as usize, timed, "every clocked game once");
         assert_eq!(

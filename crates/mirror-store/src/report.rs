@@ -438,14 +438,14 @@ pub fn report<S: GraphStore + ?Sized>(
         opts.min_games,
         opts.limit,
     );
-    let games = store.games(player)?;
-    let (overall, openings) =
-        crate::burn::trouble_splits(&games, &filter, opts.min_games, opts.limit);
-    let pace = mirror_core::clock::TimeModel::learn(
-        games
-            .iter()
-            .filter(|(g, c)| filter.accepts(&mirror_core::stats::EdgeDims::of_game(g, *c))),
-    );
+    // The player's games the filter accepts, for their clocks.
+    let games: Vec<_> = store
+        .games(player)?
+        .into_iter()
+        .filter(|(g, c)| filter.accepts(&mirror_core::stats::EdgeDims::of_game(g, *c)))
+        .collect();
+    let (overall, openings) = crate::burn::trouble_splits(&games, opts.min_games, opts.limit);
+    let pace = mirror_core::clock::TimeModel::learn(&games);
     Ok(Report {
         average,
         costly,
