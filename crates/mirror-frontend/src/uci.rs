@@ -6,9 +6,9 @@
 //! Until, OpponentRating, Sources, GameTimeClass, ContextWeight), `position startpos|fen ...
 //! [moves ...]`, `go` with any time control (the mirror answers at once, or with
 //! PlayerPace after the time the player would take, which `stop` or `quit` cuts short;
-//! with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`. Unless GameTimeClass is set,
-//! the clock of a game's first `go` says the time class being played. Errors are reported
-//! as `info string error: ...` and the engine keeps going.
+//! with `infinite` or `ponder` it waits for `stop`), `stop`, `ponderhit`, `quit`. Unless
+//! GameTimeClass is set, the clock of a game's first `go` says the time class being
+//! played. Errors are reported as `info string error: ...` and the engine keeps going.
 
 use std::{
     collections::VecDeque,
