@@ -1,8 +1,9 @@
 //! Training samples from games: every position where the player is to move, with the
-//! opponent's move before it and the move they played; and batches of them as tensors.
+//! opponent's move before it, the move they played and how the game ended for them; and
+//! batches of them as tensors.
 
 use burn::tensor::{Device, Int, Tensor, TensorData};
-use mirror_core::GameRecord;
+use mirror_core::{GameRecord, Outcome};
 use shakmaty::{Chess, Color, Move, Position};
 
 use crate::encoding::{INPUT_LEN, PLANES, Packed, encode_packed, move_index, unpack_into};
@@ -14,8 +15,20 @@ pub struct Samples {
     pub packed: Vec<Packed>,
     /// The index of the move played (`encoding::move_index`).
     pub label: Vec<i64>,
+    /// How each game ended for the side to move ([`outcome_index`]), what the value head
+    /// learns.
+    pub outcome: Vec<i64>,
     /// The positions (for ranking legal moves when evaluating).
     pub positions: Vec<Chess>,
+}
+
+/// The value head's index of an outcome for the side to move: 0 loss, 1 draw, 2 win.
+pub fn outcome_index(outcome: Outcome) -> i64 {
+    match outcome {
+        Outcome::Loss => 0,
+        Outcome::Draw => 1,
+        Outcome::Win => 2,
+    }
 }
 
 impl Samples {
@@ -38,6 +51,7 @@ impl Samples {
         mut keep: impl FnMut(&Chess) -> bool,
     ) {
         let mut last: Option<Move> = None;
+        let outcome = outcome_index(game.result.outcome_for(color));
         for ply in game.replay() {
             let Ok(ply) = ply else { break };
             let before = last.replace(ply.mv);
@@ -49,6 +63,7 @@ impl Samples {
             };
             self.packed.push(encode_packed(&ply.pos, before.as_ref()));
             self.label.push(label as i64);
+            self.outcome.push(outcome);
             self.positions.push(ply.pos);
         }
     }
@@ -58,6 +73,7 @@ impl Samples {
         Samples {
             packed: idx.iter().map(|&i| self.packed[i]).collect(),
             label: idx.iter().map(|&i| self.label[i]).collect(),
+            outcome: idx.iter().map(|&i| self.outcome[i]).collect(),
             positions: idx.iter().map(|&i| self.positions[i].clone()).collect(),
         }
     }
@@ -67,12 +83,21 @@ impl Samples {
         inputs(idx.iter().map(|&i| &self.packed[i]), idx.len(), device)
     }
 
-    /// The samples at `idx` as (input `[n, PLANES, 8, 8]`, label `[n]`) tensors.
-    pub fn batch(&self, idx: &[usize], device: &Device) -> (Tensor<4>, Tensor<1, Int>) {
-        let labels: Vec<i64> = idx.iter().map(|&i| self.label[i]).collect();
+    /// The samples at `idx` as (input `[n, PLANES, 8, 8]`, move label `[n]`, outcome
+    /// `[n]`) tensors.
+    pub fn batch(
+        &self,
+        idx: &[usize],
+        device: &Device,
+    ) -> (Tensor<4>, Tensor<1, Int>, Tensor<1, Int>) {
+        let ints = |of: &[i64]| {
+            let v: Vec<i64> = idx.iter().map(|&i| of[i]).collect();
+            Tensor::from_data(TensorData::new(v, [idx.len()]), device)
+        };
         (
             self.inputs(idx, device),
-            Tensor::from_data(TensorData::new(labels, [idx.len()]), device),
+            ints(&self.label),
+            ints(&self.outcome),
         )
     }
 }

@@ -24,6 +24,7 @@ use crate::{
     inference::{load_net, save},
     model::Net,
     training::{EpochReport, TrainConfig, batches_per_epoch, evaluate, train, training_device},
+    value::value_figures,
 };
 
 /// A stage on the last games: those games and their samples.
@@ -295,6 +296,13 @@ pub fn fit(
         events,
     );
     let (test_top1, test_top3) = test_lines(player, &net, &parts, events);
+    let value = value_figures(&net, train_s, val_s);
+    if let Some(v) = &value {
+        events(FitEvent::Line(format!(
+            "value head (the game's outcome for the side to move) on validation: {}",
+            v.describe()
+        )));
+    }
     let meta = ModelMeta {
         encoding_version: ENCODING_VERSION,
         channels: net_cfg.channels,
@@ -315,6 +323,8 @@ pub fn fit(
         recent_games,
         book_prior: None,
         search: None,
+        value_head: net.has_value_head(),
+        value,
     };
     save(&net, &meta, dir)?;
     events(FitEvent::Line(format!("model saved in {}", dir.display())));
@@ -424,7 +434,9 @@ fn start_net(
 ) -> Result<(NetConfig, Start, Option<String>), ModelError> {
     Ok(match &opts.base {
         Some(dir) => {
-            let (net, meta) = load_net(dir, &training_device())?;
+            let device = training_device();
+            device.seed(opts.seed);
+            let (net, meta) = load_net(dir, &device)?;
             events(FitEvent::Line(format!(
                 "fine-tuning the model of {} from {} ({} layers x {} channels)",
                 meta.summary(),
@@ -432,6 +444,12 @@ fn start_net(
                 meta.layers,
                 meta.channels
             )));
+            if !net.has_value_head() {
+                events(FitEvent::Line(
+                    "the base has no value head: a new one learns the games' outcomes beside the moves".to_string(),
+                ));
+            }
+            let net = net.with_value_head(&device);
             let (top1, top3) = evaluate(&net, val_s);
             events(FitEvent::Line(format!(
                 "the base alone on {player}'s validation positions: top-1 {:.1}%, top-3 {:.1}%",
@@ -439,7 +457,7 @@ fn start_net(
                 100.0 * top3
             )));
             (
-                meta.net_config(),
+                meta.net_config().with_value(true),
                 Some((net, (top1, top3))),
                 Some(meta.summary()),
             )

@@ -10,7 +10,8 @@ use shakmaty::{Chess, Move, Position};
 use crate::{
     data::inputs,
     encoding::{ENCODING_VERSION, MOVES, encode_packed, move_index},
-    model::{Net, NetConfig},
+    model::{Net, NetConfig, OUTCOMES},
+    value::{Outcomes, outcome_probs},
 };
 
 /// Errors of loading or saving a model.
@@ -134,6 +135,14 @@ pub struct ModelMeta {
     /// `None`: not chosen (no search unless asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchDial>,
+    /// Whether the network has a value head (models saved before there were value heads
+    /// have none).
+    #[serde(default)]
+    pub value_head: bool,
+    /// The value head's calibration on the validation positions beside the baselines
+    /// (`None`: no value head, or not measured).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<crate::value::ValueFigures>,
 }
 
 /// The search's settings chosen for a model (see [`ModelMeta::search`]).
@@ -257,6 +266,7 @@ impl ModelMeta {
         NetConfig::new()
             .with_channels(self.channels)
             .with_layers(self.layers)
+            .with_value(self.value_head)
     }
 }
 
@@ -286,22 +296,49 @@ impl Predictor {
     /// The move logits ([`MOVES`] per position, `encoding::move_index` order) of each
     /// position, reached by the opponent's move if known.
     pub fn logits(&self, positions: &[(&Chess, Option<&Move>)]) -> Vec<Vec<f32>> {
+        self.judge(positions).0
+    }
+
+    /// Whether the model has a value head ([`Predictor::judge`] gives outcomes).
+    pub fn has_value_head(&self) -> bool {
+        self.net.has_value_head()
+    }
+
+    /// One pass of the network over the positions (each reached by the opponent's move if
+    /// known): the move logits of each, as [`Predictor::logits`], and with a value head
+    /// the outcome probabilities of each for its side to move (loss, draw, win).
+    pub fn judge(
+        &self,
+        positions: &[(&Chess, Option<&Move>)],
+    ) -> (Vec<Vec<f32>>, Option<Vec<Outcomes>>) {
         if positions.is_empty() {
-            return Vec::new();
+            return (Vec::new(), self.has_value_head().then(Vec::new));
         }
         let n = positions.len();
         let packed: Vec<_> = positions
             .iter()
             .map(|(p, last)| encode_packed(p, *last))
             .collect();
-        let all = self
+        let (moves, value) = self
             .net
-            .forward(inputs(packed.iter(), n, &self.device))
+            .forward_both(inputs(packed.iter(), n, &self.device));
+        let all = moves
             .into_data()
             .try_to_vec::<f32>()
             .expect("the move head outputs f32 logits");
+        let outcomes = value.map(|v| {
+            v.into_data()
+                .try_to_vec::<f32>()
+                .expect("the value head outputs f32 logits")
+                .chunks_exact(OUTCOMES)
+                .map(outcome_probs)
+                .collect()
+        });
         // MOVES logits per position by the head's shape.
-        all.chunks_exact(MOVES).map(<[f32]>::to_vec).collect()
+        (
+            all.chunks_exact(MOVES).map(<[f32]>::to_vec).collect(),
+            outcomes,
+        )
     }
 
     /// The legal moves of `pos` (reached by the opponent's move `last`, if known) by score,

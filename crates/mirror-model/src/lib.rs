@@ -4,7 +4,8 @@
 //! head), [`data`] (samples from games), [`training`] (Adam, cosine learning rate, early
 //! stopping), [`inference`] (save/load, legal-move ranking and softmax),
 //! [`fit`] (a player's model end to end: split, samples, baselines, report, save) and
-//! [`library`] (where a player's model lives; the shipped model's install).
+//! [`library`] (where a player's model lives; the shipped model's install), [`value`]
+//! (the value head's calibration against material alone).
 //! Burn 0.22.1 on its pure-Rust `flex` CPU backend.
 
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod library;
 pub mod model;
 pub mod population;
 pub mod training;
+pub mod value;
 
 pub use inference::{ModelError, ModelMeta, Predictor, SearchDial};
 pub use model::{Net, NetConfig};

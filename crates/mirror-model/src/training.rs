@@ -1,4 +1,5 @@
-//! Training: Adam on the cross-entropy of the move played, the learning rate falling on a
+//! Training: Adam on the cross-entropy of the move played (plus [`VALUE_WEIGHT`] times
+//! that of the game's outcome, for a network with a value head), the learning rate falling on a
 //! half cosine from its start to a tenth of it over the epochs, mini-batches shuffled with
 //! a seeded RNG, early stopping on validation top-1.
 
@@ -45,6 +46,11 @@ impl Default for TrainConfig {
     }
 }
 
+/// The value head's share of the loss: its cross-entropy counts this much against the
+/// move's. Half, so that the moves the player chose stay what the trunk learns first
+/// (docs/model.md: the player's validation top-1 with it and without).
+pub const VALUE_WEIGHT: f32 = 0.5;
+
 /// What one epoch did.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct EpochReport {
@@ -52,12 +58,25 @@ pub struct EpochReport {
     pub epoch: usize,
     /// Mean training loss (cross-entropy of the move played).
     pub train_loss: f64,
+    /// Mean cross-entropy of the game's outcome (NaN without a value head).
+    pub value_loss: f64,
     /// Validation top-1 over legal moves.
     pub val_top1: f64,
     /// Validation top-3.
     pub val_top3: f64,
     /// Training positions per second.
     pub positions_per_sec: f64,
+}
+
+impl EpochReport {
+    /// The losses in words: "1.745", or "1.745 (outcome 0.981)" with a value head.
+    pub fn losses(&self) -> String {
+        if self.value_loss.is_nan() {
+            format!("{:.3}", self.train_loss)
+        } else {
+            format!("{:.3} (outcome {:.3})", self.train_loss, self.value_loss)
+        }
+    }
 }
 
 /// Top-1 and top-3 of ranking legal moves by the network on `samples`.
@@ -149,14 +168,25 @@ pub fn train(
     for epoch in 1..=cfg.epochs.max(1) {
         order.shuffle(&mut rng);
         let started = std::time::Instant::now();
-        let (mut loss_sum, mut batches) = (0.0f64, 0usize);
+        let (mut loss_sum, mut value_sum, mut batches) = (0.0f64, 0.0f64, 0usize);
         let total = batches_per_epoch(order.len(), cfg.batch);
         let steps = total * cfg.epochs.max(1);
         for (b, chunk) in order.chunks(cfg.batch.max(1)).enumerate() {
-            let (x, label) = train_set.batch(chunk, &device);
-            let loss = loss_fn.forward(net.forward(x), label);
+            let (x, label, outcome) = train_set.batch(chunk, &device);
+            let (logits, value) = net.forward_both(x);
+            let mut loss = loss_fn.forward(logits, label);
             loss_sum += f64::from(loss.clone().into_scalar::<f32>());
+            if let Some(value) = value {
+                let value_loss = loss_fn.forward(value, outcome);
+                value_sum += f64::from(value_loss.clone().into_scalar::<f32>());
+                loss = loss + value_loss.mul_scalar(VALUE_WEIGHT);
+            }
             batches += 1;
+            let value_loss = if net.has_value_head() {
+                value_sum / batches as f64
+            } else {
+                f64::NAN
+            };
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             net = optim.step(
                 scheduled(cfg.lr, (epoch - 1) * total + b, steps),
@@ -167,6 +197,7 @@ pub fn train(
                 let partial = EpochReport {
                     epoch,
                     train_loss: loss_sum / batches as f64,
+                    value_loss,
                     val_top1: f64::NAN,
                     val_top3: f64::NAN,
                     positions_per_sec: (b + 1) as f64 * cfg.batch as f64
@@ -180,6 +211,11 @@ pub fn train(
         let report = EpochReport {
             epoch,
             train_loss: loss_sum / batches.max(1) as f64,
+            value_loss: if net.has_value_head() {
+                value_sum / batches.max(1) as f64
+            } else {
+                f64::NAN
+            },
             val_top1,
             val_top3,
             positions_per_sec: train_set.len() as f64 / secs,

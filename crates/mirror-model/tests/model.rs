@@ -41,6 +41,8 @@ fn meta() -> ModelMeta {
         recent_games: Vec::new(),
         book_prior: None,
         search: None,
+        value_head: true,
+        value: None,
     }
 }
 
@@ -424,4 +426,136 @@ fn the_plan_counts_every_batch_the_training_and_its_stages_run() {
         2 * 3000usize.div_ceil(128),
         "two epochs of 3,000 positions"
     );
+}
+
+/// The value head learns the games' outcomes beside the moves: its loss falls, each
+/// position's outcomes are a distribution over loss, draw and win, a reloaded model gives
+/// the same outcomes, and on validation it foretells the result better than no idea at
+/// all (log-loss below ln 3).
+#[test]
+fn the_value_head_gives_a_distribution_and_learns_the_outcomes() {
+    let train_set = samples(0, 300);
+    let val_set = samples(400, 499);
+    let (net_cfg, cfg) = small_run();
+    let (net, reports, _) = train(
+        &net_cfg,
+        &cfg,
+        None,
+        &train_set,
+        &val_set,
+        &mut |_, _, _| {},
+    );
+    assert!(net.has_value_head());
+    assert!(
+        reports.iter().all(|r| r.value_loss.is_finite())
+            && reports[2].value_loss < reports[0].value_loss,
+        "the outcome's loss falls: {reports:?}"
+    );
+    assert!(reports[0].losses().contains("(outcome "), "{reports:?}");
+    let figures =
+        mirror_model::value::value_figures(&net, &train_set, &val_set).expect("a value head");
+    assert_eq!(figures.positions, val_set.len());
+    assert!(
+        figures.model.log_loss < 3f64.ln(),
+        "better than no idea: {figures:?}"
+    );
+    assert!(figures.describe().contains("material alone"), "{figures:?}");
+    let dir = tempfile::tempdir().expect("tempdir");
+    save(&net, &meta(), dir.path()).expect("save");
+    let loaded = Predictor::load(dir.path()).expect("load");
+    let direct = Predictor::from_net(net, meta());
+    let positions: Vec<(&shakmaty::Chess, Option<&shakmaty::Move>)> = val_set
+        .positions
+        .iter()
+        .take(300)
+        .map(|p| (p, None))
+        .collect();
+    let (_, outcomes) = direct.judge(&positions);
+    let outcomes = outcomes.expect("a value head");
+    assert_eq!(outcomes.len(), positions.len());
+    for o in &outcomes {
+        assert!(o.iter().all(|p| (0.0..=1.0).contains(p)), "{o:?}");
+        assert!((o.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{o:?}");
+    }
+    assert_eq!(loaded.judge(&positions), direct.judge(&positions));
+    // Some positions are judged better for the side to move than others.
+    let wins: Vec<f64> = outcomes.iter().map(|o| o[2]).collect();
+    let spread =
+        wins.iter().copied().fold(0.0, f64::max) - wins.iter().copied().fold(1.0, f64::min);
+    assert!(spread > 0.05, "{spread}");
+}
+
+/// A model saved before there were value heads (its meta.json has no `value_head`) loads
+/// as it was, without outcomes; fine-tuning it gives the new model a value head, measured
+/// on the validation positions.
+#[test]
+fn a_model_without_a_value_head_loads_and_learns_one_when_fine_tuned() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let net = NetConfig::new()
+        .with_channels(8)
+        .with_layers(1)
+        .with_value(false)
+        .init(&burn::tensor::Device::flex());
+    let old = ModelMeta {
+        channels: 8,
+        layers: 1,
+        value_head: false,
+        ..meta()
+    };
+    save(&net, &old, dir.path()).expect("save");
+    let json = std::fs::read_to_string(dir.path().join("meta.json")).expect("meta");
+    let without: String = json
+        .lines()
+        .filter(|l| !l.contains("value_head"))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .replace(",\n}", "\n}");
+    std::fs::write(dir.path().join("meta.json"), without).expect("write");
+    let p = Predictor::load(dir.path()).expect("an older model loads");
+    assert!(!p.meta.value_head && !p.has_value_head());
+    let pos = shakmaty::Chess::default();
+    let (logits, outcomes) = p.judge(&[(&pos, None)]);
+    assert_eq!((logits.len(), outcomes), (1, None));
+    let games = sample_games(499);
+    let opts = FitOptions {
+        epochs: 1,
+        batch: 128,
+        lr: 2e-3,
+        channels: 8,
+        layers: 1,
+        patience: 1,
+        max_positions: 2000,
+        seed: 3,
+        base: Some(dir.path().to_path_buf()),
+        max_train_games: None,
+        recent_games: Vec::new(),
+        recent_lr: 1e-3,
+    };
+    let out = tempfile::tempdir().expect("tempdir");
+    let mut lines = Vec::new();
+    let tuned = fit(
+        "Biskupstunga",
+        &games,
+        "80,10,10".parse().expect("split"),
+        &opts,
+        out.path(),
+        &mut |event| {
+            if let FitEvent::Line(l) = event {
+                lines.push(l);
+            }
+        },
+    )
+    .expect("fit");
+    assert!(tuned.has_value_head() && tuned.meta.value_head);
+    let figures = tuned.meta.value.expect("measured");
+    assert!(figures.positions > 1000, "{figures:?}");
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("the base has no value head"))
+            && lines.iter().any(|l| l.starts_with("value head")),
+        "{lines:?}"
+    );
+    let again = Predictor::load(out.path()).expect("load");
+    assert!(again.has_value_head());
 }

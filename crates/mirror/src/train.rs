@@ -307,15 +307,17 @@ pub fn fit(
                 bar.set_position(plan.iter().take(part).sum::<u64>() + in_part);
                 if r.val_top1.is_nan() {
                     bar.set_message(format!(
-                        "{} loss {:.3} ({:.0} pos/s)",
-                        r.epoch, r.train_loss, r.positions_per_sec
+                        "{} loss {} ({:.0} pos/s)",
+                        r.epoch,
+                        r.losses(),
+                        r.positions_per_sec
                     ));
                     if bar.is_hidden() && in_part * 10 >= next_tenth * total {
                         next_tenth = in_part * 10 / total + 1;
                         say(&format!(
-                            "epoch {}: batch {done}/{total}, loss {:.3}, {:.0} positions/s, {} elapsed, ETA {} ({scope})",
+                            "epoch {}: batch {done}/{total}, loss {}, {:.0} positions/s, {} elapsed, ETA {} ({scope})",
                             r.epoch,
-                            r.train_loss,
+                            r.losses(),
                             r.positions_per_sec,
                             indicatif::HumanDuration(bar.elapsed()),
                             indicatif::HumanDuration(bar.eta()),
@@ -323,9 +325,9 @@ pub fn fit(
                     }
                 } else {
                     let line = format!(
-                        "epoch {}: loss {:.3}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",
+                        "epoch {}: loss {}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",
                         r.epoch,
-                        r.train_loss,
+                        r.losses(),
                         100.0 * r.val_top1,
                         100.0 * r.val_top3,
                         r.positions_per_sec
