@@ -17,6 +17,7 @@ use crate::{
     options::EngineOptions,
     outcomes::Outcomes,
     policy::{BookMove, Policy, Selection, habit, likely, lower, tiers},
+    search::SearchBy,
 };
 
 /// Errors of the engine.
@@ -120,21 +121,39 @@ impl<S: Book> Engine<S> {
     }
 
     /// The fallback's name with the guard and the search in force: `+ search (...)` when
-    /// it searches, `(search off: no UCI engine)` when asked to search without an engine
-    /// (a fallback that does not rank its moves is never searched).
+    /// it searches, `(search off: ...)` when asked to search without its judge (no UCI
+    /// engine, or a model without a value head; a fallback that does not rank its moves
+    /// is never searched).
     pub fn fallback_name(&self) -> String {
         let name = self.fallback.name(self.opts.guard);
         let search = self.search();
-        match (&self.searcher, search.nodes) {
-            (_, 0) => name,
-            _ if !self.fallback.ranks() => name,
-            (Some(s), nodes) => format!(
-                "{name} + search ({}, {nodes} nodes, top {}, weight {})",
-                s.name(),
+        if search.nodes == 0 || !self.fallback.ranks() {
+            return name;
+        }
+        match self.judge(search.by) {
+            Some(judge) => format!(
+                "{name} + search ({}, top {}, weight {})",
+                judge.name(search.nodes),
                 search.top,
                 search.weight
             ),
-            (None, _) => format!("{name} (search off: no UCI engine)"),
+            None => match search.by {
+                SearchBy::Stockfish => format!("{name} (search off: no UCI engine)"),
+                SearchBy::Model | SearchBy::Puct => {
+                    format!("{name} (search off: the model has no value head)")
+                }
+            },
+        }
+    }
+
+    /// The judge of a search by `by`: the external engine, or the fallback's own.
+    fn judge(&self, by: SearchBy) -> Option<&dyn crate::search::Judge> {
+        match by {
+            SearchBy::Stockfish => self
+                .searcher
+                .as_deref()
+                .map(|s| s as &dyn crate::search::Judge),
+            SearchBy::Model | SearchBy::Puct => self.fallback.judge(by),
         }
     }
 
@@ -143,20 +162,21 @@ impl<S: Book> Engine<S> {
     fn fallback_outcomes(&mut self, pos: &Chess) -> Result<Option<FallbackOutcomes>, EngineError> {
         let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.search());
         let last = self.last;
-        match &self.searcher {
-            Some(searcher) if search.nodes > 0 && self.fallback.ranks() => {
-                let dist: Vec<(Move, f64)> = self
-                    .fallback
-                    .distribution(pos, last.as_ref(), guard)
-                    .into_iter()
-                    .filter(|(_, p)| *p > 0.0)
-                    .collect();
-                crate::search::searched(searcher, pos, &dist, search, sample)
-                    .map(|f| (!f.moves.is_empty()).then_some(f))
-                    .map_err(EngineError::Search)
-            }
-            _ => Ok(self.fallback.outcomes(pos, last.as_ref(), guard, sample)),
+        if search.nodes > 0 && self.fallback.ranks() && self.judge(search.by).is_some() {
+            let dist: Vec<(Move, f64)> = self
+                .fallback
+                .distribution(pos, last.as_ref(), guard)
+                .into_iter()
+                .filter(|(_, p)| *p > 0.0)
+                .collect();
+            let judge = self
+                .judge(search.by)
+                .expect("the judge was there a moment ago, and nothing took it");
+            return crate::search::searched(judge, pos, &dist, search, sample)
+                .map(|f| (!f.moves.is_empty()).then_some(f))
+                .map_err(EngineError::Search);
         }
+        Ok(self.fallback.outcomes(pos, last.as_ref(), guard, sample))
     }
 
     /// The player.
@@ -906,6 +926,91 @@ mod tests {
             }
         }
         assert!(fallbacks > 500, "the model answered {fallbacks} times");
+    }
+
+    #[cfg(feature = "model")]
+    #[test]
+    fn a_search_by_the_model_needs_its_value_head_and_says_which_judge_it_used() {
+        // Out of the book: with a value head the model's own look ahead searches (its
+        // name and the answer's detail say so) and plays the mate, which the rules score;
+        // without one the engine plays as without a search and says why.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store(&dir);
+        // After 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6: Qxf7 mates.
+        let pos = notation::parse_fen(
+            "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
+        )
+        .expect("fen");
+        let by_model = EngineOptions {
+            search: crate::search::SearchOptions {
+                nodes: 300,
+                by: SearchBy::Model,
+                top: 64,
+                weight: 1.0,
+            },
+            sample: false,
+            guard: None,
+            ..EngineOptions::default()
+        };
+        for (by, named) in [
+            (SearchBy::Model, "the model's value head, 300 positions"),
+            (SearchBy::Puct, "the model's PUCT, 300 positions"),
+        ] {
+            let mut opts = by_model.clone();
+            opts.search.by = by;
+            let mut with = Engine::new(&store, PLAYER, opts);
+            with.set_searcher(None);
+            with.set_fallback(Box::new(crate::ModelFallback::new(
+                crate::lookahead::tests::untrained(true),
+            )));
+            assert!(
+                with.fallback_name()
+                    .contains(&format!("+ search ({named}, top 64, weight 1)")),
+                "{}",
+                with.fallback_name()
+            );
+            let played = with.choose(&pos).expect("a choice");
+            assert_eq!(notation::uci(played.mv), "h5f7", "{played:?}");
+            let Source::Fallback { detail, .. } = &played.source else {
+                panic!("the fallback answers: {played:?}");
+            };
+            assert!(
+                detail.starts_with("searched: p=1.00")
+                    && detail.contains(&format!("100 win% by {named}")),
+                "{detail}"
+            );
+        }
+        let no_head = crate::lookahead::tests::untrained(false);
+        let mut without = Engine::new(&store, PLAYER, by_model);
+        without.set_fallback(Box::new(crate::ModelFallback::new(no_head.clone())));
+        assert!(
+            without
+                .fallback_name()
+                .ends_with("(search off: the model has no value head)"),
+            "{}",
+            without.fallback_name()
+        );
+        let mut plain = Engine::new(
+            &store,
+            PLAYER,
+            EngineOptions {
+                sample: false,
+                guard: None,
+                ..EngineOptions::default()
+            },
+        );
+        plain.set_fallback(Box::new(crate::ModelFallback::new(no_head)));
+        let (a, b) = (
+            without.choose(&pos).expect("a choice"),
+            plain.choose(&pos).expect("a choice"),
+        );
+        assert_eq!(a.mv, b.mv);
+        match (a.source, b.source) {
+            (Source::Fallback { detail: a, .. }, Source::Fallback { detail: b, .. }) => {
+                assert_eq!(a, b);
+            }
+            other => panic!("the fallback answers: {other:?}"),
+        }
     }
 
     #[test]

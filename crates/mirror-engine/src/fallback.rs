@@ -48,6 +48,12 @@ pub trait Fallback: Send {
     fn search(&self) -> Option<crate::search::SearchOptions> {
         None
     }
+    /// Its own judge of the searched moves by `by` ([`crate::search::SearchBy::Model`] or
+    /// [`crate::search::SearchBy::Puct`]): a model's value head; `None` without one (or
+    /// for another judge).
+    fn judge(&self, _by: crate::search::SearchBy) -> Option<&dyn crate::search::Judge> {
+        None
+    }
     /// Whether its distribution ranks the moves (a model), so that the search can re-weigh
     /// its likeliest; a uniform one (a random legal move) is not searched.
     fn ranks(&self) -> bool {
@@ -147,13 +153,18 @@ impl Fallback for RandomLegal {
 pub struct ModelFallback {
     /// The model.
     pub predictor: std::sync::Arc<mirror_model::Predictor>,
+    /// The model as a search's judges (expectimax, PUCT), if it has a value head.
+    judges: Option<(crate::lookahead::ValueJudge, crate::lookahead::ValueJudge)>,
 }
 
 #[cfg(feature = "model")]
 impl ModelFallback {
     /// The model as a fallback.
     pub fn new(predictor: std::sync::Arc<mirror_model::Predictor>) -> ModelFallback {
-        ModelFallback { predictor }
+        use crate::lookahead::{ValueJudge, Way};
+        let judges = ValueJudge::new(predictor.clone(), Way::Expectimax)
+            .zip(ValueJudge::new(predictor.clone(), Way::Puct));
+        ModelFallback { predictor, judges }
     }
 }
 
@@ -253,12 +264,22 @@ impl Fallback for ModelFallback {
         true
     }
 
+    fn judge(&self, by: crate::search::SearchBy) -> Option<&dyn crate::search::Judge> {
+        let (expectimax, puct) = self.judges.as_ref()?;
+        match by {
+            crate::search::SearchBy::Model => Some(expectimax),
+            crate::search::SearchBy::Puct => Some(puct),
+            crate::search::SearchBy::Stockfish => None,
+        }
+    }
+
     fn search(&self) -> Option<crate::search::SearchOptions> {
         self.predictor
             .meta
             .search
             .map(|d| crate::search::SearchOptions {
                 nodes: d.nodes,
+                by: crate::search::SearchBy::Stockfish,
                 top: d.top,
                 weight: d.weight,
             })

@@ -11,6 +11,8 @@ pub mod endgame;
 pub mod engine;
 pub mod fallback;
 pub mod guard;
+#[cfg(feature = "model")]
+pub mod lookahead;
 pub mod options;
 pub mod outcomes;
 pub mod pace;
@@ -31,4 +33,4 @@ pub use options::{
 };
 pub use outcomes::Outcomes;
 pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};
-pub use search::{SearchOptions, Searcher};
+pub use search::{Judge, SearchBy, SearchOptions, Searcher};

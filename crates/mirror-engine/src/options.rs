@@ -9,7 +9,7 @@ use mirror_store::Filter;
 use crate::{
     guard::Guard,
     policy::{ParsePolicyError, ParseTiersError, Policy, Tiers},
-    search::SearchOptions,
+    search::{SearchBy, SearchOptions},
 };
 
 /// How the engine chooses.
@@ -389,9 +389,9 @@ pub static KNOBS: &[Knob] = &[
     },
     Knob {
         name: "search_nodes",
-        doc: "Out of the book, search the model's likeliest moves with an external UCI engine \
-              (Stockfish: on PATH, or --search-engine) for this many nodes and play less \
-              often those that lose win% (default 0: no search).",
+        doc: "Out of the book, search the model's likeliest moves for this many nodes (of the \
+              external UCI engine, or positions the model judges: see search_by) and play \
+              less often those that lose win% (default 0: no search).",
         kind: KnobKind::Int {
             min: 0,
             max: 1_000_000,
@@ -400,6 +400,26 @@ pub static KNOBS: &[Knob] = &[
         get: |o| o.search.nodes.to_string(),
         set: |o, n, v| {
             o.search.nodes = parsed(n, v)?;
+            o.model_search = false;
+            Ok(())
+        },
+    },
+    Knob {
+        name: "search_by",
+        doc: "What judges the searched moves: stockfish (an external UCI engine: on PATH, or \
+              --search-engine), model (the model's own value head, two plies ahead when \
+              the nodes allow) or puct (the model's own PUCT tree search); the last two \
+              need no other program.",
+        kind: KnobKind::Choice(&["stockfish", "model", "puct"]),
+        group: KnobGroup::Engine,
+        get: |o| o.search.by.word().to_string(),
+        set: |o, n, v| {
+            o.search.by = match v.trim().to_ascii_lowercase().as_str() {
+                "stockfish" => SearchBy::Stockfish,
+                "model" => SearchBy::Model,
+                "puct" => SearchBy::Puct,
+                _ => return Err(invalid(n, v, "stockfish, model or puct")),
+            };
             o.model_search = false;
             Ok(())
         },

@@ -5,10 +5,14 @@
 //! chooses among the moves a player would consider; the search stops the ones that lose
 //! (a strong player rarely plays them). Budget 0 nodes is the engine without search.
 //!
-//! The external engine is the only evaluator so far: without one the engine plays as
-//! before and says so in the fallback's name. A process has one ([`shared`]): the one
-//! given to [`use_engine`] (`--search-engine`), else `stockfish` on PATH, else Debian's;
-//! its processes start when the first search needs one.
+//! [`Judge`]s give the win%: an external UCI engine ([`Searcher`], [`SearchBy::Stockfish`],
+//! the default), or the model's own value head looking ahead, two plies
+//! ([`SearchBy::Model`]) or by PUCT ([`SearchBy::Puct`]; see `crate::lookahead`), which
+//! needs no other program. Without
+//! the judge asked for, the engine plays as without a search and says so in the
+//! fallback's name. A process has one external engine ([`shared`]): the one given to
+//! [`use_engine`] (`--search-engine`), else `stockfish` on PATH, else Debian's; its
+//! processes start when the first search needs one.
 
 use std::{
     collections::HashMap,
@@ -23,12 +27,55 @@ use crate::{
     stockfish::{Stockfish, StockfishError, win_percent},
 };
 
+/// What judges the searched moves.
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Default)]
+pub enum SearchBy {
+    /// An external UCI engine (Stockfish), `nodes` its nodes.
+    #[default]
+    Stockfish,
+    /// The model's value head looking two plies ahead, `nodes` the positions it judges
+    /// (see `crate::lookahead`).
+    Model,
+    /// The model's PUCT tree search, `nodes` the positions it judges.
+    Puct,
+}
+
+impl SearchBy {
+    /// The knob's word: `stockfish` or `model`.
+    pub fn word(self) -> &'static str {
+        match self {
+            SearchBy::Stockfish => "stockfish",
+            SearchBy::Model => "model",
+            SearchBy::Puct => "puct",
+        }
+    }
+}
+
+/// The win% a mover keeps after each of some moves: what a search weighs the model's
+/// moves by.
+pub trait Judge {
+    /// How its answers name it, for a search of `nodes`: "/usr/games/stockfish, 2000
+    /// nodes".
+    fn name(&self, nodes: u32) -> String;
+    /// The mover's win% (0-100) after each of `moves` (at least two) in `pos`, within
+    /// `nodes`.
+    fn win_percents(
+        &self,
+        pos: &Chess,
+        moves: &[Move],
+        nodes: u32,
+    ) -> Result<Vec<f64>, StockfishError>;
+}
+
 /// The search's knobs (see [`crate::EngineOptions::search`]).
 #[derive(Copy, Clone, Debug, PartialEq)]
 pub struct SearchOptions {
-    /// Nodes the external engine searches per position, shared by the moves searched;
-    /// 0 = no search (the engine as without one).
+    /// The budget per position: the external engine's nodes, or the positions the model's
+    /// value head judges, shared by the moves searched; 0 = no search (the engine as
+    /// without one).
     pub nodes: u32,
+    /// What judges the moves.
+    pub by: SearchBy,
     /// How many of the model's likeliest moves (after the guard) are searched; the others
     /// are left out while searching.
     pub top: usize,
@@ -41,6 +88,7 @@ impl Default for SearchOptions {
     fn default() -> Self {
         SearchOptions {
             nodes: 0,
+            by: SearchBy::Stockfish,
             top: 6,
             weight: 0.1,
         }
@@ -159,12 +207,18 @@ impl Searcher {
 
     /// The engine, as its answers name it: its path (the same before and after it runs,
     /// so that kept answers and fresh ones read alike).
-    pub fn name(&self) -> String {
+    pub fn path_name(&self) -> String {
         self.path.display().to_string()
+    }
+}
+
+impl Judge for Searcher {
+    fn name(&self, nodes: u32) -> String {
+        format!("{}, {nodes} nodes", self.path_name())
     }
 
     /// The mover's win% after each of `moves` in `pos`, searched together within `nodes`.
-    pub fn win_percents(
+    fn win_percents(
         &self,
         pos: &Chess,
         moves: &[Move],
@@ -230,7 +284,7 @@ impl Searcher {
 /// `exp(-weight * loss)` and normalised, likeliest first. Sampling draws from all of them;
 /// otherwise the first is played. Each move's detail names its prior and its win%.
 pub fn searched(
-    searcher: &Searcher,
+    judge: &dyn Judge,
     pos: &Chess,
     dist: &[(Move, f64)],
     opts: SearchOptions,
@@ -255,7 +309,7 @@ pub fn searched(
         });
     }
     let moves: Vec<Move> = top.iter().map(|(m, _)| *m).collect();
-    let wins = searcher.win_percents(pos, &moves, opts.nodes)?;
+    let wins = judge.win_percents(pos, &moves, opts.nodes)?;
     let best = wins.iter().copied().fold(f64::MIN, f64::max);
     let weights: Vec<f64> = top
         .iter()
@@ -270,10 +324,9 @@ pub fn searched(
         .map(|(((m, prior), win), w)| {
             let p = w / sum;
             let detail = format!(
-                "searched: p={p:.2} (model {prior:.2}, {win:.0} win% after {} nodes of {}, \
-                 {} moves searched)",
-                opts.nodes,
-                searcher.name(),
+                "searched: p={p:.2} (model {prior:.2}, {win:.0} win% by {}, {} moves \
+                 searched)",
+                judge.name(opts.nodes),
                 top.len()
             );
             (*m, p, detail)
@@ -326,6 +379,7 @@ mod tests {
         );
         let opts = |weight| SearchOptions {
             nodes: 2000,
+            by: SearchBy::Stockfish,
             top: 4,
             weight,
         };
