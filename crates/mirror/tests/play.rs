@@ -1142,14 +1142,20 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
         &["--user", PLAYER, "--seed", "1"],
         &format!(
             "uci\nsetoption name SearchNodes value 800\nposition fen {fen}\ngo\n\
-             setoption name SearchNodes value 0\nposition fen {fen}\ngo\nquit\n"
+             setoption name SearchNodes value 0\nposition fen {fen}\ngo\n\
+             setoption name SearchNodes value 30\nsetoption name SearchBy value model\n\
+             position fen {fen}\ngo\nquit\n"
         ),
     );
     let said: Vec<&str> = out
         .lines()
         .filter(|l| l.starts_with("info string fallback"))
         .collect();
-    assert_eq!(said.len(), 2, "{out}");
+    assert_eq!(said.len(), 3, "{out}");
+    assert!(
+        said[2].contains("(search off: the model has no value head)"),
+        "the shipped model of this player has none: {out}"
+    );
     assert!(
         said[0].contains("+ search (")
             && said[0].contains("800 nodes")

@@ -120,6 +120,23 @@ fn the_search_budget_reaches_the_search_over_http() {
             .is_some_and(|e| e.contains("searchNodes")),
         "{bad}"
     );
+    // By the model: the shipped model of this player has no value head, so it says so
+    // and plays as without a search.
+    let by_model = ask("&searchNodes=30&searchBy=model");
+    assert!(
+        by_model["source"]["policy"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("(search off: the model has no value head)")),
+        "{by_model}"
+    );
+    assert_eq!(by_model["uci"], plain["uci"], "{by_model} {plain}");
+    let bad = ask("&searchBy=alphabeta");
+    assert!(
+        bad["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("searchBy") && e.contains("stockfish, model or puct")),
+        "{bad}"
+    );
     stop(child, stderr);
 }
 
