@@ -30,6 +30,11 @@ pub const MAX_REPLIES: usize = 8;
 /// PUCT's exploration constant (lc0's is near it).
 const CPUCT: f64 = 1.5;
 
+/// The most positions a PUCT search judges, whatever its budget (one network pass each,
+/// about a millisecond: a knob made for Stockfish's nodes must not hold a request for
+/// minutes).
+pub const MAX_VISITS: u32 = 2_000;
+
 /// How a [`ValueJudge`] looks ahead.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum Way {
@@ -216,7 +221,8 @@ impl ValueJudge {
     }
 
     /// The PUCT search over `moves` (their priors the model's, renormalised over them):
-    /// each visited once, then the rest of the `nodes` where PUCT says.
+    /// each visited once, then the rest of the `nodes` (at most [`MAX_VISITS`]) where
+    /// PUCT says.
     fn puct(&self, pos: &Chess, moves: &[Move], nodes: u32) -> Vec<f64> {
         let (logits, values) = self.outcomes(&[(pos, None)]);
         let prior = softmax(&rank_with(pos, &logits[0]));
@@ -234,7 +240,7 @@ impl ValueJudge {
             edge.child = Some(Box::new(child));
         }
         let spent = u32::try_from(moves.len()).unwrap_or(u32::MAX);
-        for _ in spent..nodes {
+        for _ in spent..nodes.min(MAX_VISITS) {
             self.visit(&mut root, pos);
         }
         root.edges

@@ -408,8 +408,8 @@ pub static KNOBS: &[Knob] = &[
         name: "search_by",
         doc: "What judges the searched moves: stockfish (an external UCI engine: on PATH, or \
               --search-engine), model (the model's own value head, two plies ahead when \
-              the nodes allow) or puct (the model's own PUCT tree search); the last two \
-              need no other program.",
+              the nodes allow) or puct (the model's own PUCT tree search, at most 2000 \
+              positions); the last two need no other program.",
         kind: KnobKind::Choice(&["stockfish", "model", "puct"]),
         group: KnobGroup::Engine,
         get: |o| o.search.by.word().to_string(),
