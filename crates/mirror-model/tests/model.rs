@@ -6,7 +6,7 @@ use mirror_model::{
     encoding::ENCODING_VERSION,
     fit::{FitEvent, FitOptions, fit},
     inference::{rank_with, save},
-    training::{TrainConfig, evaluate, train},
+    training::{EpochReport, TrainConfig, evaluate, train},
 };
 use mirror_testkit::conformance::sample_games;
 use shakmaty::Position;
@@ -64,6 +64,14 @@ fn small_run() -> (NetConfig, TrainConfig) {
         patience: 3,
     };
     (NetConfig::new().with_channels(16).with_layers(2), cfg)
+}
+
+/// [`small_run`] trained from scratch on `train_set`, validated on `val_set`: the network
+/// and every epoch's report.
+fn trained_small(train_set: &Samples, val_set: &Samples) -> (mirror_model::Net, Vec<EpochReport>) {
+    let (net_cfg, cfg) = small_run();
+    let (net, reports, _) = train(&net_cfg, &cfg, None, train_set, val_set, &mut |_, _, _| {});
+    (net, reports)
 }
 
 #[test]
@@ -277,14 +285,7 @@ fn fine_tuning_starts_from_the_saved_weights_and_never_ends_below_them() {
     let tune_set = samples(300, 400);
     let val_set = samples(400, 499);
     let (net_cfg, cfg) = small_run();
-    let (base, _, _) = train(
-        &net_cfg,
-        &cfg,
-        None,
-        &train_set,
-        &val_set,
-        &mut |_, _, _| {},
-    );
+    let (base, _) = trained_small(&train_set, &val_set);
     let (base_top1, base_top3) = evaluate(&base, &val_set);
     let dir = tempfile::tempdir().expect("tempdir");
     save(&base, &meta(), dir.path()).expect("save");
@@ -436,15 +437,7 @@ fn the_plan_counts_every_batch_the_training_and_its_stages_run() {
 fn the_value_head_gives_a_distribution_and_learns_the_outcomes() {
     let train_set = samples(0, 300);
     let val_set = samples(400, 499);
-    let (net_cfg, cfg) = small_run();
-    let (net, reports, _) = train(
-        &net_cfg,
-        &cfg,
-        None,
-        &train_set,
-        &val_set,
-        &mut |_, _, _| {},
-    );
+    let (net, reports) = trained_small(&train_set, &val_set);
     assert!(net.has_value_head());
     assert!(
         reports.iter().all(|r| r.value_loss.is_finite())
