@@ -2,12 +2,13 @@
 """The cost of a move with the engine's search: `mirror uci` answering positions out of the
 player's book, one `go` at a time, at each search budget (nodes), budget 0 as the peer.
 
-    python3 bench/search.py MIRROR DATA_DIR USER PGN [NODES ...]
+    python3 bench/search.py MIRROR DATA_DIR USER PGN [[BY:]NODES ...]
 
 MIRROR is the binary, DATA_DIR its data directory holding USER's games (and model), PGN a
 file of other players' games (plain text): every position from ply 10 on is asked once per
-budget (default budgets 0 2000 8000), each budget in its own `mirror uci` process with
-`--search-weight 0.1`, seed 1. Prints p50/p99/max of `go` -> `bestmove` in ms, how many
+budget (default budgets 0 2000 8000; `model:30` or `puct:30` for the model's own look
+ahead, `--search-by`, instead of Stockfish), each budget in its own `mirror uci` process
+with `--search-weight 0.1`, seed 1. Prints p50/p99/max of `go` -> `bestmove` in ms, how many
 answers named the search, and each budget's median against budget 0. Figures are printed,
 never asserted. Needs python-chess (tests/requirements.txt).
 """
@@ -32,9 +33,10 @@ def positions(path):
     return out
 
 
-def run(mirror, data_dir, user, fens, nodes):
+def run(mirror, data_dir, user, fens, budget):
+    by, _, nodes = budget.rpartition(":")
     cmd = [mirror, "--data-dir", data_dir, "uci", "--user", user, "--seed", "1",
-           "--search-nodes", str(nodes), "--search-weight", "0.1"]
+           "--search-nodes", nodes, "--search-weight", "0.1", "--search-by", by or "stockfish"]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def send(line):
@@ -77,7 +79,7 @@ def main():
     if len(sys.argv) < 5:
         sys.exit(__doc__)
     mirror, data_dir, user, pgn = sys.argv[1:5]
-    budgets = [int(n) for n in sys.argv[5:]] or [0, 2000, 8000]
+    budgets = sys.argv[5:] or ["0", "2000", "8000"]
     fens = positions(pgn)
     print(f"{len(fens)} positions of {pgn} from ply 10, one `go` each, one thread")
     base = None
@@ -85,7 +87,7 @@ def main():
         times, searched = run(mirror, data_dir, user, fens, nodes)
         p50, p99, mx = figures(times)
         base = base or statistics.median(times)
-        print(f"  search {nodes:>6} nodes: p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {mx:7.2f} ms"
+        print(f"  search {nodes:>12} nodes: p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {mx:7.2f} ms"
               f"  ({searched} searched; median {p50 / base:4.2f}x budget {budgets[0]})")
 
 
