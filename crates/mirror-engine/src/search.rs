@@ -5,12 +5,11 @@
 //! chooses among the moves a player would consider; the search stops the ones that lose
 //! (a strong player rarely plays them). Budget 0 nodes is the engine without search.
 //!
-//! [`Judge`]s give the win%: an external UCI engine ([`Searcher`], [`SearchBy::Stockfish`],
-//! the default), or the model's own value head looking ahead, two plies
-//! ([`SearchBy::Model`]) or by PUCT ([`SearchBy::Puct`]; see `crate::lookahead`), which
-//! needs no other program. Without
-//! the judge asked for, the engine plays as without a search and says so in the
-//! fallback's name. A process has one external engine ([`shared`]): the one given to
+//! [`Judge`]s give the win%: an external UCI engine ([`Searcher`],
+//! [`SearchBy::Stockfish`], the default), or the model's own value head looking ahead,
+//! two plies ([`SearchBy::Model`]) or by PUCT ([`SearchBy::Puct`]; see
+//! `crate::lookahead`), which needs no other program. Without the judge asked for, the
+//! engine plays as without a search and says so in the fallback's name. A process has one external engine ([`shared`]): the one given to
 //! [`use_engine`] (`--search-engine`), else `stockfish` on PATH, else Debian's; its
 //! processes start when the first search needs one.
 
@@ -41,7 +40,7 @@ pub enum SearchBy {
 }
 
 impl SearchBy {
-    /// The knob's word: `stockfish` or `model`.
+    /// The knob's word: `stockfish`, `model` or `puct`.
     pub fn word(self) -> &'static str {
         match self {
             SearchBy::Stockfish => "stockfish",
