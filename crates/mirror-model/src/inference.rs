@@ -296,7 +296,20 @@ impl Predictor {
     /// The move logits ([`MOVES`] per position, `encoding::move_index` order) of each
     /// position, reached by the opponent's move if known.
     pub fn logits(&self, positions: &[(&Chess, Option<&Move>)]) -> Vec<Vec<f32>> {
-        self.judge(positions).0
+        if positions.is_empty() {
+            return Vec::new();
+        }
+        // The move head only: a choice of move needs no outcomes.
+        move_logits(self.net.forward(self.inputs(positions)))
+    }
+
+    /// The positions as the network's input.
+    fn inputs(&self, positions: &[(&Chess, Option<&Move>)]) -> burn::tensor::Tensor<4> {
+        let packed: Vec<_> = positions
+            .iter()
+            .map(|(p, last)| encode_packed(p, *last))
+            .collect();
+        inputs(packed.iter(), positions.len(), &self.device)
     }
 
     /// Whether the model has a value head ([`Predictor::judge`] gives outcomes).
@@ -314,18 +327,7 @@ impl Predictor {
         if positions.is_empty() {
             return (Vec::new(), self.has_value_head().then(Vec::new));
         }
-        let n = positions.len();
-        let packed: Vec<_> = positions
-            .iter()
-            .map(|(p, last)| encode_packed(p, *last))
-            .collect();
-        let (moves, value) = self
-            .net
-            .forward_both(inputs(packed.iter(), n, &self.device));
-        let all = moves
-            .into_data()
-            .try_to_vec::<f32>()
-            .expect("the move head outputs f32 logits");
+        let (moves, value) = self.net.forward_both(self.inputs(positions));
         let outcomes = value.map(|v| {
             v.into_data()
                 .try_to_vec::<f32>()
@@ -334,11 +336,7 @@ impl Predictor {
                 .map(outcome_probs)
                 .collect()
         });
-        // MOVES logits per position by the head's shape.
-        (
-            all.chunks_exact(MOVES).map(<[f32]>::to_vec).collect(),
-            outcomes,
-        )
+        (move_logits(moves), outcomes)
     }
 
     /// The legal moves of `pos` (reached by the opponent's move `last`, if known) by score,
@@ -376,6 +374,16 @@ impl Predictor {
     pub fn best(&self, pos: &Chess, last: Option<&Move>) -> Option<(Move, f32)> {
         self.rank(pos, last).into_iter().next()
     }
+}
+
+/// The move head's output, [`MOVES`] logits per position.
+fn move_logits(moves: burn::tensor::Tensor<2>) -> Vec<Vec<f32>> {
+    let all = moves
+        .into_data()
+        .try_to_vec::<f32>()
+        .expect("the move head outputs f32 logits");
+    // MOVES logits per position by the head's shape.
+    all.chunks_exact(MOVES).map(<[f32]>::to_vec).collect()
 }
 
 /// Ranks the legal moves of `pos` by the given logits ([`MOVES`] of them), best first.

@@ -471,6 +471,11 @@ fn the_value_head_gives_a_distribution_and_learns_the_outcomes() {
         assert!((o.iter().sum::<f64>() - 1.0).abs() < 1e-9, "{o:?}");
     }
     assert_eq!(loaded.judge(&positions), direct.judge(&positions));
+    assert_eq!(
+        direct.logits(&positions),
+        direct.judge(&positions).0,
+        "the move head alone gives the moves of the pass with the value head"
+    );
     // Some positions are judged better for the side to move than others.
     let wins: Vec<f64> = outcomes.iter().map(|o| o[2]).collect();
     let spread =
