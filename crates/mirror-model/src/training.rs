@@ -58,8 +58,8 @@ pub struct EpochReport {
     pub epoch: usize,
     /// Mean training loss (cross-entropy of the move played).
     pub train_loss: f64,
-    /// Mean cross-entropy of the game's outcome (NaN without a value head).
-    pub value_loss: f64,
+    /// Mean cross-entropy of the game's outcome (`None` without a value head).
+    pub value_loss: Option<f64>,
     /// Validation top-1 over legal moves.
     pub val_top1: f64,
     /// Validation top-3.
@@ -71,10 +71,9 @@ pub struct EpochReport {
 impl EpochReport {
     /// The losses in words: "1.745", or "1.745 (outcome 0.981)" with a value head.
     pub fn losses(&self) -> String {
-        if self.value_loss.is_nan() {
-            format!("{:.3}", self.train_loss)
-        } else {
-            format!("{:.3} (outcome {:.3})", self.train_loss, self.value_loss)
+        match self.value_loss {
+            None => format!("{:.3}", self.train_loss),
+            Some(v) => format!("{:.3} (outcome {v:.3})", self.train_loss),
         }
     }
 }
@@ -182,11 +181,7 @@ pub fn train(
                 loss = loss + value_loss.mul_scalar(VALUE_WEIGHT);
             }
             batches += 1;
-            let value_loss = if net.has_value_head() {
-                value_sum / batches as f64
-            } else {
-                f64::NAN
-            };
+            let value_loss = net.has_value_head().then(|| value_sum / batches as f64);
             let grads = GradientsParams::from_grads(loss.backward(), &net);
             net = optim.step(
                 scheduled(cfg.lr, (epoch - 1) * total + b, steps),
@@ -211,11 +206,9 @@ pub fn train(
         let report = EpochReport {
             epoch,
             train_loss: loss_sum / batches.max(1) as f64,
-            value_loss: if net.has_value_head() {
-                value_sum / batches.max(1) as f64
-            } else {
-                f64::NAN
-            },
+            value_loss: net
+                .has_value_head()
+                .then(|| value_sum / batches.max(1) as f64),
             val_top1,
             val_top3,
             positions_per_sec: train_set.len() as f64 / secs,
