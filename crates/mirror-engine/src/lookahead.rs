@@ -130,9 +130,7 @@ struct Node {
     /// The side to move's expected score here: the value head's, or the rules' when the
     /// game is over.
     value: f64,
-    /// The game is over here.
-    over: bool,
-    /// Its moves, likeliest first.
+    /// Its moves, likeliest first (none when the game is over).
     edges: Vec<Edge>,
 }
 
@@ -165,7 +163,6 @@ impl ValueJudge {
         if let Some(value) = over(pos) {
             return Node {
                 value,
-                over: true,
                 edges: Vec::new(),
             };
         }
@@ -176,14 +173,13 @@ impl ValueJudge {
             .collect();
         Node {
             value: expected(&values[0]),
-            over: false,
             edges,
         }
     }
 
     /// One visit below `node` (at `pos`): returns the score of its side to move.
     fn visit(&self, node: &mut Node, pos: &Chess) -> f64 {
-        if node.over || node.edges.is_empty() {
+        if node.edges.is_empty() {
             return node.value;
         }
         let parent: u32 = node.edges.iter().map(|e| e.visits).sum();
@@ -230,7 +226,6 @@ impl ValueJudge {
         let total: f64 = moves.iter().map(p).sum::<f64>().max(f64::MIN_POSITIVE);
         let mut root = Node {
             value: expected(&values[0]),
-            over: false,
             edges: moves.iter().map(|m| Edge::new(*m, p(m) / total)).collect(),
         };
         for edge in &mut root.edges {
@@ -252,14 +247,10 @@ impl ValueJudge {
     /// The two-ply expectimax over `moves` within `nodes` positions.
     fn expectimax(&self, pos: &Chess, moves: &[Move], nodes: u32) -> Vec<f64> {
         let children: Vec<Chess> = moves.iter().map(|&m| after(pos, m)).collect();
+        let ends: Vec<Option<f64>> = children.iter().map(over).collect();
         // The mover's score after each move; a finished game's is known.
-        let mut score: Vec<f64> = children
-            .iter()
-            .map(|c| over(c).map_or(0.0, |s| 1.0 - s))
-            .collect();
-        let open: Vec<usize> = (0..children.len())
-            .filter(|&i| over(&children[i]).is_none())
-            .collect();
+        let mut score: Vec<f64> = ends.iter().map(|e| e.map_or(0.0, |s| 1.0 - s)).collect();
+        let open: Vec<usize> = (0..children.len()).filter(|&i| ends[i].is_none()).collect();
         let asked: Vec<(&Chess, Option<&Move>)> = open
             .iter()
             .map(|&i| (&children[i], Some(&moves[i])))
@@ -273,26 +264,28 @@ impl ValueJudge {
             return score.iter().map(|s| 100.0 * s).collect();
         }
         // Two plies: the opponent's likeliest replies, weighed by the model's policy.
-        let mut grand: Vec<(usize, f64, Chess, Move)> = Vec::new();
+        let mut grand: Vec<(usize, f64, Chess, Move, Option<f64>)> = Vec::new();
         for (j, &i) in open.iter().enumerate() {
             let ranked = rank_with(&children[i], &logits[j]);
             let likely: Vec<(Move, f64)> = softmax(&ranked).into_iter().take(replies).collect();
             let total: f64 = likely.iter().map(|(_, q)| q).sum();
             for (r, q) in likely {
-                grand.push((i, q / total, after(&children[i], r), r));
+                let g = after(&children[i], r);
+                let end = over(&g);
+                grand.push((i, q / total, g, r, end));
             }
             score[i] = 0.0;
         }
         let asked: Vec<(&Chess, Option<&Move>)> = grand
             .iter()
-            .filter(|(_, _, g, _)| over(g).is_none())
-            .map(|(_, _, g, r)| (g, Some(r)))
+            .filter(|(.., end)| end.is_none())
+            .map(|(_, _, g, r, _)| (g, Some(r)))
             .collect();
         let (_, values) = self.outcomes(&asked);
         let mut judged = values.iter();
-        for (i, q, g, _) in &grand {
-            let ours = match over(g) {
-                Some(s) => s,
+        for (i, q, _, _, end) in &grand {
+            let ours = match end {
+                Some(s) => *s,
                 None => expected(judged.next().expect("one outcome per open position asked")),
             };
             score[*i] += q * ours;
