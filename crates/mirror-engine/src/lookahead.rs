@@ -6,7 +6,8 @@
 //!   (by the same model's policy, renormalised over the replies looked at) are played and
 //!   judged too, and the move's score is their policy-weighted mean.
 //! - [`crate::search::SearchBy::Puct`], a PUCT tree search as lc0's and Allie's, the
-//!   policy as the prior: each searched move is visited once, then the rest of the budget
+//!   priors the engine's probabilities of the searched moves (below them, the model's
+//!   policy): each searched move is visited once, then the rest of the budget
 //!   goes, one position at a time, where `Q + c·P·√N/(1+n)` is highest; a move's score is
 //!   the mean of its visits.
 //!
@@ -115,11 +116,14 @@ impl Judge for ValueJudge {
     fn win_percents(
         &self,
         pos: &Chess,
-        moves: &[Move],
+        moves: &[(Move, f64)],
         nodes: u32,
     ) -> Result<Vec<f64>, StockfishError> {
         Ok(match self.way {
-            Way::Expectimax => self.expectimax(pos, moves, nodes),
+            Way::Expectimax => {
+                let moves: Vec<Move> = moves.iter().map(|(m, _)| *m).collect();
+                self.expectimax(pos, &moves, nodes)
+            }
             Way::Puct => self.puct(pos, moves, nodes),
         })
     }
@@ -157,6 +161,26 @@ impl Edge {
     }
 }
 
+/// The move PUCT visits next among `edges`: the highest `Q + c·P·√N/(1+n)`, an unvisited
+/// move's Q being `fpu` (its parent's value).
+fn pick(edges: &[Edge], fpu: f64) -> usize {
+    let parent: u32 = edges.iter().map(|e| e.visits).sum();
+    let sqrt = f64::from(parent.max(1)).sqrt();
+    edges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let q = if e.visits == 0 {
+                fpu
+            } else {
+                e.total / f64::from(e.visits)
+            };
+            (i, q + CPUCT * e.prior * sqrt / (1.0 + f64::from(e.visits)))
+        })
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+        .map_or(0, |(i, _)| i)
+}
+
 impl ValueJudge {
     /// A new node of the tree: `pos` (reached by `last`) judged.
     fn expand(&self, pos: &Chess, last: &Move) -> Node {
@@ -182,24 +206,13 @@ impl ValueJudge {
         if node.edges.is_empty() {
             return node.value;
         }
-        let parent: u32 = node.edges.iter().map(|e| e.visits).sum();
-        let sqrt = f64::from(parent.max(1)).sqrt();
-        let fpu = node.value;
-        let best = node
-            .edges
-            .iter()
-            .enumerate()
-            .map(|(i, e)| {
-                let q = if e.visits == 0 {
-                    fpu
-                } else {
-                    e.total / f64::from(e.visits)
-                };
-                (i, q + CPUCT * e.prior * sqrt / (1.0 + f64::from(e.visits)))
-            })
-            .max_by(|a, b| a.1.total_cmp(&b.1))
-            .map_or(0, |(i, _)| i);
-        let edge = &mut node.edges[best];
+        let i = pick(&node.edges, node.value);
+        self.descend(&mut node.edges[i], pos)
+    }
+
+    /// One visit through `edge` (a move at `pos`): its position judged when new, else
+    /// visited below; returns the score of the side that plays it.
+    fn descend(&self, edge: &mut Edge, pos: &Chess) -> f64 {
         let next = after(pos, edge.mv);
         let theirs = match &mut edge.child {
             Some(child) => self.visit(child, &next),
@@ -216,32 +229,41 @@ impl ValueJudge {
         ours
     }
 
-    /// The PUCT search over `moves` (their priors the model's, renormalised over them):
-    /// each visited once, then the rest of the `nodes` (at most [`MAX_VISITS`]) where
-    /// PUCT says.
-    fn puct(&self, pos: &Chess, moves: &[Move], nodes: u32) -> Vec<f64> {
-        let (logits, values) = self.outcomes(&[(pos, None)]);
-        let prior = softmax(&rank_with(pos, &logits[0]));
-        let p = |m: &Move| prior.iter().find(|(r, _)| r == m).map_or(0.0, |(_, p)| *p);
-        let total: f64 = moves.iter().map(p).sum::<f64>().max(f64::MIN_POSITIVE);
-        let mut root = Node {
-            value: expected(&values[0]),
-            edges: moves.iter().map(|m| Edge::new(*m, p(m) / total)).collect(),
-        };
-        for edge in &mut root.edges {
-            let child = self.expand(&after(pos, edge.mv), &edge.mv);
-            edge.visits = 1;
-            edge.total = 1.0 - child.value;
-            edge.child = Some(Box::new(child));
-        }
-        let spent = u32::try_from(moves.len()).unwrap_or(u32::MAX);
-        for _ in spent..nodes.min(MAX_VISITS) {
-            self.visit(&mut root, pos);
-        }
-        root.edges
+    /// The PUCT search over `moves`, their priors the engine's probabilities (renormalised
+    /// over them: the book's and the guard's say is kept, and the root costs no network
+    /// pass): each visited once, then the rest of the `nodes` (at most [`MAX_VISITS`])
+    /// where PUCT says.
+    fn puct(&self, pos: &Chess, moves: &[(Move, f64)], nodes: u32) -> Vec<f64> {
+        self.puct_tree(pos, moves, nodes)
             .iter()
             .map(|e| 100.0 * e.total / f64::from(e.visits.max(1)))
             .collect()
+    }
+
+    /// The root's moves after [`ValueJudge::puct`]'s search, with their visits.
+    fn puct_tree(&self, pos: &Chess, moves: &[(Move, f64)], nodes: u32) -> Vec<Edge> {
+        let total: f64 = moves
+            .iter()
+            .map(|(_, p)| p)
+            .sum::<f64>()
+            .max(f64::MIN_POSITIVE);
+        let mut root: Vec<Edge> = moves
+            .iter()
+            .map(|(m, p)| Edge::new(*m, p / total))
+            .collect();
+        let mut first = 0.0;
+        for edge in &mut root {
+            first += self.descend(edge, pos);
+        }
+        // Every root move has its visit, so the first-play urgency of an unvisited move
+        // is never used here; the mean of the first visits is given as the parent's.
+        let fpu = first / moves.len().max(1) as f64;
+        let spent = u32::try_from(moves.len()).unwrap_or(u32::MAX);
+        for _ in spent..nodes.min(MAX_VISITS) {
+            let i = pick(&root, fpu);
+            self.descend(&mut root[i], pos);
+        }
+        root
     }
 
     /// The two-ply expectimax over `moves` within `nodes` positions.
@@ -312,9 +334,10 @@ pub(crate) mod tests {
         Arc::new(Predictor::from_net(net, meta))
     }
 
-    fn moves(pos: &Chess, sans: &[&str]) -> Vec<Move> {
+    /// The moves `sans` at `pos`, each with the prior `p`.
+    fn moves(pos: &Chess, sans: &[(&str, f64)]) -> Vec<(Move, f64)> {
         sans.iter()
-            .map(|m| notation::parse_move(pos, m).expect("legal"))
+            .map(|(m, p)| (notation::parse_move(pos, m).expect("legal"), *p))
             .collect()
     }
 
@@ -339,11 +362,11 @@ pub(crate) mod tests {
         let judge = ValueJudge::new(model.clone(), Way::Expectimax).expect("a value head");
         // Black's king on a8, White's on c6: Qb7 mates, Qb6 stalemates, Qh7 goes on.
         let pos = notation::parse_fen("k7/8/2K5/8/8/8/8/1Q6 w - - 0 1").expect("fen");
-        let ms = moves(&pos, &["Qb7#", "Qb6", "Qh7"]);
+        let ms = moves(&pos, &[("Qb7#", 0.2), ("Qb6", 0.3), ("Qh7", 0.5)]);
         let one = judge.win_percents(&pos, &ms, 3).expect("judged");
         assert_eq!(one[..2], [100.0, 50.0]);
-        let h7 = after(&pos, ms[2]);
-        let (_, v) = model.judge(&[(&h7, Some(&ms[2]))]);
+        let h7 = after(&pos, ms[2].0);
+        let (_, v) = model.judge(&[(&h7, Some(&ms[2].0))]);
         let v = v.expect("a value head")[0];
         assert!(
             (one[2] - 100.0 * (1.0 - v[2] - 0.5 * v[1])).abs() < 1e-9,
@@ -354,7 +377,7 @@ pub(crate) mod tests {
         let two = judge.win_percents(&pos, &ms, 3 + 3 * 8).expect("judged");
         assert_eq!(two[..2], [100.0, 50.0]);
         let replies = h7.legal_moves();
-        let (logits, _) = model.judge(&[(&h7, Some(&ms[2]))]);
+        let (logits, _) = model.judge(&[(&h7, Some(&ms[2].0))]);
         let ranked = rank_with(&h7, &logits[0]);
         let weights = softmax(&ranked);
         let mut want = 0.0;
@@ -374,7 +397,7 @@ pub(crate) mod tests {
         let model = untrained(true);
         let judge = ValueJudge::new(model.clone(), Way::Puct).expect("a value head");
         let pos = notation::parse_fen("k7/8/2K5/8/8/8/8/1Q6 w - - 0 1").expect("fen");
-        let ms = moves(&pos, &["Qb7#", "Qb6", "Qh7"]);
+        let ms = moves(&pos, &[("Qb7#", 0.2), ("Qb6", 0.3), ("Qh7", 0.5)]);
         // One visit each: the rules, and the value head after Qh7, as the expectimax's
         // first ply.
         let once = judge.win_percents(&pos, &ms, 3).expect("judged");
@@ -390,5 +413,23 @@ pub(crate) mod tests {
         assert!((0.0..=100.0).contains(&many[2]), "{many:?}");
         assert_eq!(judge.win_percents(&pos, &ms, 60).expect("judged"), many);
         assert!(judge.name(60).contains("PUCT, 60 positions"));
+    }
+
+    #[test]
+    fn puct_spends_its_visits_by_the_engines_priors() {
+        let judge = ValueJudge::new(untrained(true), Way::Puct).expect("a value head");
+        let pos = Chess::default();
+        let visits = |p: [f64; 3]| -> Vec<u32> {
+            let ms = moves(&pos, &[("e4", p[0]), ("d4", p[1]), ("Nf3", p[2])]);
+            let root = judge.puct_tree(&pos, &ms, 60);
+            assert_eq!(root.iter().map(|e| e.visits).sum::<u32>(), 60);
+            root.iter().map(|e| e.visits).collect()
+        };
+        // An untrained model judges the three alike: the priors decide where the visits
+        // go (had the search taken its priors from the network, both would be the same).
+        let e4 = visits([0.9, 0.05, 0.05]);
+        let nf3 = visits([0.05, 0.05, 0.9]);
+        assert!(e4[0] > e4[1] + e4[2], "{e4:?}");
+        assert!(nf3[2] > nf3[0] + nf3[1], "{nf3:?}");
     }
 }

@@ -57,11 +57,12 @@ pub trait Judge {
     /// nodes".
     fn name(&self, nodes: u32) -> String;
     /// The mover's win% (0-100) after each of `moves` (at least two) in `pos`, within
-    /// `nodes`.
+    /// `nodes`. Each move comes with the engine's probability of it, the prior a search
+    /// may spend its budget by.
     fn win_percents(
         &self,
         pos: &Chess,
-        moves: &[Move],
+        moves: &[(Move, f64)],
         nodes: u32,
     ) -> Result<Vec<f64>, StockfishError>;
 }
@@ -216,17 +217,18 @@ impl Judge for Searcher {
         format!("{}, {nodes} nodes", self.path_name())
     }
 
-    /// The mover's win% after each of `moves` in `pos`, searched together within `nodes`.
+    /// The mover's win% after each of `moves` in `pos`, searched together within `nodes`
+    /// (Stockfish searches them alike, whatever their priors).
     fn win_percents(
         &self,
         pos: &Chess,
-        moves: &[Move],
+        moves: &[(Move, f64)],
         nodes: u32,
     ) -> Result<Vec<f64>, StockfishError> {
         let fen = mirror_core::notation::fen(pos);
         let ucis: Vec<String> = moves
             .iter()
-            .map(|m| mirror_core::notation::uci(*m))
+            .map(|(m, _)| mirror_core::notation::uci(*m))
             .collect();
         let key = (fen, ucis, nodes);
         let kept = |searcher: &Searcher| {
@@ -307,8 +309,7 @@ pub fn searched(
             moves,
         });
     }
-    let moves: Vec<Move> = top.iter().map(|(m, _)| *m).collect();
-    let wins = judge.win_percents(pos, &moves, opts.nodes)?;
+    let wins = judge.win_percents(pos, &top, opts.nodes)?;
     let best = wins.iter().copied().fold(f64::MIN, f64::max);
     let weights: Vec<f64> = top
         .iter()
@@ -448,7 +449,12 @@ mod tests {
                 scope.spawn(move || {
                     for ply in g.replay().take(12) {
                         let pos = ply.expect("replays").pos;
-                        let moves: Vec<Move> = pos.legal_moves().into_iter().take(3).collect();
+                        let moves: Vec<(Move, f64)> = pos
+                            .legal_moves()
+                            .into_iter()
+                            .take(3)
+                            .map(|m| (m, 1.0 / 3.0))
+                            .collect();
                         let wins = sf.win_percents(&pos, &moves, 300).expect("search");
                         assert_eq!(wins.len(), moves.len());
                         assert!(wins.iter().all(|w| (0.0..=100.0).contains(w)), "{wins:?}");
