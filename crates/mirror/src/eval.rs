@@ -99,7 +99,7 @@ fn eval_model(
     Ok(if args.no_model {
         None
     } else if args.train {
-        let p = fit(
+        Some(fit(
             player,
             games,
             args.who.split,
@@ -107,9 +107,8 @@ fn eval_model(
                 .start
                 .fit_options(store_args, &args.opts, args.train_positions, args.seed)?,
             &dir,
-            args.json,
-        )?;
-        Some(p)
+            (args.json, true),
+        )?)
     } else {
         let p = if args.model.is_some() {
             Predictor::load(&dir)

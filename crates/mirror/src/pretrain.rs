@@ -91,7 +91,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
             .opts
             .fit_options(args.base, args.max_positions, args.seed, PRETRAIN_EPOCHS)?,
         &args.out,
-        false,
+        (false, false),
     )?;
     Ok(ExitCode::SUCCESS)
 }

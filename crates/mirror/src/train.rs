@@ -250,20 +250,21 @@ pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> 
             .start
             .fit_options(store_args, &args.opts, args.max_positions, args.seed)?,
         &dir,
-        false,
+        (false, true),
     )?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Trains with a progress bar, printing the report on stdout (stderr with
-/// `report_to_stderr`, when stdout carries something else, e.g. `eval --json`).
+/// `report_to_stderr`, e.g. for `eval --json`); with `choose`, records the player's book
+/// weight and dial (never a base's: they would play for every player without a model).
 pub fn fit(
     player: &str,
     games: &[(GameRecord, Color)],
     split: Fractions,
     opts: &FitOptions,
     dir: &std::path::Path,
-    report_to_stderr: bool,
+    (report_to_stderr, choose): (bool, bool),
 ) -> anyhow::Result<Predictor> {
     let say = |line: &str| {
         if report_to_stderr {
@@ -343,8 +344,10 @@ pub fn fit(
     );
     bar.finish_and_clear();
     let mut model = fitted.with_context(|| format!("cannot train {player}'s model"))?;
-    for line in choose_and_record(player, games, split, &mut model, dir)? {
-        say(&line);
+    if choose {
+        for line in choose_and_record(player, games, split, &mut model, dir)? {
+            say(&line);
+        }
     }
     Ok(model)
 }

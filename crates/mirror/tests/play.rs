@@ -851,6 +851,13 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
             .expect("json");
     assert_eq!(meta["player"], "population");
     assert_eq!(meta["channels"], 8);
+    // A base records no book weight and no dial: those are a player's, and the base plays
+    // for every player without a model of their own.
+    assert!(
+        meta["book_prior"].is_null() && meta["search"].is_null(),
+        "{meta}"
+    );
+    assert!(!out.contains("the model's weight in the book"), "{out}");
     // A base learns one epoch unless told otherwise (a player's training, three).
     assert_eq!(meta["epochs"], 1, "{meta}");
     // Learnt from both sides, counted as games: the 80 games, not 160 sides.
