@@ -1,12 +1,12 @@
-//! The strength dial: the search's weight ([`mirror_engine::search`]) chosen on the
-//! player's validation games so that the mirror's mistakes come as near the player's as
-//! its top-1 allows. A club player makes more mistakes than a grandmaster; the model of
+//! The strength dial: the search's weight and budget ([`mirror_engine::search`]) chosen on
+//! the player's validation games so that the mirror's mistakes come as near the player's
+//! as its top-1 allows. A club player makes more mistakes than a grandmaster; the model of
 //! either makes about as many as a model does. `mirror train` tries each weight of
-//! [`DIAL_WEIGHTS`] at [`DIAL_NODES`] on a seeded sample of the validation positions out of
-//! the book (where the model answers, the only ones the search changes), judges the
-//! player's move and the mirror's with Stockfish as `mirror eval` does, and keeps the
-//! weight whose mistake share is nearest the player's among those whose top-1 does not
-//! fall by more than half a point against no search.
+//! [`DIAL_WEIGHTS`] at each budget of [`DIAL_NODES`] ([`settings`]) on a seeded sample of
+//! the validation positions out of the book (where the model answers, the only ones the
+//! search changes), judges the player's move and the mirror's with Stockfish as
+//! `mirror eval` does, and keeps the setting whose mistake share is nearest the player's
+//! among those whose top-1 does not fall by more than half a point against no search.
 
 use std::{path::Path, sync::Arc};
 
@@ -24,18 +24,22 @@ use crate::{EvalError, MISTAKE_WIN_PERCENT, TestPosition, test_positions, win_lo
 /// The weights tried (0: no search; 1: a move a few win% worse than the best searched is
 /// all but never played, for the players who rarely err).
 pub const DIAL_WEIGHTS: [f64; 6] = [0.0, 0.01, 0.03, 0.1, 0.3, 1.0];
-/// Nodes per searched position.
-pub const DIAL_NODES: u32 = 2000;
+/// The budgets tried, Stockfish's nodes per searched position: at a high weight the
+/// search's judgement is what the mirror plays, and 8,000 nodes judge a quiet move better
+/// than 2,000 (a master's mirror: 3.5 points more top-1 out of the book, fewer mistakes).
+pub const DIAL_NODES: [u32; 2] = [2000, 8000];
 /// Out-of-book validation positions judged at most (a seeded sample).
 pub const DIAL_POSITIONS: usize = 2000;
 /// Stockfish's depth judging the moves (as `mirror eval`'s default).
 pub const DIAL_DEPTH: u32 = 8;
 
-/// How one weight did.
+/// How one setting did.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DialScore {
     /// The weight.
     pub weight: f64,
+    /// The nodes (0 with weight 0: no search).
+    pub nodes: u32,
     /// Positions where the mirror's move was the player's.
     pub hits: usize,
     /// Positions where the mirror's move lost [`MISTAKE_WIN_PERCENT`] or more.
@@ -49,60 +53,82 @@ pub struct DialTuning {
     pub positions: usize,
     /// Of them, where the player's move was a mistake.
     pub player_mistakes: usize,
-    /// Each weight of [`DIAL_WEIGHTS`], in that order.
+    /// Each setting of [`settings`], in that order.
     pub scores: Vec<DialScore>,
-    /// The chosen weight.
-    pub best: f64,
+    /// The chosen one, an index into `scores`.
+    pub best: usize,
+}
+
+/// The settings tried, the cheapest first: no search, then each weight above 0 at each
+/// budget of [`DIAL_NODES`], the smaller budget first.
+pub fn settings() -> Vec<(f64, u32)> {
+    let mut out = vec![(0.0, 0)];
+    for nodes in DIAL_NODES {
+        out.extend(
+            DIAL_WEIGHTS
+                .iter()
+                .filter(|&&w| w > 0.0)
+                .map(|&w| (w, nodes)),
+        );
+    }
+    out
 }
 
 impl DialTuning {
     /// The chosen settings; weight 0 is no search at all (0 nodes: a search that changes
     /// nothing is not run).
     pub fn search(&self) -> SearchOptions {
+        let best = &self.scores[self.best];
         SearchOptions {
-            nodes: if self.best > 0.0 { DIAL_NODES } else { 0 },
-            weight: self.best,
+            nodes: best.nodes,
+            weight: best.weight,
             ..SearchOptions::default()
         }
     }
 
-    /// One line per weight (the player's mistakes first, the chosen weight marked).
+    /// One line per setting (the player's mistakes first, the chosen setting marked).
     pub fn table(&self) -> String {
         let pct = |n: usize| 100.0 * n as f64 / self.positions.max(1) as f64;
         let mut out = format!(
             "  the player's mistakes: {:.1}%\n",
             pct(self.player_mistakes)
         );
-        for s in &self.scores {
+        for (i, s) in self.scores.iter().enumerate() {
             out.push_str(&format!(
-                "  weight {:<5} top-1 {:5.1}%  mistakes {:5.1}%{}\n",
-                s.weight,
+                "  {:<26} top-1 {:5.1}%  mistakes {:5.1}%{}\n",
+                setting_words(s.weight, s.nodes),
                 pct(s.hits),
                 pct(s.mistakes),
-                if s.weight == self.best {
-                    "  (chosen)"
-                } else {
-                    ""
-                }
+                if i == self.best { "  (chosen)" } else { "" }
             ));
         }
         out
     }
 }
 
-/// The weight whose mistakes are nearest `player`'s among those whose hits are at least
-/// those of the first (no search) less half a point of `positions`; a tie goes to the
-/// smaller weight.
-fn choose(scores: &[DialScore], player: usize, positions: usize) -> f64 {
+/// A setting in words: `weight 0.3 at 2000 nodes`, or `no search`.
+pub fn setting_words(weight: f64, nodes: u32) -> String {
+    if weight > 0.0 && nodes > 0 {
+        format!("weight {weight} at {nodes} nodes")
+    } else {
+        "no search".to_string()
+    }
+}
+
+/// The setting (an index into `scores`) whose mistakes are nearest `player`'s among those
+/// whose hits are at least those of the first (no search) less half a point of
+/// `positions`; a tie goes to the earlier (the cheaper budget, then the smaller weight).
+fn choose(scores: &[DialScore], player: usize, positions: usize) -> usize {
     let floor = scores.first().map_or(0, |s| s.hits) as f64 - positions as f64 / 200.0;
     scores
         .iter()
-        .filter(|s| s.hits as f64 >= floor)
-        .min_by_key(|s| s.mistakes.abs_diff(player))
-        .map_or(0.0, |s| s.weight)
+        .enumerate()
+        .filter(|(_, s)| s.hits as f64 >= floor)
+        .min_by_key(|(_, s)| s.mistakes.abs_diff(player))
+        .map_or(0, |(i, _)| i)
 }
 
-/// Tries each weight of [`DIAL_WEIGHTS`] on `player`'s `validation` games out of `book`
+/// Tries each setting of [`settings`] on `player`'s `validation` games out of `book`
 /// (their training games only), the model as the fallback, `stockfish` searching and
 /// judging. `None` when no validation position is out of the book.
 pub fn tune_dial<S: GraphStore>(
@@ -128,10 +154,11 @@ pub fn tune_dial<S: GraphStore>(
     }
     let keep = crate::seeded_sample(out_of_book.len(), DIAL_POSITIONS, 0x6469_616c);
     let mut sf = Stockfish::start(stockfish)?;
-    let mut scores: Vec<DialScore> = DIAL_WEIGHTS
-        .iter()
-        .map(|&weight| DialScore {
+    let mut scores: Vec<DialScore> = settings()
+        .into_iter()
+        .map(|(weight, nodes)| DialScore {
             weight,
+            nodes,
             hits: 0,
             mistakes: 0,
         })
@@ -151,7 +178,7 @@ pub fn tune_dial<S: GraphStore>(
     }))
 }
 
-/// Judges the player's move at `t` and each weight's choice there, adding to `scores`;
+/// Judges the player's move at `t` and each setting's choice there, adding to `scores`;
 /// whether the player's move was a mistake.
 fn score_position<S: GraphStore>(
     engine: &mut Engine<S>,
@@ -174,7 +201,7 @@ fn score_position<S: GraphStore>(
     for s in scores {
         engine.set_options(EngineOptions {
             search: SearchOptions {
-                nodes: if s.weight > 0.0 { DIAL_NODES } else { 0 },
+                nodes: s.nodes,
                 weight: s.weight,
                 ..SearchOptions::default()
             },
@@ -188,7 +215,7 @@ fn score_position<S: GraphStore>(
     Ok(player)
 }
 
-/// Chooses the search's weight for the model saved in `dir` ([`tune_dial`]) on the
+/// Chooses the search's weight and budget for the model saved in `dir` ([`tune_dial`]) on the
 /// validation games of `split`, with a book of the training games built in a temporary
 /// directory, and records it in `model`'s `meta.json` there (`search`); returns what was
 /// done, in words. Without Stockfish, or without validation positions out of the book,
@@ -202,14 +229,14 @@ pub fn choose_and_record_dial(
 ) -> Result<Vec<String>, EvalError> {
     let Some(stockfish) = mirror_engine::stockfish::find(None)? else {
         return Ok(vec![
-            "the search's weight is not chosen: no Stockfish (on PATH or /usr/games/stockfish); the mirror plays without search".to_string(),
+            "the strength dial is not chosen: no Stockfish (on PATH or /usr/games/stockfish); the mirror plays without search".to_string(),
         ]);
     };
     let sp = split.split(games.len());
     let (train, validation) = (&games[sp.train.clone()], &games[sp.val.clone()]);
     if validation.is_empty() || train.is_empty() {
         return Ok(vec![format!(
-            "the search's weight is not chosen: the split {split} leaves no validation games"
+            "the strength dial is not chosen: the split {split} leaves no validation games"
         )]);
     }
     let tmp = tempfile::tempdir().map_err(|source| EvalError::Io {
@@ -223,7 +250,7 @@ pub fn choose_and_record_dial(
     })?);
     let Some(tuning) = tune_dial(&book, player, validation, &saved, &stockfish)? else {
         return Ok(vec![
-            "the search's weight is not chosen: no validation position is out of the book"
+            "the strength dial is not chosen: no validation position is out of the book"
                 .to_string(),
         ]);
     };
@@ -239,15 +266,14 @@ pub fn choose_and_record_dial(
     })?;
     Ok(vec![
         format!(
-            "the search's weight (the strength dial; {} nodes of {}), on {} validation positions out of the book judged at depth {DIAL_DEPTH}:",
-            DIAL_NODES,
+            "the strength dial (the search's weight and nodes of {}), on {} validation positions out of the book judged at depth {DIAL_DEPTH}:",
             stockfish.display(),
             tuning.positions
         ),
         tuning.table().trim_end().to_string(),
         format!(
-            "the search's weight: {}, recorded in {}",
-            tuning.best,
+            "the strength dial: {}, recorded in {}",
+            setting_words(chosen.weight, chosen.nodes),
             dir.join("meta.json").display()
         ),
     ])
@@ -257,35 +283,61 @@ pub fn choose_and_record_dial(
 mod tests {
     use super::*;
 
-    fn score(weight: f64, hits: usize, mistakes: usize) -> DialScore {
+    fn score(weight: f64, nodes: u32, hits: usize, mistakes: usize) -> DialScore {
         DialScore {
             weight,
+            nodes,
             hits,
             mistakes,
         }
     }
 
     #[test]
+    fn the_dial_tries_no_search_then_each_weight_at_each_budget_cheapest_first() {
+        let s = settings();
+        assert_eq!(s[0], (0.0, 0));
+        assert_eq!(s.len(), 1 + 5 * DIAL_NODES.len());
+        assert_eq!(s[1], (0.01, 2000));
+        assert_eq!(s[5], (1.0, 2000));
+        assert_eq!(s[6], (0.01, 8000));
+        assert_eq!(setting_words(0.3, 8000), "weight 0.3 at 8000 nodes");
+        assert_eq!(setting_words(0.0, 0), "no search");
+    }
+
+    #[test]
     fn the_dial_matches_the_players_mistakes_without_losing_top_1() {
-        // A master: 3% mistakes; the model 9% without search. The weight nearest 3% wins
+        // A master: 3% mistakes; the model 9% without search. The setting nearest 3% wins
         // unless its top-1 falls more than half a point (10 of 2000 positions).
         let scores = [
-            score(0.0, 800, 180),
-            score(0.01, 805, 140),
-            score(0.03, 810, 90),
-            score(0.1, 812, 64),
-            score(0.3, 780, 50),
+            score(0.0, 0, 800, 180),
+            score(0.01, 2000, 805, 140),
+            score(0.03, 2000, 810, 90),
+            score(0.1, 2000, 812, 64),
+            score(0.3, 2000, 780, 50),
         ];
-        assert_eq!(choose(&scores, 60, 2000), 0.1);
+        assert_eq!(choose(&scores, 60, 2000), 3);
         // A club player who errs more than the model: no search.
-        assert_eq!(choose(&scores, 200, 2000), 0.0);
-        // Ties go to the smaller weight; a weight that loses top-1 is never taken.
+        assert_eq!(choose(&scores, 200, 2000), 0);
+        // Ties go to the earlier setting (the cheaper budget, then the smaller weight); a
+        // setting that loses top-1 is never taken.
         let tied = [
-            score(0.0, 800, 100),
-            score(0.01, 800, 80),
-            score(0.03, 700, 60),
+            score(0.0, 0, 800, 100),
+            score(0.01, 2000, 800, 80),
+            score(0.03, 2000, 700, 60),
+            score(0.01, 8000, 800, 80),
+            score(1.0, 8000, 830, 62),
         ];
-        assert_eq!(choose(&tied, 70, 2000), 0.01);
-        assert_eq!(choose(&tied, 60, 2000), 0.01);
+        assert_eq!(
+            choose(&tied, 80, 2000),
+            1,
+            "the cheaper budget of two alike"
+        );
+        assert_eq!(choose(&tied, 90, 2000), 0, "no search, alike with a search");
+        assert_eq!(
+            choose(&tied, 60, 2000),
+            4,
+            "more nodes: more top-1, fewer mistakes"
+        );
+        assert_eq!(choose(&tied, 58, 2000), 4, "the nearest, 0.03, loses top-1");
     }
 }

@@ -355,25 +355,38 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
         "eval {in_book} vs the table:\n{trained}"
     );
 
-    // The strength dial: the search's weight chosen with Stockfish on the validation
-    // positions out of the book, one of the weights tried, recorded beside the model; eval
-    // plays the recorded search unless a search knob is given.
+    // The strength dial: the search's weight and nodes chosen with Stockfish on the
+    // validation positions out of the book, one of the settings tried, recorded beside the
+    // model; eval plays the recorded search unless a search knob is given.
     assert!(
-        trained.contains("the search's weight (the strength dial; 2000 nodes"),
+        trained.contains("the strength dial (the search's weight and nodes of"),
         "{trained}"
     );
     let dial = &meta["search"];
     let weight = dial["weight"].as_f64().expect("a weight");
+    let nodes = dial["nodes"].as_u64().expect("nodes") as u32;
     // Weight 0 is no search: 0 nodes, nothing run.
-    let nodes = if weight > 0.0 { 2000 } else { 0 };
-    assert_eq!(dial["nodes"], nodes, "{meta}");
     assert!(
-        mirror_eval::dial::DIAL_WEIGHTS.contains(&weight),
-        "{weight}"
+        mirror_eval::dial::settings().contains(&(weight, nodes)),
+        "{meta}"
     );
+    let words = mirror_eval::dial::setting_words(weight, nodes);
     assert!(
-        trained.contains(&format!("the search's weight: {weight}, recorded in")),
+        trained.contains(&format!("the strength dial: {words}, recorded in")),
         "{trained}"
+    );
+    // Every setting has its line in the table, the chosen one marked.
+    for (w, n) in mirror_eval::dial::settings() {
+        let words = mirror_eval::dial::setting_words(w, n);
+        assert!(
+            trained.lines().any(|l| l.trim_start().starts_with(&words)),
+            "{words}: {trained}"
+        );
+    }
+    assert_eq!(
+        trained.matches("(chosen)").count(),
+        2,
+        "the book's and the dial's: {trained}"
     );
     let mut set = meta.clone();
     set["search"] = serde_json::json!({"nodes": 700, "top": 3, "weight": 0.2});
