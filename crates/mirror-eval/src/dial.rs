@@ -117,14 +117,15 @@ pub fn setting_words(weight: f64, nodes: u32) -> String {
 
 /// The setting (an index into `scores`) whose mistakes are nearest `player`'s among those
 /// whose hits are at least those of the first (no search) less half a point of
-/// `positions`; a tie goes to the earlier (the cheaper budget, then the smaller weight).
+/// `positions`; of settings as near, the one with the most hits, then the earlier (the
+/// cheaper budget, then the smaller weight).
 fn choose(scores: &[DialScore], player: usize, positions: usize) -> usize {
     let floor = scores.first().map_or(0, |s| s.hits) as f64 - positions as f64 / 200.0;
     scores
         .iter()
         .enumerate()
         .filter(|(_, s)| s.hits as f64 >= floor)
-        .min_by_key(|(_, s)| s.mistakes.abs_diff(player))
+        .min_by_key(|(_, s)| (s.mistakes.abs_diff(player), std::cmp::Reverse(s.hits)))
         .map_or(0, |(i, _)| i)
 }
 
@@ -318,21 +319,23 @@ mod tests {
         assert_eq!(choose(&scores, 60, 2000), 3);
         // A club player who errs more than the model: no search.
         assert_eq!(choose(&scores, 200, 2000), 0);
-        // Ties go to the earlier setting (the cheaper budget, then the smaller weight); a
-        // setting that loses top-1 is never taken.
+        // Of settings as near, the most top-1, then the earlier (the cheaper budget, then
+        // the smaller weight); a setting that loses top-1 is never taken.
         let tied = [
             score(0.0, 0, 800, 100),
             score(0.01, 2000, 800, 80),
             score(0.03, 2000, 700, 60),
             score(0.01, 8000, 800, 80),
             score(1.0, 8000, 830, 62),
+            score(0.3, 8000, 820, 100),
         ];
         assert_eq!(
             choose(&tied, 80, 2000),
             1,
             "the cheaper budget of two alike"
         );
-        assert_eq!(choose(&tied, 90, 2000), 0, "no search, alike with a search");
+        assert_eq!(choose(&tied, 90, 2000), 5, "four as near: the most top-1");
+        assert_eq!(choose(&tied[..4], 90, 2000), 0, "three alike: no search");
         assert_eq!(
             choose(&tied, 60, 2000),
             4,
