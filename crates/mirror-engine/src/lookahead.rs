@@ -247,23 +247,25 @@ impl ValueJudge {
             .map(|(_, p)| p)
             .sum::<f64>()
             .max(f64::MIN_POSITIVE);
-        let mut root: Vec<Edge> = moves
+        let mut edges: Vec<Edge> = moves
             .iter()
             .map(|(m, p)| Edge::new(*m, p / total))
             .collect();
         let mut first = 0.0;
-        for edge in &mut root {
+        for edge in &mut edges {
             first += self.descend(edge, pos);
         }
-        // Every root move has its visit, so the first-play urgency of an unvisited move
-        // is never used here; the mean of the first visits is given as the parent's.
-        let fpu = first / moves.len().max(1) as f64;
+        // The root's value: its moves' mean first visit (with every root move visited,
+        // [`pick`] never needs it as an unvisited move's urgency).
+        let mut root = Node {
+            value: first / moves.len().max(1) as f64,
+            edges,
+        };
         let spent = u32::try_from(moves.len()).unwrap_or(u32::MAX);
         for _ in spent..nodes.min(MAX_VISITS) {
-            let i = pick(&root, fpu);
-            self.descend(&mut root[i], pos);
+            self.visit(&mut root, pos);
         }
-        root
+        root.edges
     }
 
     /// The two-ply expectimax over `moves` within `nodes` positions.

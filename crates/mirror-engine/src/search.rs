@@ -9,9 +9,10 @@
 //! [`SearchBy::Stockfish`], the default), or the model's own value head looking ahead,
 //! two plies ([`SearchBy::Model`]) or by PUCT ([`SearchBy::Puct`]; see
 //! `crate::lookahead`), which needs no other program. Without the judge asked for, the
-//! engine plays as without a search and says so in the fallback's name. A process has one external engine ([`shared`]): the one given to
-//! [`use_engine`] (`--search-engine`), else `stockfish` on PATH, else Debian's; its
-//! processes start when the first search needs one.
+//! engine plays as without a search and says so in the fallback's name. A process has one
+//! external engine ([`shared`]): the one given to [`use_engine`] (`--search-engine`), else
+//! `stockfish` on PATH, else Debian's; its processes start when the first search needs
+//! one.
 
 use std::{
     collections::HashMap,
