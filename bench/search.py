@@ -2,12 +2,13 @@
 """The cost of a move with the engine's search: `mirror uci` answering positions out of the
 player's book, one `go` at a time, at each search budget (nodes), budget 0 as the peer.
 
-    python3 bench/search.py MIRROR DATA_DIR USER PGN [[BY:]NODES ...]
+    python3 bench/search.py MIRROR DATA_DIR USER PGN [[BY:]NODES[+OWN] ...]
 
 MIRROR is the binary, DATA_DIR its data directory holding USER's games (and model), PGN a
 file of other players' games (plain text): every position from ply 10 on is asked once per
 budget (default budgets 0 2000 8000; `model:30` or `puct:30` for the model's own look
-ahead, `--search-by`, instead of Stockfish), each budget in its own `mirror uci` process
+ahead, `--search-by`, instead of Stockfish; `8000+2000` for Stockfish's own choice at 2000
+nodes beside them, `--search-own`), each budget in its own `mirror uci` process
 with `--search-weight 0.1`, seed 1. Prints p50/p99/max of `go` -> `bestmove` in ms, how many
 answers named the search, and each budget's median against budget 0. Figures are printed,
 never asserted. Needs python-chess (tests/requirements.txt).
@@ -35,8 +36,10 @@ def positions(path):
 
 def run(mirror, data_dir, user, fens, budget):
     by, _, nodes = budget.rpartition(":")
+    nodes, _, own = nodes.partition("+")
     cmd = [mirror, "--data-dir", data_dir, "uci", "--user", user, "--seed", "1",
-           "--search-nodes", nodes, "--search-weight", "0.1", "--search-by", by or "stockfish"]
+           "--search-nodes", nodes, "--search-weight", "0.1", "--search-by", by or "stockfish",
+           "--search-own", own or "0"]
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, bufsize=1)
 
     def send(line):

@@ -132,9 +132,14 @@ impl<S: Book> Engine<S> {
         }
         match self.judge(search.by) {
             Some(judge) => format!(
-                "{name} + search ({}, top {}, weight {})",
+                "{name} + search ({}, top {}{}, weight {})",
                 judge.name(search.nodes),
                 search.top,
+                if search.own > 0 {
+                    format!(" and its own choice at {} nodes", search.own)
+                } else {
+                    String::new()
+                },
                 search.weight
             ),
             None => match search.by {
@@ -947,6 +952,7 @@ mod tests {
                 by: SearchBy::Model,
                 top: 64,
                 weight: 1.0,
+                own: 0,
             },
             sample: false,
             guard: None,

@@ -282,6 +282,7 @@ impl Fallback for ModelFallback {
                 by: crate::search::SearchBy::Stockfish,
                 top: d.top,
                 weight: d.weight,
+                own: d.own,
             })
     }
 

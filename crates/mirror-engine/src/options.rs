@@ -450,6 +450,23 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        name: "search_own",
+        doc: "The external engine's own best move, after a search of every legal move within \
+              this many nodes, is searched with the model's likeliest when they leave it out \
+              (default 0: only the model's moves).",
+        kind: KnobKind::Int {
+            min: 0,
+            max: 1_000_000,
+        },
+        group: KnobGroup::Engine,
+        get: |o| o.search.own.to_string(),
+        set: |o, n, v| {
+            o.search.own = parsed(n, v)?;
+            o.model_search = false;
+            Ok(())
+        },
+    },
+    Knob {
         name: "time_class",
         doc: "Only the player's games of these time classes (comma-separated; empty: all).",
         kind: KnobKind::Text,

@@ -4,6 +4,9 @@
 //! `p'(m) ∝ p(m) · exp(−weight · loss(m))`, `loss` in lichess win% points. The model still
 //! chooses among the moves a player would consider; the search stops the ones that lose
 //! (a strong player rarely plays them). Budget 0 nodes is the engine without search.
+//! With `own` nodes ([`SearchOptions::own`]), the external engine's own best move after a
+//! search of every legal move joins the model's likeliest when they leave it out, with
+//! the model's probability of it: the move a strong player finds and the model ranks low.
 //!
 //! [`Judge`]s give the win%: an external UCI engine ([`Searcher`],
 //! [`SearchBy::Stockfish`], the default), or the model's own value head looking ahead,
@@ -66,6 +69,14 @@ pub trait Judge {
         moves: &[(Move, f64)],
         nodes: u32,
     ) -> Result<Vec<f64>, StockfishError>;
+
+    /// The judge's own best move in `pos` after a search of every legal move within
+    /// `nodes`; `None` from a judge that only weighs the moves it is given (the model's
+    /// own judges), or when nothing can be played.
+    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, StockfishError> {
+        let _ = (pos, nodes);
+        Ok(None)
+    }
 }
 
 /// The search's knobs (see [`crate::EngineOptions::search`]).
@@ -83,6 +94,11 @@ pub struct SearchOptions {
     /// How strongly a move's probability falls with the win% it loses: multiplied by
     /// `exp(-weight * loss)`, loss in win% points (0: the search changes nothing).
     pub weight: f64,
+    /// The judge's own choice joins the searched moves: its best move after a search of
+    /// every legal move within this many nodes, when the model's likeliest leave it out
+    /// (with the model's probability of it, when the guard lets it through); 0: only the
+    /// model's moves are searched.
+    pub own: u32,
 }
 
 impl Default for SearchOptions {
@@ -92,6 +108,7 @@ impl Default for SearchOptions {
             by: SearchBy::Stockfish,
             top: 6,
             weight: 0.1,
+            own: 0,
         }
     }
 }
@@ -140,6 +157,8 @@ pub struct Searcher {
     pool: Mutex<Pool>,
     freed: Condvar,
     kept: Mutex<HashMap<Question, Vec<f64>>>,
+    /// The engine's own choices kept, per (position, nodes).
+    chosen: Mutex<HashMap<(String, u32), Option<String>>>,
 }
 
 /// The processes: those idle, and how many run (idle or searching).
@@ -158,6 +177,7 @@ impl Searcher {
             pool: Mutex::new(Pool::default()),
             freed: Condvar::new(),
             kept: Mutex::new(HashMap::new()),
+            chosen: Mutex::new(HashMap::new()),
         }
     }
 
@@ -279,6 +299,47 @@ impl Judge for Searcher {
         kept.insert(key, wins.clone());
         Ok(wins)
     }
+
+    /// Stockfish's best move after `go nodes N` over every legal move.
+    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, StockfishError> {
+        let key = (mirror_core::notation::fen(pos), nodes);
+        let lock = || {
+            self.chosen
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let kept = lock().get(&key).cloned();
+        let uci = match kept {
+            Some(uci) => uci,
+            None => {
+                let mut sf = self.take()?;
+                let best = match sf.best_within(&key.0, u64::from(nodes)) {
+                    Ok(best) => {
+                        self.give(sf);
+                        best
+                    }
+                    Err(e) => {
+                        drop(sf);
+                        self.lost();
+                        return Err(e);
+                    }
+                };
+                let mut chosen = lock();
+                if chosen.len() >= CACHE_POSITIONS {
+                    chosen.clear();
+                }
+                chosen.insert(key.clone(), best.clone());
+                best
+            }
+        };
+        uci.map(|u| {
+            mirror_core::notation::parse_move(pos, &u).map_err(|e| StockfishError::Failed {
+                path: self.path.clone(),
+                message: format!("its best move {u} in {} is not legal there: {e}", key.0),
+            })
+        })
+        .transpose()
+    }
 }
 
 /// The fallback's distribution `dist` (likeliest first, every probability above 0)
@@ -292,7 +353,15 @@ pub fn searched(
     opts: SearchOptions,
     sample: bool,
 ) -> Result<FallbackOutcomes, StockfishError> {
-    let top: Vec<(Move, f64)> = dist.iter().take(opts.top.max(1)).copied().collect();
+    let mut top: Vec<(Move, f64)> = dist.iter().take(opts.top.max(1)).copied().collect();
+    // The judge's own choice joins when the model's likeliest leave it out.
+    if opts.own > 0
+        && dist.len() > top.len()
+        && let Some(own) = judge.own_choice(pos, opts.own)?
+        && !top.iter().any(|(m, _)| *m == own)
+    {
+        top.extend(dist.iter().find(|(m, _)| *m == own).copied());
+    }
     if top.len() < 2 {
         // One move (or none) to play: nothing to compare it with, nothing searched.
         let moves = top
@@ -383,6 +452,7 @@ mod tests {
             by: SearchBy::Stockfish,
             top: 4,
             weight,
+            own: 0,
         };
         // Weight 0: the model's distribution as it was.
         let same = searched(&sf, &pos, &model, opts(0.0), true).expect("search");
@@ -433,6 +503,69 @@ mod tests {
             w
         );
         assert!(w.moves[0].2.contains("stockfish"), "{:?}", w.moves[0]);
+    }
+
+    #[test]
+    fn the_engines_own_choice_joins_the_models_moves_when_they_leave_it_out() {
+        let sf = stockfish();
+        let pos = notation::parse_fen(SCHOLAR).expect("fen");
+        // The model's two likeliest both lose the queen; the mate is its least likely.
+        let model = dist(
+            &pos,
+            &[("h5h6", 0.5), ("h5h7", 0.3), ("h5e2", 0.15), ("h5f7", 0.05)],
+        );
+        let opts = |own| SearchOptions {
+            nodes: 2000,
+            by: SearchBy::Stockfish,
+            top: 2,
+            weight: 0.1,
+            own,
+        };
+        let uci = |o: &FallbackOutcomes| -> Vec<String> {
+            o.moves.iter().map(|(m, _, _)| notation::uci(*m)).collect()
+        };
+        // Without it, the better of the two searched.
+        let models = searched(&sf, &pos, &model, opts(0), true).expect("search");
+        assert_eq!(uci(&models).len(), 2, "{:?}", models.moves);
+        assert!(!uci(&models).contains(&"h5f7".to_string()));
+        // With it, Stockfish's own search finds the mate, which joins and is played.
+        assert_eq!(
+            sf.own_choice(&pos, 2000)
+                .expect("search")
+                .map(notation::uci),
+            Some("h5f7".to_string())
+        );
+        let own = searched(&sf, &pos, &model, opts(2000), false).expect("search");
+        assert_eq!(uci(&own), ["h5f7"], "{:?}", own.moves);
+        let drawn = searched(&sf, &pos, &model, opts(2000), true).expect("search");
+        assert_eq!(drawn.moves.len(), 3, "{:?}", drawn.moves);
+        assert!(
+            drawn.moves[0].2.contains("3 moves searched"),
+            "{:?}",
+            drawn.moves
+        );
+        // A choice the model's likeliest hold already adds nothing.
+        let held = searched(
+            &sf,
+            &pos,
+            &model,
+            SearchOptions {
+                top: 4,
+                ..opts(2000)
+            },
+            true,
+        )
+        .expect("search");
+        assert_eq!(held.moves.len(), 4, "{:?}", held.moves);
+        // A choice the guard stopped (not in the distribution) is not played.
+        let guarded = searched(&sf, &pos, &model[..3], opts(2000), true).expect("search");
+        assert_eq!(guarded.moves.len(), 2, "{:?}", guarded.moves);
+        // In a position without moves there is no choice.
+        let mated = notation::parse_fen(
+            "r1bqkb1r/pppp1Qpp/2n2n2/4p3/2B1P3/8/PPPP1PPP/RNB1K1NR b KQkq - 0 4",
+        )
+        .expect("fen");
+        assert_eq!(sf.own_choice(&mated, 2000).expect("search"), None);
     }
 
     #[test]

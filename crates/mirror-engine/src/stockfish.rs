@@ -212,6 +212,19 @@ impl Stockfish {
         Ok(lines.into_iter().flatten().collect())
     }
 
+    /// The best move (UCI) of the position (FEN) after a search of every legal move within
+    /// `nodes` nodes; `None` when the side to move has no legal move. The hash is cleared
+    /// first.
+    pub fn best_within(&mut self, fen: &str, nodes: u64) -> Result<Option<String>, StockfishError> {
+        let infos = self.search(fen, &format!("go nodes {}", nodes.max(1)), 1)?;
+        Ok(infos
+            .iter()
+            .rev()
+            .find(|(k, _, bound)| *k == 1 && !bound)
+            .or_else(|| infos.iter().rev().find(|(k, _, _)| *k == 1))
+            .map(|(_, l, _)| l.mv.clone()))
+    }
+
     /// A line for each of `moves` (UCI) in the position (FEN), searched together within
     /// `nodes` nodes (MultiPV as many as the moves, `searchmoves` them), best first: each
     /// move's last exact score, else its last bound (the node limit can stop a move's

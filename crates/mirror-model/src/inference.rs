@@ -154,6 +154,15 @@ pub struct SearchDial {
     pub top: usize,
     /// How strongly a move's probability falls per win% point it loses (0: no search).
     pub weight: f64,
+    /// Nodes of the searching engine's own search whose best move joins the searched ones
+    /// (absent: 0, only the model's moves).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub own: u32,
+}
+
+/// Whether `n` is 0 (a field left out of meta.json).
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 /// `recent_games` as written now (a list) or before (one number, 0 for none).

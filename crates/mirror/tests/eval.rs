@@ -365,21 +365,25 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
     let dial = &meta["search"];
     let weight = dial["weight"].as_f64().expect("a weight");
     let nodes = dial["nodes"].as_u64().expect("nodes") as u32;
+    // Absent: Stockfish's own choice not searched.
+    let own = dial["own"].as_u64().unwrap_or(0) as u32;
     // Weight 0 is no search: 0 nodes, nothing run.
     assert!(
-        mirror_eval::dial::settings().contains(&(weight, nodes)),
+        mirror_eval::dial::settings().contains(&(weight, nodes, own)),
         "{meta}"
     );
-    let words = mirror_eval::dial::setting_words(weight, nodes);
+    let words = mirror_eval::dial::setting_words((weight, nodes, own));
     assert!(
         trained.contains(&format!("the strength dial: {words}, recorded in")),
         "{trained}"
     );
     // Every setting has its line in the table, the chosen one marked.
-    for (w, n) in mirror_eval::dial::settings() {
-        let words = mirror_eval::dial::setting_words(w, n);
+    for setting in mirror_eval::dial::settings() {
+        let words = mirror_eval::dial::setting_words(setting);
         assert!(
-            trained.lines().any(|l| l.trim_start().starts_with(&words)),
+            trained
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("{words}  "))),
             "{words}: {trained}"
         );
     }
@@ -406,6 +410,23 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
         "{searching}"
     );
     assert!(!fallback(&["--search-nodes", "0"]).contains("search"));
+    // Stockfish's own choice as recorded, or as asked.
+    set["search"]["own"] = serde_json::json!(300);
+    std::fs::write(
+        env.dir.path().join("models/biskupstunga/meta.json"),
+        set.to_string(),
+    )
+    .expect("write meta.json");
+    assert!(
+        fallback(&[]).contains("700 nodes, top 3 and its own choice at 300 nodes, weight 0.2"),
+        "{}",
+        fallback(&[])
+    );
+    let asked = fallback(&["--search-nodes", "900", "--search-own", "100"]);
+    assert!(
+        asked.contains("900 nodes, top 6 and its own choice at 100 nodes, weight 0.1"),
+        "{asked}"
+    );
     std::fs::write(
         env.dir.path().join("models/biskupstunga/meta.json"),
         meta.to_string(),

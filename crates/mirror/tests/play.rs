@@ -1122,7 +1122,7 @@ fn pretrain_fine_tune_and_the_base_for_players_without_a_model() {
 }
 
 /// The search's budget set as a flag (`play`) and through UCI's `setoption` reaches the
-/// search: out of the book the model's move is searched by Stockfish and the answer says
+/// search (Stockfish's own choice too): out of the book the model's move is searched by Stockfish and the answer says
 /// so; 0 nodes (the default) is the engine without search; a search engine that does not
 /// exist is refused, naming it.
 #[test]
@@ -1148,7 +1148,8 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
         &env,
         &["--user", PLAYER, "--seed", "1"],
         &format!(
-            "uci\nsetoption name SearchNodes value 800\nposition fen {fen}\ngo\n\
+            "uci\nsetoption name SearchNodes value 800\nsetoption name SearchOwn value 400\n\
+             position fen {fen}\ngo\n\
              setoption name SearchNodes value 0\nposition fen {fen}\ngo\n\
              setoption name SearchNodes value 30\nsetoption name SearchBy value model\n\
              position fen {fen}\ngo\nquit\n"
@@ -1166,6 +1167,7 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
     assert!(
         said[0].contains("+ search (")
             && said[0].contains("800 nodes")
+            && said[0].contains("its own choice at 400 nodes")
             && said[0].contains("searched: p="),
         "{out}"
     );

@@ -80,9 +80,9 @@ fn serve_answers_and_stops_on_sigterm() {
     assert!(rest.contains("mirror stopped"), "{rest}");
 }
 
-/// The search's budget as an HTTP parameter reaches the search: out of the book the
-/// model's move is searched by Stockfish (found on PATH or Debian's) and the answer says
-/// so; without it the answer is the model's as before.
+/// The search's budget (and Stockfish's own choice) as HTTP parameters reach the search:
+/// out of the book the model's move is searched by Stockfish (found on PATH or Debian's)
+/// and the answer says so; without it the answer is the model's as before.
 #[test]
 fn the_search_budget_reaches_the_search_over_http() {
     let env = Env::new();
@@ -105,6 +105,12 @@ fn the_search_budget_reaches_the_search_over_http() {
             .as_str()
             .is_some_and(|d| d.starts_with("searched: p=")),
         "{searched}"
+    );
+    let own = ask("&searchNodes=600&searchOwn=300");
+    let policy = own["source"]["policy"].as_str().unwrap_or_default();
+    assert!(
+        policy.contains("600 nodes, top 6 and its own choice at 300 nodes"),
+        "{own}"
     );
     let plain = ask("");
     assert!(
