@@ -215,6 +215,26 @@ impl Searcher {
         self.freed.notify_one();
     }
 
+    /// Runs `search` on a process of the pool: given back after an answer, dropped after
+    /// an error (another may start in its place).
+    fn with_process<T>(
+        &self,
+        search: impl FnOnce(&mut Stockfish) -> Result<T, StockfishError>,
+    ) -> Result<T, StockfishError> {
+        let mut sf = self.take()?;
+        match search(&mut sf) {
+            Ok(answer) => {
+                self.give(sf);
+                Ok(answer)
+            }
+            Err(e) => {
+                drop(sf);
+                self.lost();
+                Err(e)
+            }
+        }
+    }
+
     /// A process that failed (dropped): another may start in its place.
     fn lost(&self) {
         let mut pool = self
@@ -263,18 +283,7 @@ impl Judge for Searcher {
         if let Some(w) = kept(self) {
             return Ok(w);
         }
-        let mut sf = self.take()?;
-        let lines = match sf.analyse_moves(&key.0, u64::from(nodes), &key.1) {
-            Ok(lines) => {
-                self.give(sf);
-                lines
-            }
-            Err(e) => {
-                drop(sf);
-                self.lost();
-                return Err(e);
-            }
-        };
+        let lines = self.with_process(|sf| sf.analyse_moves(&key.0, u64::from(nodes), &key.1))?;
         let wins = key
             .1
             .iter()
@@ -312,18 +321,7 @@ impl Judge for Searcher {
         let uci = match kept {
             Some(uci) => uci,
             None => {
-                let mut sf = self.take()?;
-                let best = match sf.best_within(&key.0, u64::from(nodes)) {
-                    Ok(best) => {
-                        self.give(sf);
-                        best
-                    }
-                    Err(e) => {
-                        drop(sf);
-                        self.lost();
-                        return Err(e);
-                    }
-                };
+                let best = self.with_process(|sf| sf.best_within(&key.0, u64::from(nodes)))?;
                 let mut chosen = lock();
                 if chosen.len() >= CACHE_POSITIONS {
                     chosen.clear();
