@@ -249,6 +249,8 @@ struct Judged {
     pos: Chess,
     played: Move,
     mirror: Move,
+    /// A draw of the sampling engine (play's and serve's defaults) at this position.
+    drawn: Move,
     trouble: Option<bool>,
 }
 
@@ -321,6 +323,7 @@ pub fn evaluate<S: GraphStore>(
     let mut cells = vec![vec![Cell::default(); PREDICTORS.len()]; SEGMENTS.len()];
     let mut counts = vec![0usize; SEGMENTS.len()];
     let mut judged = Vec::new();
+    let mut draws = ChaCha8Rng::seed_from_u64(cfg.seed ^ 0x0064_7261_7773);
     let total = positions.len();
     let mut promotions = Promotions::default();
     const CHUNK: usize = 256;
@@ -352,7 +355,7 @@ pub fn evaluate<S: GraphStore>(
             let hit = |ms: &[String], n: usize| hit(ms, &played, n);
             book_answers(&mut engine, t, &view, &played, &mut row)?;
             let mut likelihood: [Option<f64>; PREDICTORS.len()] = [None; PREDICTORS.len()];
-            let choice = engine_answers(
+            let (choice, sampled) = engine_answers(
                 &mut engine,
                 t,
                 logits.get(i).map(Vec::as_slice),
@@ -360,6 +363,13 @@ pub fn evaluate<S: GraphStore>(
                 &mut row,
                 &mut likelihood,
             )?;
+            // One draw a position, in order, from the eval's seed: the same every run.
+            let drawn = draw(&sampled, draws.random()).ok_or_else(|| {
+                EvalError::Internal(format!(
+                    "the sampling engine had no move in {}, where the player moved",
+                    fen(&t.pos)
+                ))
+            })?;
             row[RANDOM] = Some((1.0 / k, (3.0f64).min(k) / k));
             if let Some(sf) = sf1.as_mut() {
                 let lines = sf.analyse(&fen(&t.pos), 1, 3)?;
@@ -372,6 +382,7 @@ pub fn evaluate<S: GraphStore>(
                 pos: t.pos.clone(),
                 played: t.played,
                 mirror: choice.mv,
+                drawn,
                 trouble: t.trouble,
             });
         }
@@ -469,7 +480,8 @@ fn book_answers<S: GraphStore>(
 }
 
 /// The model's, the sampling engine's and the engine's answers at `t` (`logits`: the
-/// model's for this position, if there is a model); returns the engine's choice.
+/// model's for this position, if there is a model); returns the engine's choice and the
+/// sampling engine's distribution.
 fn engine_answers<S: GraphStore>(
     engine: &mut Engine<S>,
     t: &TestPosition,
@@ -477,7 +489,7 @@ fn engine_answers<S: GraphStore>(
     played: &str,
     row: &mut Row,
     likelihood: &mut [Option<f64>; PREDICTORS.len()],
-) -> Result<mirror_engine::Choice, EvalError> {
+) -> Result<(mirror_engine::Choice, Vec<(Move, f64)>), EvalError> {
     let hit = |ms: &[String], n: usize| hit(ms, played, n);
     // Model.
     let model_list: Vec<String> = match logits {
@@ -536,7 +548,20 @@ fn engine_answers<S: GraphStore>(
         }
     }
     row[ENGINE] = Some((f64::from(u8::from(chosen == played)), hit(&engine_list, 3)));
-    Ok(choice)
+    Ok((choice, sampled))
+}
+
+/// A move drawn from `dist` (probabilities summing to 1 or about) at `u` in [0, 1); the
+/// last move when rounding leaves `u` past them all, `None` when `dist` is empty.
+fn draw(dist: &[(Move, f64)], u: f64) -> Option<Move> {
+    let mut left = u * dist.iter().map(|(_, p)| p).sum::<f64>();
+    for (m, p) in dist {
+        if left < *p {
+            return Some(*m);
+        }
+        left -= p;
+    }
+    dist.last().map(|(m, _)| *m)
 }
 
 /// Each segment's figures, for the predictors that ran.
@@ -646,8 +671,9 @@ pub(crate) fn win_loss(
     Ok((before - win_percent(mover_cp)).max(0.0))
 }
 
-/// (index of the judged position, win% lost by the player's move, by the mirror's).
-type Loss = (usize, f64, f64);
+/// (index of the judged position, win% lost by the player's move, by the mirror's, by the
+/// sampling mirror's draw).
+type Loss = (usize, f64, f64, f64);
 
 fn judge(
     path: &std::path::Path,
@@ -690,7 +716,14 @@ fn judge(
                         } else {
                             win_loss(&mut sf, &j.pos, before, j.mirror, depth)?
                         };
-                        out.push((i, lp, lm));
+                        let ls = if j.drawn == j.played {
+                            lp
+                        } else if j.drawn == j.mirror {
+                            lm
+                        } else {
+                            win_loss(&mut sf, &j.pos, before, j.drawn, depth)?
+                        };
+                        out.push((i, lp, lm, ls));
                         let n = done.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                         if n.is_multiple_of(64) || n == total {
                             progress(Phase::Judge, n, total);
@@ -709,10 +742,10 @@ fn judge(
             })
             .collect()
     });
-    let mut losses = vec![(0.0, 0.0); total];
+    let mut losses = vec![(0.0, 0.0, 0.0); total];
     for r in results {
-        for (i, lp, lm) in r? {
-            losses[i] = (lp, lm);
+        for (i, lp, lm, ls) in r? {
+            losses[i] = (lp, lm, ls);
         }
     }
     let (mut player, mut mirror, mut diff) = (
@@ -721,11 +754,14 @@ fn judge(
         Clustered::default(),
     );
     let (mut player_loss, mut mirror_loss) = (Clustered::default(), Clustered::default());
+    let (mut sampled, mut sampled_loss) = (Clustered::default(), Clustered::default());
     // By the clock: [in time trouble, timed and not] x [player, mirror].
     let mut by_clock: [[Clustered; 2]; 2] = Default::default();
-    for (j, (lp, lm)) in judged.iter().zip(&losses) {
+    for (j, (lp, lm, ls)) in judged.iter().zip(&losses) {
         let mp = f64::from(u8::from(*lp >= MISTAKE_WIN_PERCENT));
         let mm = f64::from(u8::from(*lm >= MISTAKE_WIN_PERCENT));
+        sampled.push(j.game, f64::from(u8::from(*ls >= MISTAKE_WIN_PERCENT)));
+        sampled_loss.push(j.game, *ls);
         player.push(j.game, mp);
         mirror.push(j.game, mm);
         diff.push(j.game, mm - mp);
@@ -756,6 +792,8 @@ fn judge(
         difference: diff.estimate_within(-1.0, 1.0),
         player_mean_loss: player_loss.estimate_within(0.0, 100.0),
         mirror_mean_loss: mirror_loss.estimate_within(0.0, 100.0),
+        sampled: sampled.estimate(),
+        sampled_mean_loss: sampled_loss.estimate_within(0.0, 100.0),
     })
 }
 
@@ -763,6 +801,23 @@ fn judge(
 mod tests {
     use super::*;
     use mirror_testkit::conformance::sample_games;
+
+    #[test]
+    fn a_draw_falls_where_its_share_of_the_probabilities_says() {
+        let pos = Chess::default();
+        let moves: Vec<Move> = pos.legal_moves().into_iter().take(3).collect();
+        let dist = [(moves[0], 0.25), (moves[1], 0.5), (moves[2], 0.25)];
+        assert_eq!(draw(&dist, 0.0), Some(moves[0]));
+        assert_eq!(draw(&dist, 0.24), Some(moves[0]));
+        assert_eq!(draw(&dist, 0.26), Some(moves[1]));
+        assert_eq!(draw(&dist, 0.74), Some(moves[1]));
+        assert_eq!(draw(&dist, 0.76), Some(moves[2]));
+        assert_eq!(draw(&dist, 0.999_999), Some(moves[2]));
+        // Probabilities that do not quite sum to 1 are read as shares of their sum.
+        let half = [(moves[0], 0.1), (moves[1], 0.1)];
+        assert_eq!(draw(&half, 0.6), Some(moves[1]));
+        assert_eq!(draw(&[], 0.5), None);
+    }
 
     #[test]
     fn test_positions_are_the_players_moves_with_their_ply() {

@@ -118,6 +118,11 @@ pub struct MistakeReport {
     pub player_mean_loss: Option<Estimate>,
     /// Mean win% lost by the mirror's moves.
     pub mirror_mean_loss: Option<Estimate>,
+    /// Share of mistakes of the sampling mirror (play's and serve's defaults: the book
+    /// sampled by habit, the guarded model sampled), one seeded draw a position.
+    pub sampled: Option<Estimate>,
+    /// Mean win% lost by those draws.
+    pub sampled_mean_loss: Option<Estimate>,
     /// The mistake shares of the judged positions whose move has a time, in time trouble
     /// and not.
     pub by_clock: Vec<ClockMistakes>,
@@ -275,6 +280,12 @@ impl Report {
                 "  mean win% lost: player {}, mirror {}",
                 loss(m.player_mean_loss.as_ref()),
                 loss(m.mirror_mean_loss.as_ref())
+            );
+            let _ = writeln!(
+                out,
+                "  the mirror sampling, as play and serve do (a draw a position): mistakes {}, mean win% lost {}",
+                pct(m.sampled.as_ref()).trim(),
+                loss(m.sampled_mean_loss.as_ref())
             );
             for c in m.by_clock.iter().filter(|c| c.positions > 0) {
                 let _ = writeln!(

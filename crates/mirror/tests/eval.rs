@@ -196,6 +196,12 @@ fn eval_is_reproducible_and_the_book_beats_random() {
     );
     assert!((q - p - d).abs() < 1e-9, "{m}");
     assert!(p > 0.0 && p < 0.6, "a real player errs sometimes: {p}");
+    // The sampling mirror (play's and serve's defaults), one draw a judged position.
+    assert_eq!(m["sampled"]["n"], 150, "{m}");
+    let drawn = m["sampled"]["value"].as_f64().expect("f64");
+    let drawn_loss = m["sampled_mean_loss"]["value"].as_f64().expect("f64");
+    assert!((0.0..=1.0).contains(&drawn), "{m}");
+    assert!((0.0..=100.0).contains(&drawn_loss), "{m}");
     // The judged positions by the clock: as many as the judged ones with a time.
     let by_clock: u64 = m["by_clock"]
         .as_array()
