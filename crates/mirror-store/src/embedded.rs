@@ -435,15 +435,7 @@ impl EmbeddedStore {
     /// Writes `batches` in one transaction: all of them or, on an error, none.
     fn write_all(&self, batches: &[(&str, &Batch)]) -> Result<WriteReport> {
         let txn = self.db.begin_write()?;
-        let written = (|| {
-            let mut total = WriteReport::default();
-            for (player, batch) in batches {
-                total.add(&Self::write_in(&txn, player, batch)?);
-            }
-            Self::write_positions(&txn, batches.iter().map(|(_, b)| *b), &mut total)?;
-            Ok(total)
-        })();
-        match written {
+        match Self::write_in(&txn, batches) {
             Ok(report) => {
                 self.commit(txn)?;
                 Ok(report)
@@ -455,17 +447,53 @@ impl EmbeddedStore {
         }
     }
 
-    /// One player's batch, without its positions (see [`EmbeddedStore::write_positions`]).
-    fn write_in(txn: &WriteTransaction, player: &str, batch: &Batch) -> Result<WriteReport> {
-        let pid = Self::player_id_or_create(txn, player)?;
-        let mut report = WriteReport::default();
-        Self::write_games(txn, pid, batch, &mut report)?;
-        Self::write_edges(txn, pid, batch, &mut report)?;
-        Self::write_totals(txn, pid, batch)?;
-        {
-            let mut totals = txn.open_table(PLAYER_TOTALS)?;
-            let (g, e) = totals.get(pid)?.map_or((0, 0), |v| v.value());
-            totals.insert(pid, (g + report.games, e + report.new_edges))?;
+    /// The batches, written in `txn` on two threads: the games and positions on this one,
+    /// the edge rows and move totals on another (redb lets one write transaction fill
+    /// different tables from several threads; the writer is what bounds a large ingest),
+    /// then the players' totals.
+    fn write_in(txn: &WriteTransaction, batches: &[(&str, &Batch)]) -> Result<WriteReport> {
+        let pids = batches
+            .iter()
+            .map(|(player, _)| Self::player_id_or_create(txn, player))
+            .collect::<Result<Vec<u32>>>()?;
+        let (games, rows) = std::thread::scope(|scope| {
+            let rows = scope.spawn(|| {
+                pids.iter()
+                    .zip(batches)
+                    .map(|(&pid, (_, batch))| {
+                        let new_edges = Self::write_edges(txn, pid, batch)?;
+                        Self::write_totals(txn, pid, batch)?;
+                        Ok(new_edges)
+                    })
+                    .collect::<Result<Vec<u64>>>()
+            });
+            let games = (|| -> Result<(WriteReport, Vec<u64>)> {
+                let mut report = WriteReport::default();
+                let mut written = Vec::with_capacity(batches.len());
+                // Games written earlier in this transaction, per player (the next game
+                // number counts them).
+                let mut earlier: rustc_hash::FxHashMap<u32, u64> = Default::default();
+                for (&pid, (_, batch)) in pids.iter().zip(batches) {
+                    let before = earlier.entry(pid).or_insert(0);
+                    let n = Self::write_games(txn, pid, *before, batch)?;
+                    *before += n;
+                    written.push(n);
+                }
+                Self::write_positions(txn, batches.iter().map(|(_, b)| *b), &mut report)?;
+                Ok((report, written))
+            })();
+            let rows = rows
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+            (games, rows)
+        });
+        let ((mut report, games), new_edges) = (games?, rows?);
+        let mut totals = txn.open_table(PLAYER_TOTALS)?;
+        for ((pid, g), e) in pids.iter().zip(games).zip(new_edges) {
+            let (g0, e0) = totals.get(*pid)?.map_or((0, 0), |v| v.value());
+            totals.insert(*pid, (g0 + g, e0 + e))?;
+            report.games += g;
+            report.new_edges += e;
         }
         Ok(report)
     }
@@ -473,12 +501,9 @@ impl EmbeddedStore {
     /// The batch's games: the player's list of them (by id, date and number), their
     /// records, and the dated game lists of the positions that keep totals; refused whole
     /// when the player has any of them already.
-    fn write_games(
-        txn: &WriteTransaction,
-        pid: u32,
-        batch: &Batch,
-        report: &mut WriteReport,
-    ) -> Result<()> {
+    /// `earlier`: the player's games written before in the same transaction. Returns the
+    /// games written.
+    fn write_games(txn: &WriteTransaction, pid: u32, earlier: u64, batch: &Batch) -> Result<u64> {
         let mut pg = txn.open_table(PLAYER_GAMES)?;
         let mut by_date = txn.open_table(GAMES_BY_DATE)?;
         let mut games = txn.open_table(GAMES)?;
@@ -488,12 +513,13 @@ impl EmbeddedStore {
         let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
         let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
         // The next game number: the player's games so far.
-        let mut number = match txn.open_table(PLAYER_TOTALS)?.get(pid)? {
-            Some(t) => {
-                u32::try_from(t.value().0).map_err(|_| StoreError::Full("games of one player"))?
-            }
-            None => 0,
-        };
+        let stored = txn
+            .open_table(PLAYER_TOTALS)?
+            .get(pid)?
+            .map_or(0, |t| t.value().0);
+        let mut number =
+            u32::try_from(stored + earlier).map_err(|_| StoreError::Full("games of one player"))?;
+        let mut written = 0;
         let mut present = Vec::new();
         for (g, _) in batch.games() {
             if pg.get((pid, g.id.0.as_str()))?.is_some() {
@@ -523,7 +549,7 @@ impl EmbeddedStore {
                 let keys: Vec<PositionKey> = firsts.iter().map(|f| f.pos).collect();
                 new_positions.push((g.id.0.as_str(), codec::positions::encode(&keys)));
             }
-            report.games += 1;
+            written += 1;
         }
         // In key order: neighbouring inserts touch the same pages.
         postings.sort_unstable();
@@ -534,7 +560,7 @@ impl EmbeddedStore {
         for (id, keys) in new_positions {
             game_positions.insert(id, keys.as_slice())?;
         }
-        Ok(())
+        Ok(written)
     }
 
     /// The positions of a transaction's batches, each once (new ones counted). A position
@@ -559,13 +585,9 @@ impl EmbeddedStore {
         Ok(())
     }
 
-    /// The batch's edge rows, merged into the stored ones (new ones counted).
-    fn write_edges(
-        txn: &WriteTransaction,
-        pid: u32,
-        batch: &Batch,
-        report: &mut WriteReport,
-    ) -> Result<()> {
+    /// The batch's edge rows, merged into the stored ones; returns the new ones.
+    fn write_edges(txn: &WriteTransaction, pid: u32, batch: &Batch) -> Result<u64> {
+        let mut new_edges = 0;
         let mut edges = txn.open_table(EDGES)?;
         let mut rows: Vec<([u8; codec::edge::KEY_LEN], &EdgeKey, &EdgeDelta)> = batch
             .edges()
@@ -591,10 +613,10 @@ impl EmbeddedStore {
                         codec::edge::value(&stats, d.child).as_slice(),
                     )?;
                 }
-                None => report.new_edges += 1,
+                None => new_edges += 1,
             }
         }
-        Ok(())
+        Ok(new_edges)
     }
 
     /// The move totals of the positions that keep them.

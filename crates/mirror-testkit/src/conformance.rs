@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use mirror_core::{
-    GameRecord, MoveStats, PositionKey, TimeClass,
+    GameRecord, MoveCode, MoveStats, PositionKey, TimeClass,
     batch::Batch,
     pgn::{Decoded, read_games},
     time::Month,
@@ -290,8 +290,10 @@ pub fn batches_merge_exactly<S: GraphStore>(one: S, many: S) {
 }
 
 /// Batches of several players written in one transaction give each player what their
-/// own batch gives (`reference` writes them one by one); a write in which one game is
-/// already recorded for its player writes nothing, for any player.
+/// own batch gives (`reference` writes them one by one), also when a player has two
+/// batches in the write (their games numbered on from the first's: the same recent games);
+/// a write in which one game is already recorded for its player writes nothing, for any
+/// player.
 pub fn several_players_in_one_write<S: GraphStore, R: GraphStore>(store: S, reference: R) {
     let games = sample_games(60);
     let (a, b) = games.split_at(35);
@@ -304,8 +306,9 @@ pub fn several_players_in_one_write<S: GraphStore, R: GraphStore>(store: S, refe
         .expect("write");
     let report = store
         .write_batches(&[
-            (players[0].to_string(), batch_of(a)),
+            (players[0].to_string(), batch_of(&a[..20])),
             (players[1].to_string(), batch_of(b)),
+            (players[0].to_string(), batch_of(&a[20..])),
         ])
         .expect("write");
     assert_eq!(report.games, 60);
@@ -315,6 +318,14 @@ pub fn several_players_in_one_write<S: GraphStore, R: GraphStore>(store: S, refe
             reference.edges(p).expect("edges")
         );
         assert_eq!(store.counts(p).expect("c"), reference.counts(p).expect("c"));
+        let recent = |s: &dyn GraphStore| -> Vec<(GameId, MoveCode)> {
+            s.recent_games(p, start(), &Filter::default(), 100)
+                .expect("recent")
+                .into_iter()
+                .map(|r| (r.game.id, r.mv))
+                .collect()
+        };
+        assert_eq!(recent(&store), recent(&reference), "{p}'s recent games");
     }
     assert_eq!(
         store.position_count().expect("p"),
