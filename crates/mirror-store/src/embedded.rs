@@ -500,9 +500,9 @@ impl EmbeddedStore {
 
     /// The batch's games: the player's list of them (by id, date and number), their
     /// records, and the dated game lists of the positions that keep totals; refused whole
-    /// when the player has any of them already.
-    /// `earlier`: the player's games written before in the same transaction. Returns the
-    /// games written.
+    /// when the player has any of them already. `earlier` is the player's games written
+    /// before in the same transaction (the game numbers go on from them); returns the games
+    /// written.
     fn write_games(txn: &WriteTransaction, pid: u32, earlier: u64, batch: &Batch) -> Result<u64> {
         let mut pg = txn.open_table(PLAYER_GAMES)?;
         let mut by_date = txn.open_table(GAMES_BY_DATE)?;
