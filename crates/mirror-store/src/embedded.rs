@@ -447,10 +447,10 @@ impl EmbeddedStore {
         }
     }
 
-    /// The batches, written in `txn` on two threads: the games and positions on this one,
-    /// the edge rows and move totals on another (redb lets one write transaction fill
-    /// different tables from several threads; the writer is what bounds a large ingest),
-    /// then the players' totals.
+    /// The batches, written in `txn` on two threads: the games (and the players' game
+    /// counts) and positions on this one, the edge rows and move totals on another (redb
+    /// lets one write transaction fill different tables from several threads; the writer
+    /// is what bounds a large ingest), then the players' edge-row counts.
     fn write_in(txn: &WriteTransaction, batches: &[(&str, &Batch)]) -> Result<WriteReport> {
         let pids = batches
             .iter()
@@ -467,32 +467,24 @@ impl EmbeddedStore {
                     })
                     .collect::<Result<Vec<u64>>>()
             });
-            let games = (|| -> Result<(WriteReport, Vec<u64>)> {
+            let games = (|| -> Result<WriteReport> {
                 let mut report = WriteReport::default();
-                let mut written = Vec::with_capacity(batches.len());
-                // Games written earlier in this transaction, per player (the next game
-                // number counts them).
-                let mut earlier: rustc_hash::FxHashMap<u32, u64> = Default::default();
                 for (&pid, (_, batch)) in pids.iter().zip(batches) {
-                    let before = earlier.entry(pid).or_insert(0);
-                    let n = Self::write_games(txn, pid, *before, batch)?;
-                    *before += n;
-                    written.push(n);
+                    report.games += Self::write_games(txn, pid, batch)?;
                 }
                 Self::write_positions(txn, batches.iter().map(|(_, b)| *b), &mut report)?;
-                Ok((report, written))
+                Ok(report)
             })();
             let rows = rows
                 .join()
                 .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
             (games, rows)
         });
-        let ((mut report, games), new_edges) = (games?, rows?);
+        let (mut report, new_edges) = (games?, rows?);
         let mut totals = txn.open_table(PLAYER_TOTALS)?;
-        for ((pid, g), e) in pids.iter().zip(games).zip(new_edges) {
-            let (g0, e0) = totals.get(*pid)?.map_or((0, 0), |v| v.value());
-            totals.insert(*pid, (g0 + g, e0 + e))?;
-            report.games += g;
+        for (pid, e) in pids.iter().zip(new_edges) {
+            let (g, e0) = totals.get(*pid)?.map_or((0, 0), |v| v.value());
+            totals.insert(*pid, (g, e0 + e))?;
             report.new_edges += e;
         }
         Ok(report)
@@ -500,10 +492,9 @@ impl EmbeddedStore {
 
     /// The batch's games: the player's list of them (by id, date and number), their
     /// records, and the dated game lists of the positions that keep totals; refused whole
-    /// when the player has any of them already. `earlier` is the player's games written
-    /// before in the same transaction (the game numbers go on from them); returns the games
-    /// written.
-    fn write_games(txn: &WriteTransaction, pid: u32, earlier: u64, batch: &Batch) -> Result<u64> {
+    /// when the player has any of them already. Adds them to the player's game count (the
+    /// next batch's numbers go on from it) and returns how many were written.
+    fn write_games(txn: &WriteTransaction, pid: u32, batch: &Batch) -> Result<u64> {
         let mut pg = txn.open_table(PLAYER_GAMES)?;
         let mut by_date = txn.open_table(GAMES_BY_DATE)?;
         let mut games = txn.open_table(GAMES)?;
@@ -513,12 +504,10 @@ impl EmbeddedStore {
         let mut postings: Vec<(Posting, (u8, u16))> = Vec::new();
         let mut new_positions: Vec<(&str, Vec<u8>)> = Vec::new();
         // The next game number: the player's games so far.
-        let stored = txn
-            .open_table(PLAYER_TOTALS)?
-            .get(pid)?
-            .map_or(0, |t| t.value().0);
+        let mut totals = txn.open_table(PLAYER_TOTALS)?;
+        let (stored, edge_rows) = totals.get(pid)?.map_or((0, 0), |t| t.value());
         let mut number =
-            u32::try_from(stored + earlier).map_err(|_| StoreError::Full("games of one player"))?;
+            u32::try_from(stored).map_err(|_| StoreError::Full("games of one player"))?;
         let mut written = 0;
         let mut present = Vec::new();
         for (g, _) in batch.games() {
@@ -560,6 +549,7 @@ impl EmbeddedStore {
         for (id, keys) in new_positions {
             game_positions.insert(id, keys.as_slice())?;
         }
+        totals.insert(pid, (stored + written, edge_rows))?;
         Ok(written)
     }
 
