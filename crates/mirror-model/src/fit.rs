@@ -34,10 +34,10 @@ type Stage<'g> = (&'g [(GameRecord, Color)], Samples);
 /// one).
 type Start = Option<(Net, (f64, f64))>;
 
-/// Training positions of a player's training by default (`mirror train`, `mirror eval --train`): 700,000
-/// of the shared 27k-game player's 800,000 train end to end in 54 minutes on 2 cores, to
-/// the same validation top-1 as all of them in 69 (docs/model.md).
-pub const TRAIN_POSITIONS: usize = 700_000;
+/// Training positions of a player's training by default (`mirror train`, `mirror eval --train`):
+/// with the value head, 600,000 of the shared 27k-game player's train end to end in 58
+/// minutes on 2 cores (700,000 took 63), to the same validation top-1 (docs/model.md).
+pub const TRAIN_POSITIONS: usize = 600_000;
 
 /// Epochs of a player's training by default (`mirror train`, `mirror eval --train`): [`TRAIN_POSITIONS`]
 /// of the shared 27k-game player's three times, then the stages on the last games, fit in
