@@ -7,7 +7,8 @@ The judge (crates/mirror-eval, `win_loss`) scores a move by the win% the mover l
 position searched to DEPTH (default 8) before the move, against the position after it
 searched to DEPTH, each from a cleared hash, one thread; 15 win% points or more is a
 mistake. A sample of POSITIONS (default 250) positions from ply 16 on of the games of PGN
-(plain, gzip or zstd), drawn with SEED (default 3), each judged for:
+(plain or zstd, read by the reference's `open_pgn`), drawn with SEED (default 3), each
+judged for:
 
 - the move played in the game;
 - Stockfish's own best move of the search before the move (what an engine playing its
@@ -23,16 +24,18 @@ Prints each share (figures, never asserted). Needs python-chess and zstandard
 (tests/requirements.txt) and /usr/games/stockfish (or STOCKFISH in the environment).
 """
 
-import gzip
-import io
 import math
 import os
 import random
 import sys
+from pathlib import Path
 
 import chess
 import chess.engine
 import chess.pgn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests" / "reference"))
+from graph import open_pgn  # noqa: E402  (the reference's PGN reader: plain or zstd)
 
 
 def win_percent(cp):
@@ -47,17 +50,6 @@ def centipawns(info):
     return score.score()
 
 
-def read(path):
-    raw = open(path, "rb").read()
-    if path.endswith(".zst"):
-        import zstandard
-
-        raw = zstandard.ZstdDecompressor().stream_reader(io.BytesIO(raw)).read()
-    elif path.endswith(".gz"):
-        raw = gzip.decompress(raw)
-    return raw.decode("utf-8", "replace")
-
-
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__)
@@ -65,14 +57,14 @@ def main():
     count = int(sys.argv[2]) if len(sys.argv) > 2 else 250
     seed = int(sys.argv[3]) if len(sys.argv) > 3 else 3
     depth = int(sys.argv[4]) if len(sys.argv) > 4 else 8
-    games = io.StringIO(read(path))
     candidates = []
-    while (game := chess.pgn.read_game(games)) is not None:
-        board = game.board()
-        for ply, move in enumerate(game.mainline_moves()):
-            if ply >= 16 and not board.is_game_over():
-                candidates.append((board.fen(), move.uci()))
-            board.push(move)
+    with open_pgn(path) as games:
+        while (game := chess.pgn.read_game(games)) is not None:
+            board = game.board()
+            for ply, move in enumerate(game.mainline_moves()):
+                if ply >= 16 and not board.is_game_over():
+                    candidates.append((board.fen(), move))
+                board.push(move)
     random.Random(seed).shuffle(candidates)
     sample = candidates[:count]
     engine = chess.engine.SimpleEngine.popen_uci(
@@ -101,7 +93,7 @@ def main():
         moves = list(board.legal_moves)
         judged = {m: after(board, m, depth) for m in moves}
         losses = {
-            kinds[0]: before - judged[chess.Move.from_uci(played)],
+            kinds[0]: before - judged[played],
             kinds[1]: before - judged[root["pv"][0]],
             kinds[2]: before - max(judged.values()),
         }
