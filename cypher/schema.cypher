@@ -3,6 +3,9 @@
 CREATE CONSTRAINT mirror_position_key IF NOT EXISTS FOR (n:Position) REQUIRE n.key IS UNIQUE;
 CREATE CONSTRAINT mirror_player_name IF NOT EXISTS FOR (p:Player) REQUIRE p.name IS UNIQUE;
 CREATE CONSTRAINT mirror_game_id IF NOT EXISTS FOR (g:Game) REQUIRE g.id IS UNIQUE;
+// The schema version's one mark: clients that set up a new graph at once merge the same
+// node (see schema_version_set.cypher).
+CREATE CONSTRAINT mirror_schema_mark IF NOT EXISTS FOR (s:MirrorSchema) REQUIRE s.mark IS UNIQUE;
 // A player's own node of each position they reached: every read and write of a player
 // starts here (one index seek), never at the shared Position, which thousands of players
 // may share.

@@ -3,5 +3,7 @@
 // played on: chesscom, lichess or otb; version 5: a player's moves join the player's own
 // PlayerPosition nodes, with a PLAYED total per move and colour, and the Player node
 // carries a version that every write raises).
-MERGE (s:MirrorSchema)
+// The node is keyed (mark, unique by schema.cypher) so that clients that mark a new graph
+// at once merge one node instead of each creating its own.
+MERGE (s:MirrorSchema {mark: 'mirror'})
 SET s.version = $version

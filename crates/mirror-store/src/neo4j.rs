@@ -409,6 +409,10 @@ impl From<StoreError> for TxnError {
     }
 }
 
+/// The code of Neo4j's answer to `CREATE ... IF NOT EXISTS` when another transaction
+/// created the same rule after this one looked for it.
+const SCHEMA_RULE_RACED: &str = "Neo.ClientError.Schema.EquivalentSchemaRuleAlreadyExists";
+
 /// Whether another attempt may succeed: the server said so (`Neo.TransientError.*`:
 /// deadlocks, lock timeouts, a database starting), or the connection failed (the server
 /// restarting, or gone; a lost reply). Everything else (syntax, constraints, credentials)
@@ -784,10 +788,33 @@ impl Neo4jStore {
             cfg,
         };
         for stmt in schema_statements() {
-            store.run("set up the schema", neo4rs::query(&stmt))?;
+            store.run_schema(&stmt)?;
         }
         store.check_version()?;
         Ok(store)
+    }
+
+    /// Runs one statement of `cypher/schema.cypher` (each `IF NOT EXISTS`). Two clients
+    /// that set up a new graph at once (two `mirror serve`, or an ingest beside a server)
+    /// may both find a rule missing; the second to create it is refused with
+    /// `EquivalentSchemaRuleAlreadyExists`, which means the rule is there as asked.
+    fn run_schema(&self, stmt: &str) -> Result<()> {
+        self.transaction("set up the schema", |mut txn| {
+            let q = neo4rs::query(stmt);
+            async move {
+                match txn.run(q).await {
+                    Ok(()) => {}
+                    Err(neo4rs::Error::Neo4j(n)) if n.code() == SCHEMA_RULE_RACED => {
+                        return Ok(());
+                    }
+                    Err(e) => return Err(e.into()),
+                }
+                match txn.commit().await {
+                    Err(neo4rs::Error::Neo4j(n)) if n.code() == SCHEMA_RULE_RACED => Ok(()),
+                    other => Ok(other?),
+                }
+            }
+        })
     }
 
     /// Fails on a graph written by another schema version; marks a graph without moves

@@ -320,3 +320,62 @@ fn a_failed_statement_leaves_the_connection_usable() {
     store.write_batch(PLAYER, &b).expect("write after failures");
     assert_eq!(store.counts(PLAYER).expect("counts").games, 5);
 }
+
+/// Several clients setting up a new graph at once (two `mirror serve` started together,
+/// an ingest beside a server): each finds the constraints missing, one creates them, and
+/// every other must still connect (Neo4j refuses its `CREATE ... IF NOT EXISTS` with
+/// `EquivalentSchemaRuleAlreadyExists` when the rule appeared after it looked).
+#[test]
+fn clients_that_set_up_a_new_graph_at_once_all_connect() {
+    let Some(server) = mirror_testkit::private(
+        "neo4j::clients_that_set_up_a_new_graph_at_once_all_connect",
+        &mirror_testkit::ServerOptions::default(),
+    ) else {
+        return;
+    };
+    let clients = 8;
+    let start = std::sync::Barrier::new(clients);
+    let outcomes: Vec<Result<(), String>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..clients)
+            .map(|_| {
+                scope.spawn(|| {
+                    start.wait();
+                    Neo4jStore::connect(Neo4jConfig::new(server.uri()))
+                        .map(drop)
+                        .map_err(|e| format!("{e}: {:?}", std::error::Error::source(&e)))
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a client thread panicked"))
+            .collect()
+    });
+    for outcome in &outcomes {
+        assert!(outcome.is_ok(), "every client connects: {outcomes:?}");
+    }
+    // One version mark, whoever wrote it.
+    let marks = tokio::runtime::Runtime::new()
+        .expect("runtime")
+        .block_on(async {
+            let g = neo4rs::Graph::new(server.uri(), "neo4j", "")
+                .await
+                .expect("bolt");
+            let mut rows = g
+                .execute(neo4rs::query(
+                    "MATCH (s:MirrorSchema) RETURN count(s) AS n, collect(s.version) AS v",
+                ))
+                .await
+                .expect("count the marks");
+            let row = rows.next().await.expect("a row").expect("one row");
+            (
+                row.get::<i64>("n").expect("n"),
+                row.get::<Vec<i64>>("v").expect("v"),
+            )
+        });
+    assert_eq!(marks.0, 1, "one schema mark: {marks:?}");
+    let store = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("connect again");
+    let b = Batch::from_games(&sample_games(5)).expect("legal");
+    store.write_batch(PLAYER, &b).expect("write");
+    assert_eq!(store.counts(PLAYER).expect("counts").games, 5);
+}
