@@ -10,7 +10,9 @@
 #
 # Environment: NEO4J_PORT (default 0 = a free port), NEO4J_PASSWORD (auth on with user
 # neo4j and this password; default: auth off), NEO4J_PAGECACHE_MB (default 64),
-# NEO4J_HEAP (JVM -Xmx, default 1g), JAVA (default java).
+# NEO4J_HEAP (JVM -Xmx, default 1g), NEO4J_CONF_FILE (a file of neo4j.conf settings, e.g.
+# `db.tx_log.rotation.retention_policy=2 files`; the ones above take precedence), JAVA
+# (default java).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 "$here/build.sh" >&2

@@ -30,7 +30,9 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  *
  * <p>Environment: {@code NEO4J_PORT} (default 0: a free port), {@code NEO4J_PASSWORD} (when
  * set, authentication is on and user {@code neo4j} has that password; otherwise auth is off),
- * {@code NEO4J_PAGECACHE_MB} (default 64).
+ * {@code NEO4J_PAGECACHE_MB} (default 64), {@code NEO4J_CONF_FILE} (a file of
+ * {@code neo4j.conf} settings, e.g. {@code db.tx_log.rotation.retention_policy=2 files}
+ * for a long load on a small disk; the settings above take precedence).
  *
  * <p>Prints exactly one line {@code NEO4J_READY bolt://127.0.0.1:PORT} on stdout once Bolt
  * accepts connections. Shuts down cleanly on SIGTERM or when stdin reaches end of file, so a
@@ -56,7 +58,14 @@ public final class TestServer {
         String password = System.getenv("NEO4J_PASSWORD");
         boolean auth = password != null && !password.isEmpty();
 
-        DatabaseManagementService dbms = new DatabaseManagementServiceBuilder(home)
+        DatabaseManagementServiceBuilder builder = new DatabaseManagementServiceBuilder(home);
+        String confFile = System.getenv("NEO4J_CONF_FILE");
+        if (confFile != null && !confFile.isEmpty()) {
+            // Read first, so that the settings below (Bolt on 127.0.0.1, auth, page cache)
+            // are never changed by it.
+            builder.loadPropertiesFromFile(Path.of(confFile));
+        }
+        DatabaseManagementService dbms = builder
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
                 .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
