@@ -120,11 +120,37 @@ impl<S: Book> Engine<S> {
         }
     }
 
-    /// The fallback's name with the guard and the search in force: `+ search (...)` when
-    /// it searches, `(search off: ...)` when asked to search without its judge (no UCI
-    /// engine, or a model without a value head; a fallback that does not rank its moves
-    /// is never searched).
+    /// The sampling temperature in force: the options' when given, else the model's own
+    /// (chosen by `mirror train`), else 1 (the model's distribution as it is).
+    pub fn temperature(&self) -> f64 {
+        self.opts
+            .temperature
+            .or_else(|| self.fallback.temperature())
+            .unwrap_or(1.0)
+    }
+
+    /// The temperature the fallback samples at, `None` when it plays its first choice.
+    fn sampling(&self) -> Option<f64> {
+        self.opts.sample.then(|| self.temperature())
+    }
+
+    /// The fallback's name with the guard, the search and the sampling temperature in
+    /// force: `+ search (...)` when it searches, `(search off: ...)` when asked to search
+    /// without its judge (no UCI engine, or a model without a value head; a fallback that
+    /// does not rank its moves is never searched), `, sampled at temperature T` when it
+    /// samples at another temperature than 1.
     pub fn fallback_name(&self) -> String {
+        let name = self.searched_name();
+        match self.sampling() {
+            Some(t) if t != 1.0 && self.fallback.ranks() => {
+                format!("{name}, sampled at temperature {t}")
+            }
+            _ => name,
+        }
+    }
+
+    /// The fallback's name with the guard and the search in force.
+    fn searched_name(&self) -> String {
         let name = self.fallback.name(self.opts.guard);
         let search = self.search();
         if search.nodes == 0 || !self.fallback.ranks() {
@@ -165,19 +191,21 @@ impl<S: Book> Engine<S> {
     /// The fallback's distribution in `pos` (likeliest first; the moves it may play),
     /// re-weighed by the search when it searches.
     fn fallback_outcomes(&mut self, pos: &Chess) -> Result<Option<FallbackOutcomes>, EngineError> {
-        let (guard, sample, search) = (self.opts.guard, self.opts.sample, self.search());
+        let (guard, sample, search) = (self.opts.guard, self.sampling(), self.search());
         let last = self.last;
         if search.nodes > 0 && self.fallback.ranks() && self.judge(search.by).is_some() {
+            // The search's prior: the model's own distribution, sharpened by the
+            // temperature only when the searched distribution is sampled.
             let dist: Vec<(Move, f64)> = self
                 .fallback
-                .distribution(pos, last.as_ref(), guard)
+                .distribution(pos, last.as_ref(), guard, sample.unwrap_or(1.0))
                 .into_iter()
                 .filter(|(_, p)| *p > 0.0)
                 .collect();
             let judge = self
                 .judge(search.by)
                 .expect("the judge was there a moment ago, and nothing took it");
-            return crate::search::searched(judge, pos, &dist, search, sample)
+            return crate::search::searched(judge, pos, &dist, search, sample.is_some())
                 .map(|f| (!f.moves.is_empty()).then_some(f))
                 .map_err(EngineError::Search);
         }
@@ -508,9 +536,12 @@ impl<S: Book> Engine<S> {
         if self.opts.sample && !pos.legal_moves().is_empty() {
             return Ok(match self.fallback_outcomes(pos)? {
                 Some(f) => f.moves.into_iter().map(|(m, p, _)| (m, p)).collect(),
-                None => self
-                    .fallback
-                    .distribution(pos, last.as_ref(), self.opts.guard),
+                None => self.fallback.distribution(
+                    pos,
+                    last.as_ref(),
+                    self.opts.guard,
+                    self.temperature(),
+                ),
             });
         }
         let choice = self.peek_after(pos, last)?;
@@ -561,13 +592,10 @@ impl<S: Book> Engine<S> {
             Err(why) => why,
         };
         let guard = self.opts.guard;
-        let (mv, detail) = self.fallback.choose(
-            pos,
-            self.last.as_ref(),
-            guard,
-            self.opts.sample,
-            &mut self.rng,
-        );
+        let sample = self.sampling();
+        let (mv, detail) =
+            self.fallback
+                .choose(pos, self.last.as_ref(), guard, sample, &mut self.rng);
         Ok(Choice {
             mv,
             source: Source::Fallback {
@@ -800,6 +828,102 @@ mod tests {
             }
         }
         assert!(answered >= 40 * 5 * 4, "the book answered: {answered}");
+    }
+
+    #[cfg(feature = "model")]
+    #[test]
+    fn the_temperature_sharpens_the_sampled_distribution_and_nothing_else() {
+        // The shipped population model out of the book, on real positions: at temperature
+        // 0.5 the sampled distribution is the square of the one at 1, renormalised, over
+        // the same moves; the first choice (not sampling) does not change; a model's own
+        // temperature plays unless the knob is given.
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = store(&dir);
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
+        let plain =
+            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
+        let mut own = mirror_model::Predictor::load(&base).expect("the shipped base");
+        own.meta.temperature = Some(0.5);
+        let own = std::sync::Arc::new(own);
+        let engine = |model: &std::sync::Arc<mirror_model::Predictor>, opts: EngineOptions| {
+            let mut e = Engine::new(&store, PLAYER, opts);
+            e.set_fallback(Box::new(crate::ModelFallback::new(model.clone())));
+            e
+        };
+        let at = |t: Option<f64>| EngineOptions {
+            temperature: t,
+            ..EngineOptions::sampling()
+        };
+        let mut compared = 0;
+        for (g, _) in sample_games(40).iter().take(40) {
+            for ply in g.replay().skip(24).step_by(7).take(3) {
+                let pos = ply.expect("the sample games replay").pos;
+                let mut one = engine(&plain, at(None));
+                if !one.book(&pos).expect("book").candidates.is_empty()
+                    || crate::endgame::winning_moves(&pos).is_some()
+                {
+                    continue;
+                }
+                let d1 = one.choice_distribution(&pos, None).expect("at 1");
+                let d05 = engine(&plain, at(Some(0.5)))
+                    .choice_distribution(&pos, None)
+                    .expect("at 0.5");
+                assert_eq!(
+                    d1,
+                    engine(&plain, at(Some(1.0)))
+                        .choice_distribution(&pos, None)
+                        .expect("at 1 given"),
+                    "temperature 1 is the model's own distribution"
+                );
+                let z: f64 = d1.iter().map(|(_, p)| p * p).sum();
+                assert_eq!(d05.len(), d1.len(), "the same moves let through");
+                for (m, p) in &d1 {
+                    let q = d05
+                        .iter()
+                        .find(|(n, _)| n == m)
+                        .map(|(_, q)| *q)
+                        .expect("every move of the distribution at 1");
+                    assert!(
+                        (q - p * p / z).abs() < 1e-4,
+                        "{m:?}: {q} against {}",
+                        p * p / z
+                    );
+                }
+                assert!(d05[0].1 >= d1[0].1, "the likeliest move more likely");
+                assert_eq!(
+                    engine(&own, at(None))
+                        .choice_distribution(&pos, None)
+                        .expect("the model's own"),
+                    d05,
+                    "the model's own temperature plays"
+                );
+                assert_eq!(
+                    engine(&own, at(Some(1.0)))
+                        .choice_distribution(&pos, None)
+                        .expect("the knob"),
+                    d1,
+                    "the knob wins over the model's own"
+                );
+                let first = |t| {
+                    engine(
+                        &plain,
+                        EngineOptions {
+                            temperature: t,
+                            ..EngineOptions::default()
+                        },
+                    )
+                    .choose(&pos)
+                    .expect("a choice")
+                };
+                assert_eq!(first(None), first(Some(0.5)), "the first choice is kept");
+                compared += 1;
+            }
+        }
+        assert!(compared >= 20, "positions out of the book: {compared}");
+        let named = engine(&own, at(None)).fallback_name();
+        assert!(named.ends_with("sampled at temperature 0.5"), "{named}");
+        let named = engine(&own, EngineOptions::default()).fallback_name();
+        assert!(!named.contains("temperature"), "{named}");
     }
 
     #[cfg(feature = "model")]
@@ -1189,7 +1313,7 @@ mod tests {
             _pos: &Chess,
             _last: Option<&Move>,
             _guard: Option<crate::Guard>,
-            _sample: bool,
+            _sample: Option<f64>,
             _rng: &mut dyn rand::RngCore,
         ) -> (Move, String) {
             (self.mv, String::new())
@@ -1199,6 +1323,7 @@ mod tests {
             _pos: &Chess,
             _last: Option<&Move>,
             _guard: Option<crate::Guard>,
+            _temperature: f64,
         ) -> Vec<(Move, f64)> {
             vec![(self.mv, 1.0)]
         }

@@ -16,22 +16,25 @@ pub trait Fallback: Send {
     fn name(&self, guard: Option<Guard>) -> String;
     /// A legal move in `pos` (which has at least one; reached by the opponent's move
     /// `last` if known) and a detail for people; `guard` checks a model's choice; with
-    /// `sample`, the move is drawn from [`Fallback::distribution`] instead of being its
-    /// first choice.
+    /// `sample` (a temperature), the move is drawn from [`Fallback::distribution`] at that
+    /// temperature instead of being its first choice.
     fn choose(
         &mut self,
         pos: &Chess,
         last: Option<&Move>,
         guard: Option<Guard>,
-        sample: bool,
+        sample: Option<f64>,
         rng: &mut dyn RngCore,
     ) -> (Move, String);
-    /// The probabilities with which `choose` samples (`sample` on), likeliest first.
+    /// The probabilities with which `choose` samples at `temperature` (a model's scores
+    /// divided by it before the softmax: below 1 sharper, 1 the model's own), likeliest
+    /// first.
     fn distribution(
         &mut self,
         pos: &Chess,
         last: Option<&Move>,
         guard: Option<Guard>,
+        temperature: f64,
     ) -> Vec<(Move, f64)>;
     /// A probability for every legal move of `pos`, if the policy has one (the model's
     /// softmax); `None` means uniform.
@@ -46,6 +49,11 @@ pub trait Fallback: Send {
     /// The search chosen for this model on the player's validation games (the strength
     /// dial), if any.
     fn search(&self) -> Option<crate::search::SearchOptions> {
+        None
+    }
+    /// The sampling temperature chosen for this model on the player's validation games
+    /// (the strength dial of the sampling mirror), if any.
+    fn temperature(&self) -> Option<f64> {
         None
     }
     /// Its own judge of the searched moves by `by` ([`crate::search::SearchBy::Model`] or
@@ -68,7 +76,7 @@ pub trait Fallback: Send {
         _pos: &Chess,
         _last: Option<&Move>,
         _guard: Option<Guard>,
-        _sample: bool,
+        _sample: Option<f64>,
     ) -> Option<FallbackOutcomes> {
         None
     }
@@ -124,7 +132,7 @@ impl Fallback for RandomLegal {
         pos: &Chess,
         _last: Option<&Move>,
         _guard: Option<Guard>,
-        _sample: bool,
+        _sample: Option<f64>,
         rng: &mut dyn RngCore,
     ) -> (Move, String) {
         let moves = pos.legal_moves();
@@ -137,6 +145,7 @@ impl Fallback for RandomLegal {
         pos: &Chess,
         _last: Option<&Move>,
         _guard: Option<Guard>,
+        _temperature: f64,
     ) -> Vec<(Move, f64)> {
         let moves = pos.legal_moves();
         let p = 1.0 / moves.len().max(1) as f64;
@@ -194,7 +203,7 @@ impl Fallback for ModelFallback {
         pos: &Chess,
         last: Option<&Move>,
         guard: Option<Guard>,
-        sample: bool,
+        sample: Option<f64>,
         rng: &mut dyn RngCore,
     ) -> (Move, String) {
         let outcomes = self
@@ -204,17 +213,18 @@ impl Fallback for ModelFallback {
         outcomes.draw(u)
     }
 
-    /// Sampling: the moves of [`Fallback::distribution`] it lets through, likeliest first.
-    /// Not sampling: its first choice the guard accepts. `None` only where no move is legal.
+    /// Sampling: the moves of [`Fallback::distribution`] at its temperature it lets
+    /// through, likeliest first. Not sampling: its first choice the guard accepts. `None`
+    /// only where no move is legal.
     fn outcomes(
         &mut self,
         pos: &Chess,
         last: Option<&Move>,
         guard: Option<Guard>,
-        sample: bool,
+        sample: Option<f64>,
     ) -> Option<FallbackOutcomes> {
-        if sample {
-            let dist = self.distribution(pos, last, guard);
+        if let Some(temperature) = sample {
+            let dist = self.distribution(pos, last, guard, temperature);
             let through: Vec<(Move, f64)> = dist.into_iter().filter(|(_, p)| *p > 0.0).collect();
             let of = through.len();
             let by = if guard.is_some() { "guard" } else { "model" };
@@ -286,15 +296,28 @@ impl Fallback for ModelFallback {
             })
     }
 
-    /// The model's softmax over the moves the guard lets through (of its `top` first; the
-    /// rest unchecked), renormalised; a move the guard stops has probability 0.
+    fn temperature(&self) -> Option<f64> {
+        self.predictor.meta.temperature
+    }
+
+    /// The model's softmax at `temperature` over the moves the guard lets through (of its
+    /// `top` first; the rest unchecked), renormalised; a move the guard stops has
+    /// probability 0.
     fn distribution(
         &mut self,
         pos: &Chess,
         last: Option<&Move>,
         guard: Option<Guard>,
+        temperature: f64,
     ) -> Vec<(Move, f64)> {
-        let ranked = self.predictor.rank(pos, last);
+        let mut ranked = self.predictor.rank(pos, last);
+        if temperature != 1.0 {
+            // Options check that a temperature is a positive number.
+            let t = temperature as f32;
+            for (_, score) in &mut ranked {
+                *score /= t;
+            }
+        }
         let mut dist = mirror_model::inference::softmax(&ranked);
         if let Some(g) = guard {
             let moves: Vec<Move> = ranked.iter().map(|(m, _)| *m).collect();

@@ -54,6 +54,11 @@ pub struct EngineOptions {
     /// ([`crate::Fallback::search`], `mirror train`'s strength dial) replaces `search`, when
     /// the model has one. On by default; setting any search knob turns it off.
     pub model_search: bool,
+    /// With `sample`: the temperature of the fallback's distribution (its scores divided
+    /// by it before the softmax; below 1 the likelier moves are played more often, 1 is
+    /// the model's own distribution). `None`: the model's own, chosen on the player's
+    /// validation games by `mirror train` ([`crate::Fallback::temperature`]), else 1.
+    pub temperature: Option<f64>,
 }
 
 impl Default for EngineOptions {
@@ -77,6 +82,7 @@ impl Default for EngineOptions {
             model_weight: true,
             search: SearchOptions::default(),
             model_search: true,
+            temperature: None,
         }
     }
 }
@@ -388,6 +394,28 @@ pub static KNOBS: &[Knob] = &[
         },
     },
     Knob {
+        name: "temperature",
+        doc: "When sampling out of the book: the model's scores are divided by this before \
+              its distribution is taken (below 1 its likelier moves are played more often; \
+              default the model's own, chosen by mirror train so that the sampling mirror \
+              errs as often as the player, else 1; empty: that default).",
+        kind: KnobKind::Weight,
+        group: KnobGroup::Engine,
+        get: |o| or_empty(o.temperature),
+        set: |o, n, v| {
+            if v.trim().is_empty() {
+                o.temperature = None;
+                return Ok(());
+            }
+            let t = weight(n, v)?;
+            if t == 0.0 {
+                return Err(invalid(n, v, "must be above 0"));
+            }
+            o.temperature = Some(t);
+            Ok(())
+        },
+    },
+    Knob {
         name: "search_nodes",
         doc: "Out of the book, search the model's likeliest moves for this many nodes (of the \
               external UCI engine, or positions the model judges: see search_by) and play \
@@ -669,7 +697,7 @@ impl EngineOptions {
     /// Sets the knob `name` (any spelling [`canonical_name`] accepts) from text, checked as
     /// the command line checks it. Lists (`time_class`) are comma-separated; an empty
     /// `time_class`, `since` or `until` removes the restriction, an empty
-    /// `game_time_class` forgets it; `rated` takes `true`
+    /// `game_time_class` forgets it, an empty `temperature` is the model's own; `rated` takes `true`
     /// (rated games only), `false` (casual only) or `any`. On error nothing changes.
     pub fn set(&mut self, name: &str, value: &str) -> Result<(), OptionError> {
         let knob = knob(name).ok_or_else(|| OptionError::Unknown(name.to_string()))?;
@@ -709,6 +737,12 @@ mod tests {
         o.set("rated", "true").expect("rated");
         o.set("since", "2020-01").expect("since");
         o.set("until", "2021-06").expect("until");
+        assert_eq!(o.temperature, None, "the model's own until given");
+        o.set("Temperature", "0.7").expect("temperature");
+        assert_eq!(o.temperature, Some(0.7));
+        o.set("temperature", "").expect("the model's own again");
+        assert_eq!(o.temperature, None);
+        o.set("Temperature", "0.7").expect("temperature");
         assert_eq!(o.policy, Policy::Habit { prior: 2.0 });
         assert_eq!(o.tiers.to_string(), "w>0.5,wd>0");
         assert_eq!((o.min_games, o.seed, o.recent_months), (3, 42, 12));
@@ -748,6 +782,9 @@ mod tests {
             ("min_games", "-1", "invalid min_games"),
             ("seed", "x", "invalid seed"),
             ("recent_weight", "NaN", "non-negative"),
+            ("temperature", "0", "must be above 0"),
+            ("temperature", "-0.5", "non-negative"),
+            ("temperature", "inf", "non-negative"),
             ("guard", "maybe", "true or false"),
             ("time_class", "blitz,hyper", "invalid time_class"),
             ("since", "2020-13", "invalid since"),

@@ -8,19 +8,29 @@
 //! search changes), judges the player's move and the mirror's with Stockfish as
 //! `mirror eval` does, and keeps the setting whose mistake share is nearest the player's
 //! among those whose top-1 does not fall by more than half a point against no search.
+//! Then, with that search, it does the same for the sampling mirror (`play`, `serve`):
+//! one seeded draw a position at each temperature of [`DIAL_TEMPERATURES`], the one whose
+//! mistakes come nearest the player's kept.
 
 use std::{path::Path, sync::Arc};
 
-use mirror_core::{GameRecord, notation::fen};
+use mirror_core::{
+    GameRecord,
+    notation::{fen, uci},
+};
 use mirror_engine::{
     Engine, EngineOptions, ModelFallback, SearchOptions, Searcher,
     stockfish::{Stockfish, win_percent},
 };
 use mirror_model::Predictor;
 use mirror_store::GraphStore;
-use shakmaty::{Color, Move};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use shakmaty::{Chess, Color, Move};
 
-use crate::{EvalError, MISTAKE_WIN_PERCENT, TestPosition, test_positions, win_loss};
+use crate::{
+    EvalError, MISTAKE_WIN_PERCENT, TestPosition, draw, probability_of, test_positions, win_loss,
+};
 
 /// The weights tried (0: no search; 1: a move a few win% worse than the best searched is
 /// all but never played, for the players who rarely err).
@@ -38,6 +48,11 @@ pub const DIAL_OWN_SHARE: u32 = 4;
 pub const DIAL_POSITIONS: usize = 2000;
 /// Stockfish's depth judging the moves (as `mirror eval`'s default).
 pub const DIAL_DEPTH: u32 = 8;
+/// The sampling temperatures tried, the model's own distribution first. None is above 1:
+/// a sharper distribution makes the sampling mirror err less and match the player more
+/// often, a flatter one would cost it matches to err more. On the shared player's
+/// validation games 0.7 brought its mistakes from 10.6% to his 9.7% (docs/eval.md).
+pub const DIAL_TEMPERATURES: [f64; 6] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5];
 
 /// How one setting did.
 #[derive(Clone, Debug, PartialEq)]
@@ -54,6 +69,18 @@ pub struct DialScore {
     pub mistakes: usize,
 }
 
+/// How the sampling mirror did at one temperature (with the chosen search).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TemperatureScore {
+    /// The temperature.
+    pub temperature: f64,
+    /// The sum over the positions of the probability it gave the player's move (its
+    /// expected matches).
+    pub expected_hits: f64,
+    /// Positions where its draw lost [`MISTAKE_WIN_PERCENT`] or more.
+    pub mistakes: usize,
+}
+
 /// What [`tune_dial`] found.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DialTuning {
@@ -65,6 +92,10 @@ pub struct DialTuning {
     pub scores: Vec<DialScore>,
     /// The chosen one, an index into `scores`.
     pub best: usize,
+    /// Each temperature of [`DIAL_TEMPERATURES`] with the chosen search, in that order.
+    pub temperatures: Vec<TemperatureScore>,
+    /// The chosen one, an index into `temperatures`.
+    pub temperature: usize,
 }
 
 /// A setting of the dial: the search's weight, its nodes, and the nodes of Stockfish's
@@ -102,20 +133,40 @@ impl DialTuning {
         }
     }
 
-    /// One line per setting (the player's mistakes first, the chosen setting marked).
+    /// The chosen sampling temperature.
+    pub fn chosen_temperature(&self) -> f64 {
+        self.temperatures[self.temperature].temperature
+    }
+
+    /// One line per setting (the player's mistakes first, the chosen setting marked), then
+    /// one per temperature of the sampling mirror.
     pub fn table(&self) -> String {
-        let pct = |n: usize| 100.0 * n as f64 / self.positions.max(1) as f64;
+        let pct = |n: f64| 100.0 * n / self.positions.max(1) as f64;
         let mut out = format!(
             "  the player's mistakes: {:.1}%\n",
-            pct(self.player_mistakes)
+            pct(self.player_mistakes as f64)
         );
         for (i, s) in self.scores.iter().enumerate() {
             out.push_str(&format!(
                 "  {:<62} top-1 {:5.1}%  mistakes {:5.1}%{}\n",
                 setting_words((s.weight, s.nodes, s.own)),
-                pct(s.hits),
-                pct(s.mistakes),
+                pct(s.hits as f64),
+                pct(s.mistakes as f64),
                 if i == self.best { "  (chosen)" } else { "" }
+            ));
+        }
+        out.push_str("  the sampling mirror with that search (play, serve), a draw a position:\n");
+        for (i, s) in self.temperatures.iter().enumerate() {
+            out.push_str(&format!(
+                "  {:<62} top-1 {:5.1}%  mistakes {:5.1}%{}\n",
+                format!("temperature {}", s.temperature),
+                pct(s.expected_hits),
+                pct(s.mistakes as f64),
+                if i == self.temperature {
+                    "  (chosen)"
+                } else {
+                    ""
+                }
             ));
         }
         out
@@ -146,6 +197,46 @@ fn choose(scores: &[DialScore], player: usize, positions: usize) -> usize {
         .filter(|(_, s)| s.hits as f64 >= floor)
         .min_by_key(|(_, s)| (s.mistakes.abs_diff(player), std::cmp::Reverse(s.hits)))
         .map_or(0, |(i, _)| i)
+}
+
+/// The temperature (an index into `scores`) whose mistakes are nearest `player`'s; of
+/// temperatures as near, the earlier (the higher: the more varied mirror).
+fn choose_temperature(scores: &[TemperatureScore], player: usize) -> usize {
+    scores
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, s)| s.mistakes.abs_diff(player))
+        .map_or(0, |(i, _)| i)
+}
+
+/// One position's judgements, kept for every setting and temperature tried there: the
+/// win% before the move, and the win% each judged move loses.
+struct PositionJudge {
+    before: f64,
+    judged: Vec<(Move, f64)>,
+}
+
+impl PositionJudge {
+    fn new(sf: &mut Stockfish, pos: &Chess) -> Result<PositionJudge, EvalError> {
+        let best = sf.analyse(&fen(pos), DIAL_DEPTH, 1)?;
+        Ok(PositionJudge {
+            before: win_percent(best.first().map_or(0.0, |l| l.score.capped_cp())),
+            judged: Vec::new(),
+        })
+    }
+
+    /// Whether `mv` loses [`MISTAKE_WIN_PERCENT`] or more.
+    fn mistake(&mut self, sf: &mut Stockfish, pos: &Chess, mv: Move) -> Result<bool, EvalError> {
+        let loss = match self.judged.iter().find(|(m, _)| *m == mv) {
+            Some(&(_, l)) => l,
+            None => {
+                let l = win_loss(sf, pos, self.before, mv, DIAL_DEPTH)?;
+                self.judged.push((mv, l));
+                l
+            }
+        };
+        Ok(loss >= MISTAKE_WIN_PERCENT)
+    }
 }
 
 /// Tries each setting of [`settings`] on `player`'s `validation` games out of `book`
@@ -185,40 +276,76 @@ pub fn tune_dial<S: GraphStore>(
         })
         .collect();
     let mut player_mistakes = 0;
+    let mut judges = Vec::with_capacity(keep.len());
     for &i in &keep {
         let t = &out_of_book[i];
         engine.set_game_time_class(t.time_class);
-        player_mistakes += usize::from(score_position(&mut engine, &mut sf, t, &mut scores)?);
+        let mut judge = PositionJudge::new(&mut sf, &t.pos)?;
+        player_mistakes += usize::from(judge.mistake(&mut sf, &t.pos, t.played)?);
+        score_position(&mut engine, &mut sf, t, &mut judge, &mut scores)?;
+        judges.push(judge);
     }
     let best = choose(&scores, player_mistakes, keep.len());
+    let search = &scores[best];
+    let search = SearchOptions {
+        nodes: search.nodes,
+        weight: search.weight,
+        own: search.own,
+        ..SearchOptions::default()
+    };
+    let mut temperatures: Vec<TemperatureScore> = DIAL_TEMPERATURES
+        .iter()
+        .map(|&temperature| TemperatureScore {
+            temperature,
+            expected_hits: 0.0,
+            mistakes: 0,
+        })
+        .collect();
+    // One uniform number a position, the same at every temperature: a sharper
+    // distribution moves the draw towards the likelier moves, not to another draw.
+    let mut draws = ChaCha8Rng::seed_from_u64(0x7465_6d70);
+    for (&i, judge) in keep.iter().zip(&mut judges) {
+        let t = &out_of_book[i];
+        let u: f64 = draws.random();
+        for s in &mut temperatures {
+            engine.set_options(EngineOptions {
+                search,
+                model_search: false,
+                temperature: Some(s.temperature),
+                game_time_class: t.time_class,
+                ..EngineOptions::sampling()
+            });
+            let dist = engine.choice_distribution(&t.pos, t.last)?;
+            s.expected_hits += probability_of(&dist, &uci(t.played));
+            let drawn = draw(&dist, u).ok_or_else(|| {
+                EvalError::Internal(format!(
+                    "the sampling mirror had no move in {}, where the player moved",
+                    fen(&t.pos)
+                ))
+            })?;
+            s.mistakes += usize::from(judge.mistake(&mut sf, &t.pos, drawn)?);
+        }
+    }
+    let temperature = choose_temperature(&temperatures, player_mistakes);
     Ok(Some(DialTuning {
         positions: keep.len(),
         player_mistakes,
         scores,
         best,
+        temperatures,
+        temperature,
     }))
 }
 
-/// Judges the player's move at `t` and each setting's choice there, adding to `scores`;
-/// whether the player's move was a mistake.
+/// Judges each setting's choice at `t` (`judge` keeping the judgements), adding to
+/// `scores`.
 fn score_position<S: GraphStore>(
     engine: &mut Engine<S>,
     sf: &mut Stockfish,
     t: &TestPosition,
+    judge: &mut PositionJudge,
     scores: &mut [DialScore],
-) -> Result<bool, EvalError> {
-    let best = sf.analyse(&fen(&t.pos), DIAL_DEPTH, 1)?;
-    let before = win_percent(best.first().map_or(0.0, |l| l.score.capped_cp()));
-    let mut judged: Vec<(Move, f64)> = Vec::new();
-    let mut loss = |mv: Move| -> Result<f64, EvalError> {
-        if let Some((_, l)) = judged.iter().find(|(m, _)| *m == mv) {
-            return Ok(*l);
-        }
-        let l = win_loss(sf, &t.pos, before, mv, DIAL_DEPTH)?;
-        judged.push((mv, l));
-        Ok(l)
-    };
-    let player = loss(t.played)? >= MISTAKE_WIN_PERCENT;
+) -> Result<(), EvalError> {
     for s in scores {
         engine.set_options(EngineOptions {
             search: SearchOptions {
@@ -232,9 +359,9 @@ fn score_position<S: GraphStore>(
         });
         let mv = engine.choose_after(&t.pos, t.last)?.mv;
         s.hits += usize::from(mv == t.played);
-        s.mistakes += usize::from(loss(mv)? >= MISTAKE_WIN_PERCENT);
+        s.mistakes += usize::from(judge.mistake(sf, &t.pos, mv)?);
     }
-    Ok(player)
+    Ok(())
 }
 
 /// Chooses the search's weight and budget for the model saved in `dir` ([`tune_dial`]) on the
@@ -283,6 +410,7 @@ pub fn choose_and_record_dial(
         weight: chosen.weight,
         own: chosen.own,
     });
+    model.meta.temperature = Some(tuning.chosen_temperature());
     mirror_model::inference::write_meta(&model.meta, dir).map_err(|source| EvalError::Model {
         dir: dir.to_path_buf(),
         source,
@@ -295,8 +423,9 @@ pub fn choose_and_record_dial(
         ),
         tuning.table().trim_end().to_string(),
         format!(
-            "the strength dial: {}, recorded in {}",
+            "the strength dial: {}, the sampling mirror at temperature {}, recorded in {}",
             setting_words((chosen.weight, chosen.nodes, chosen.own)),
+            tuning.chosen_temperature(),
             dir.join("meta.json").display()
         ),
     ])
@@ -371,5 +500,28 @@ mod tests {
             "more nodes: more top-1, fewer mistakes"
         );
         assert_eq!(choose(&tied, 58, 2000), 4, "the nearest, 0.03, loses top-1");
+    }
+
+    #[test]
+    fn the_sampling_temperature_nearest_the_players_mistakes_the_higher_of_two_alike() {
+        let at = |temperature: f64, mistakes: usize| TemperatureScore {
+            temperature,
+            expected_hits: 0.0,
+            mistakes,
+        };
+        // The shared player's validation positions (2026-12-06): he errs in 206 of 2,000,
+        // his sampling mirror in 244 at 1 and 218 at 0.5; 0.5 comes nearest.
+        let shared: Vec<TemperatureScore> = DIAL_TEMPERATURES
+            .iter()
+            .zip([244, 236, 234, 236, 228, 218])
+            .map(|(&t, m)| at(t, m))
+            .collect();
+        assert_eq!(choose_temperature(&shared, 206), 5);
+        // A player who errs more than the mirror at 1 keeps the model's own distribution.
+        assert_eq!(choose_temperature(&shared, 300), 0);
+        // Two as near: the higher temperature, the more varied mirror.
+        let tied = [at(1.0, 120), at(0.9, 100), at(0.8, 90), at(0.7, 80)];
+        assert_eq!(choose_temperature(&tied, 95), 1);
+        assert_eq!(choose_temperature(&tied, 85), 2);
     }
 }

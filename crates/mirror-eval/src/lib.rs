@@ -189,7 +189,7 @@ pub struct TestPosition {
 }
 
 /// The probability `dist` gives the UCI move `played` (0 when it is not there).
-fn probability_of(dist: &[(Move, f64)], played: &str) -> f64 {
+pub(crate) fn probability_of(dist: &[(Move, f64)], played: &str) -> f64 {
     dist.iter()
         .filter(|(m, _)| uci(*m) == played)
         .map(|(_, p)| p)
@@ -553,7 +553,7 @@ fn engine_answers<S: GraphStore>(
 
 /// A move drawn from `dist` (probabilities summing to 1 or about) at `u` in [0, 1); the
 /// last move when rounding leaves `u` past them all, `None` when `dist` is empty.
-fn draw(dist: &[(Move, f64)], u: f64) -> Option<Move> {
+pub(crate) fn draw(dist: &[(Move, f64)], u: f64) -> Option<Move> {
     let mut left = u * dist.iter().map(|(_, p)| p).sum::<f64>();
     for (m, p) in dist {
         if left < *p {

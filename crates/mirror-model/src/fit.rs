@@ -323,6 +323,7 @@ pub fn fit(
         recent_games,
         book_prior: None,
         search: None,
+        temperature: None,
         value_head: net.has_value_head(),
         value,
     };

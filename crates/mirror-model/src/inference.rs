@@ -135,6 +135,12 @@ pub struct ModelMeta {
     /// `None`: not chosen (no search unless asked).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub search: Option<SearchDial>,
+    /// The temperature at which the sampling mirror (`play`, `serve`) draws the model's
+    /// moves, chosen by `mirror train` on the validation games with Stockfish (its mistakes
+    /// as near the player's as a temperature of at most 1 brings them); `None`: not chosen
+    /// (1, the model's own distribution, unless asked).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub temperature: Option<f64>,
     /// Whether the network has a value head (models saved before there were value heads
     /// have none).
     #[serde(default)]

@@ -41,6 +41,7 @@ fn meta() -> ModelMeta {
         recent_games: Vec::new(),
         book_prior: None,
         search: None,
+        temperature: None,
         value_head: true,
         value: None,
     }

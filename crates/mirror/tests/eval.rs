@@ -379,10 +379,26 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
         "{meta}"
     );
     let words = mirror_eval::dial::setting_words((weight, nodes, own));
+    // The sampling mirror's temperature, chosen with that search, one of those tried.
+    let temperature = meta["temperature"].as_f64().expect("a temperature");
     assert!(
-        trained.contains(&format!("the strength dial: {words}, recorded in")),
+        mirror_eval::dial::DIAL_TEMPERATURES.contains(&temperature),
+        "{meta}"
+    );
+    assert!(
+        trained.contains(&format!(
+            "the strength dial: {words}, the sampling mirror at temperature {temperature}, recorded in"
+        )),
         "{trained}"
     );
+    for t in mirror_eval::dial::DIAL_TEMPERATURES {
+        assert!(
+            trained
+                .lines()
+                .any(|l| l.trim_start().starts_with(&format!("temperature {t}  "))),
+            "{t}: {trained}"
+        );
+    }
     // Every setting has its line in the table, the chosen one marked.
     for setting in mirror_eval::dial::settings() {
         let words = mirror_eval::dial::setting_words(setting);
@@ -395,8 +411,8 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
     }
     assert_eq!(
         trained.matches("(chosen)").count(),
-        2,
-        "the book's and the dial's: {trained}"
+        3,
+        "the book's, the dial's and the temperature's: {trained}"
     );
     let mut set = meta.clone();
     set["search"] = serde_json::json!({"nodes": 700, "top": 3, "weight": 0.2});
@@ -433,6 +449,40 @@ fn training_chooses_the_models_weight_in_the_book_and_eval_plays_with_it() {
         asked.contains("900 nodes, top 6 and its own choice at 100 nodes, weight 0.1"),
         "{asked}"
     );
+    // The sampling mirror draws at the recorded temperature unless one is given.
+    let sampling = |extra: &[&str]| -> f64 {
+        let quick = [
+            &quick[..],
+            &["--max-positions", "300", "--search-nodes", "0"],
+            extra,
+        ]
+        .concat();
+        let v: Value = serde_json::from_str(&env.ok(&quick)).expect("json");
+        top1(segment(&v, "all"), "engine, sampling (expected)")
+    };
+    set["temperature"] = serde_json::json!(0.5);
+    std::fs::write(
+        env.dir.path().join("models/biskupstunga/meta.json"),
+        set.to_string(),
+    )
+    .expect("write meta.json");
+    let recorded = sampling(&[]);
+    let own = sampling(&["--temperature", "1"]);
+    assert!(recorded > own, "sharper: {recorded} against {own}");
+    set.as_object_mut()
+        .expect("meta.json is an object")
+        .remove("temperature");
+    std::fs::write(
+        env.dir.path().join("models/biskupstunga/meta.json"),
+        set.to_string(),
+    )
+    .expect("write meta.json");
+    assert_eq!(
+        sampling(&[]),
+        own,
+        "none recorded: the model's own distribution"
+    );
+    assert_eq!(sampling(&["--temperature", "0.5"]), recorded);
     std::fs::write(
         env.dir.path().join("models/biskupstunga/meta.json"),
         meta.to_string(),
