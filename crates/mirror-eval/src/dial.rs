@@ -10,7 +10,8 @@
 //! among those whose top-1 does not fall by more than half a point against no search.
 //! Then, with that search, it does the same for the sampling mirror (`play`, `serve`):
 //! one seeded draw a position at each temperature of [`DIAL_TEMPERATURES`], the one whose
-//! mistakes come nearest the player's kept.
+//! mistakes come nearest the player's kept (a lower one only if it comes half a point
+//! nearer).
 
 use std::{path::Path, sync::Arc};
 
@@ -199,14 +200,21 @@ fn choose(scores: &[DialScore], player: usize, positions: usize) -> usize {
         .map_or(0, |(i, _)| i)
 }
 
-/// The temperature (an index into `scores`) whose mistakes are nearest `player`'s; of
-/// temperatures as near, the earlier (the higher: the more varied mirror).
-fn choose_temperature(scores: &[TemperatureScore], player: usize) -> usize {
-    scores
-        .iter()
-        .enumerate()
-        .min_by_key(|(_, s)| s.mistakes.abs_diff(player))
-        .map_or(0, |(i, _)| i)
+/// The temperature (an index into `scores`, highest first) whose mistakes are nearest
+/// `player`'s, where a lower temperature is taken only if it comes nearer by half a point
+/// of `positions` or more than the one kept so far: one draw a position is noisy, and a
+/// lower temperature gives up variety for it (a master's searched distribution is nearly
+/// all on one move, and every temperature errs alike within that noise).
+fn choose_temperature(scores: &[TemperatureScore], player: usize, positions: usize) -> usize {
+    let margin = positions / 200;
+    let far = |i: usize| scores[i].mistakes.abs_diff(player);
+    (1..scores.len()).fold(0, |kept, i| {
+        if far(i) < far(kept) && far(i) + margin <= far(kept) {
+            i
+        } else {
+            kept
+        }
+    })
 }
 
 /// One position's judgements, kept for every setting and temperature tried there: the
@@ -326,7 +334,7 @@ pub fn tune_dial<S: GraphStore>(
             s.mistakes += usize::from(judge.mistake(&mut sf, &t.pos, drawn)?);
         }
     }
-    let temperature = choose_temperature(&temperatures, player_mistakes);
+    let temperature = choose_temperature(&temperatures, player_mistakes, keep.len());
     Ok(Some(DialTuning {
         positions: keep.len(),
         player_mistakes,
@@ -503,7 +511,7 @@ mod tests {
     }
 
     #[test]
-    fn the_sampling_temperature_nearest_the_players_mistakes_the_higher_of_two_alike() {
+    fn the_sampling_temperature_nearest_the_players_mistakes_a_lower_one_only_by_half_a_point() {
         let at = |temperature: f64, mistakes: usize| TemperatureScore {
             temperature,
             expected_hits: 0.0,
@@ -516,12 +524,31 @@ mod tests {
             .zip([244, 236, 234, 236, 228, 218])
             .map(|(&t, m)| at(t, m))
             .collect();
-        assert_eq!(choose_temperature(&shared, 206), 5);
+        assert_eq!(choose_temperature(&shared, 206, 2000), 5);
         // A player who errs more than the mirror at 1 keeps the model's own distribution.
-        assert_eq!(choose_temperature(&shared, 300), 0);
+        assert_eq!(choose_temperature(&shared, 300, 2000), 0);
+        // Adams's validation positions: he errs in 62; his mirror in 106, 106, 104, 108, 110
+        // and 114: no temperature comes half a point (10 positions) nearer than 1.
+        let adams: Vec<TemperatureScore> = DIAL_TEMPERATURES
+            .iter()
+            .zip([106, 106, 104, 108, 110, 114])
+            .map(|(&t, m)| at(t, m))
+            .collect();
+        assert_eq!(choose_temperature(&adams, 62, 2000), 0);
+        // Each step down must come half a point nearer than the one kept: 0.8 is 10
+        // nearer than 1, 0.7 only 5 nearer than 0.8, 0.6 10 nearer than 0.8.
+        let steps = [
+            at(1.0, 120),
+            at(0.9, 115),
+            at(0.8, 110),
+            at(0.7, 105),
+            at(0.6, 100),
+        ];
+        assert_eq!(choose_temperature(&steps, 90, 2000), 4);
+        assert_eq!(choose_temperature(&steps[..4], 90, 2000), 2);
         // Two as near: the higher temperature, the more varied mirror.
         let tied = [at(1.0, 120), at(0.9, 100), at(0.8, 90), at(0.7, 80)];
-        assert_eq!(choose_temperature(&tied, 95), 1);
-        assert_eq!(choose_temperature(&tied, 85), 2);
+        assert_eq!(choose_temperature(&tied, 95, 20), 1);
+        assert_eq!(choose_temperature(&tied, 85, 20), 2);
     }
 }
