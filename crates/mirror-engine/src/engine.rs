@@ -830,6 +830,13 @@ mod tests {
         assert!(answered >= 40 * 5 * 4, "the book answered: {answered}");
     }
 
+    /// The population base shipped with mirror.
+    #[cfg(feature = "model")]
+    fn population() -> mirror_model::Predictor {
+        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
+        mirror_model::Predictor::load(&base).expect("the shipped base")
+    }
+
     #[cfg(feature = "model")]
     #[test]
     fn the_temperature_sharpens_the_sampled_distribution_and_nothing_else() {
@@ -839,10 +846,8 @@ mod tests {
         // temperature plays unless the knob is given.
         let dir = tempfile::tempdir().expect("tempdir");
         let store = store(&dir);
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
-        let plain =
-            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
-        let mut own = mirror_model::Predictor::load(&base).expect("the shipped base");
+        let plain = std::sync::Arc::new(population());
+        let mut own = population();
         own.meta.temperature = Some(0.5);
         let own = std::sync::Arc::new(own);
         let engine = |model: &std::sync::Arc<mirror_model::Predictor>, opts: EngineOptions| {
@@ -934,9 +939,7 @@ mod tests {
         // engine with that seed, move, detail and source alike.
         let dir = tempfile::tempdir().expect("tempdir");
         let store = store(&dir);
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
-        let model =
-            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
+        let model = std::sync::Arc::new(population());
         let fens = [
             // After 1. e4 e5 2. Qh5 Nc6 3. Bc4 Nf6: mate in one for White, not in the book.
             "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
@@ -1028,9 +1031,7 @@ mod tests {
         store.write_batch(PLAYER, &b).expect("write");
         let shared = crate::search::shared();
         assert!(shared.is_some(), "Stockfish is installed (tests/setup.sh)");
-        let base = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../models/population");
-        let model =
-            std::sync::Arc::new(mirror_model::Predictor::load(&base).expect("the shipped base"));
+        let model = std::sync::Arc::new(population());
         let positions: Vec<Chess> = games[100..]
             .iter()
             .flat_map(|(g, _)| g.replay().map(|p| p.expect("replays").pos))

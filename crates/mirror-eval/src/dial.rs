@@ -519,21 +519,20 @@ mod tests {
         };
         // The shared player's validation positions (2026-12-06): he errs in 206 of 2,000,
         // his sampling mirror in 244 at 1 and 218 at 0.5; 0.5 comes nearest.
-        let shared: Vec<TemperatureScore> = DIAL_TEMPERATURES
-            .iter()
-            .zip([244, 236, 234, 236, 228, 218])
-            .map(|(&t, m)| at(t, m))
-            .collect();
+        let curve = |mistakes: [usize; 6]| -> Vec<TemperatureScore> {
+            DIAL_TEMPERATURES
+                .iter()
+                .zip(mistakes)
+                .map(|(&t, m)| at(t, m))
+                .collect()
+        };
+        let shared = curve([244, 236, 234, 236, 228, 218]);
         assert_eq!(choose_temperature(&shared, 206, 2000), 5);
         // A player who errs more than the mirror at 1 keeps the model's own distribution.
         assert_eq!(choose_temperature(&shared, 300, 2000), 0);
         // Adams's validation positions: he errs in 62; his mirror in 106, 106, 104, 108, 110
         // and 114: no temperature comes half a point (10 positions) nearer than 1.
-        let adams: Vec<TemperatureScore> = DIAL_TEMPERATURES
-            .iter()
-            .zip([106, 106, 104, 108, 110, 114])
-            .map(|(&t, m)| at(t, m))
-            .collect();
+        let adams = curve([106, 106, 104, 108, 110, 114]);
         assert_eq!(choose_temperature(&adams, 62, 2000), 0);
         // Each step down must come half a point nearer than the one kept: 0.8 is 10
         // nearer than 1, 0.7 only 5 nearer than 0.8, 0.6 10 nearer than 0.8.
