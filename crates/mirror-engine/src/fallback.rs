@@ -312,7 +312,8 @@ impl Fallback for ModelFallback {
     ) -> Vec<(Move, f64)> {
         let mut ranked = self.predictor.rank(pos, last);
         if temperature != 1.0 {
-            // Options check that a temperature is a positive number.
+            // The knob and meta.json's reader both refuse a temperature that is not a
+            // positive number.
             let t = temperature as f32;
             for (_, score) in &mut ranked {
                 *score /= t;

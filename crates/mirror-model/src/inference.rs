@@ -247,7 +247,8 @@ pub fn write_meta(meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
 }
 
 /// The metadata of the model saved in `dir`, without its weights; an error if this build
-/// cannot read the model (another encoding).
+/// cannot read the model (another encoding) or a setting in it makes no sense (a
+/// temperature that is not a positive number).
 pub fn read_meta(dir: &Path) -> Result<ModelMeta, ModelError> {
     let meta_path = dir.join(META);
     let text = std::fs::read_to_string(&meta_path).map_err(|e| file_err(&meta_path, e))?;
@@ -258,6 +259,14 @@ pub fn read_meta(dir: &Path) -> Result<ModelMeta, ModelError> {
             found: meta.encoding_version,
             expected: ENCODING_VERSION,
         });
+    }
+    if let Some(t) = meta.temperature
+        && !(t.is_finite() && t > 0.0)
+    {
+        return Err(file_err(
+            &meta_path,
+            format!("temperature {t}: a temperature must be a positive number"),
+        ));
     }
     Ok(meta)
 }

@@ -106,7 +106,7 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
     save(&net, &m, dir.path()).expect("save");
     let loaded = Predictor::load(dir.path()).expect("load");
     assert_eq!(loaded.meta, m);
-    let direct = Predictor::from_net(net, m);
+    let direct = Predictor::from_net(net, m.clone());
     let positions: Vec<(&shakmaty::Chess, Option<&shakmaty::Move>)> = val_set
         .positions
         .iter()
@@ -118,6 +118,24 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
         direct.logits(&positions),
         "bit-identical outputs"
     );
+
+    // A sampling temperature recorded beside it is read back; one that is not a positive
+    // number (a hand-edited meta.json) is refused with its file and value named.
+    m.temperature = Some(0.5);
+    mirror_model::inference::write_meta(&m, dir.path()).expect("write meta");
+    let loaded = Predictor::load(dir.path()).expect("load");
+    assert_eq!(loaded.meta.temperature, Some(0.5));
+    for bad in [0.0, -0.5] {
+        m.temperature = Some(bad);
+        mirror_model::inference::write_meta(&m, dir.path()).expect("write meta");
+        let err = Predictor::load(dir.path())
+            .expect_err("refused")
+            .to_string();
+        assert!(
+            err.contains("meta.json") && err.contains(&format!("temperature {bad}")),
+            "{err}"
+        );
+    }
 }
 
 /// The stages on the last games are a list; a meta.json written when there was one stage
