@@ -860,7 +860,7 @@ mod tests {
             ..EngineOptions::sampling()
         };
         let mut compared = 0;
-        for (g, _) in sample_games(40).iter().take(40) {
+        for (g, _) in &sample_games(40) {
             for ply in g.replay().skip(24).step_by(7).take(3) {
                 let pos = ply.expect("the sample games replay").pos;
                 let mut one = engine(&plain, at(None));

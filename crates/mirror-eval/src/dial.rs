@@ -20,8 +20,7 @@ use mirror_core::{
     notation::{fen, uci},
 };
 use mirror_engine::{
-    Engine, EngineOptions, ModelFallback, SearchOptions, Searcher,
-    stockfish::{Stockfish, win_percent},
+    Engine, EngineOptions, ModelFallback, SearchOptions, Searcher, stockfish::Stockfish,
 };
 use mirror_model::Predictor;
 use mirror_store::GraphStore;
@@ -30,7 +29,8 @@ use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Color, Move};
 
 use crate::{
-    EvalError, MISTAKE_WIN_PERCENT, TestPosition, draw, probability_of, test_positions, win_loss,
+    EvalError, MISTAKE_WIN_PERCENT, TestPosition, draw, probability_of, test_positions, win_before,
+    win_loss,
 };
 
 /// The weights tried (0: no search; 1: a move a few win% worse than the best searched is
@@ -233,9 +233,8 @@ struct PositionJudge {
 
 impl PositionJudge {
     fn new(sf: &mut Stockfish, pos: &Chess) -> Result<PositionJudge, EvalError> {
-        let best = sf.analyse(&fen(pos), DIAL_DEPTH, 1)?;
         Ok(PositionJudge {
-            before: win_percent(best.first().map_or(0.0, |l| l.score.capped_cp())),
+            before: win_before(sf, pos, DIAL_DEPTH)?,
             judged: Vec::new(),
         })
     }

@@ -646,6 +646,15 @@ pub(crate) fn seeded_sample(n: usize, max: usize, seed: u64) -> Vec<usize> {
     keep
 }
 
+/// Win% of the side to move in `pos` before its move, judged at `depth`: what
+/// [`win_loss`] measures a move against.
+pub(crate) fn win_before(sf: &mut Stockfish, pos: &Chess, depth: u32) -> Result<f64, EvalError> {
+    let best = sf.analyse(&fen(pos), depth, 1)?;
+    Ok(win_percent(
+        best.first().map_or(0.0, |l| l.score.capped_cp()),
+    ))
+}
+
 /// Win% the mover loses with `mv` in `pos`, judged at `depth`.
 pub(crate) fn win_loss(
     sf: &mut Stockfish,
@@ -708,8 +717,7 @@ fn judge(
                     let mut sf = Stockfish::start(path)?;
                     let mut out = Vec::new();
                     for (i, j) in judged.iter().enumerate().skip(t).step_by(threads) {
-                        let best = sf.analyse(&fen(&j.pos), depth, 1)?;
-                        let before = win_percent(best.first().map_or(0.0, |l| l.score.capped_cp()));
+                        let before = win_before(&mut sf, &j.pos, depth)?;
                         let lp = win_loss(&mut sf, &j.pos, before, j.played, depth)?;
                         let lm = if j.mirror == j.played {
                             lp
