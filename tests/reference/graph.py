@@ -23,7 +23,8 @@ Rules (the same as mirror's, written independently):
   previous clock is unknown or the result is negative. Clock left when the move was made:
   [%clk] - increment, or (for [%emt]) the clock before the move - the time. Time trouble:
   left < max(10% of the base, 10 s). TimeControl "B" / "B+I" (seconds): base and
-  increment; "1/S": S seconds for each move, the clock full again before every move;
+  increment; "1/S": S seconds for each move, the clock full again before every move, and
+  its [%clk] gives no time (Chess.com's daily clocks are not the clock left);
   anything else is unknown: [%clk] gives no time, [%emt] a time without a clock left. In a
   move's comments the first [%clk] / [%emt] whose value reads counts; seconds are whole
   milliseconds rounded half up.
@@ -130,7 +131,7 @@ def move_times(game):
             if before[side] is not None:
                 left = max(before[side] - emt, 0)
                 after = left + inc
-        elif clk is not None and ctl is not None:
+        elif clk is not None and ctl is not None and ctl[0] == "sudden":
             if before[side] is not None and before[side] + inc - clk >= 0:
                 spent = before[side] + inc - clk
             left, after = max(clk - inc, 0), clk
