@@ -60,7 +60,7 @@ pub struct Ending {
 }
 
 /// A finished (or abandoned) game.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct PlayedGame {
     /// How it ended.
     pub ending: Ending,
@@ -68,6 +68,10 @@ pub struct PlayedGame {
     pub pgn: String,
     /// Plies played.
     pub plies: usize,
+    /// What stopped the game before its end, if anything did (the mirror's book could not
+    /// be read, the terminal failed): the game so far is still here, unfinished, for the
+    /// caller to save before it reports this.
+    pub stopped_by: Option<io::Error>,
 }
 
 const HELP: &str = "\
@@ -481,6 +485,31 @@ impl<S: Book, W: Write> Session<'_, S, W> {
         Ok(())
     }
 
+    /// The moves until the game ends: the mirror's, and the person's from `input`.
+    fn moves(&mut self, input: &mut impl BufRead) -> io::Result<Ending> {
+        loop {
+            if let Some(end) = self.flagged.take().or_else(|| self.game.ending()) {
+                return Ok(end);
+            }
+            if self.game.pos().turn() == self.mirror_color() {
+                self.mirror_moves()?;
+                continue;
+            }
+            self.prompt()?;
+            let mut line = String::new();
+            if input.read_line(&mut line)? == 0 {
+                writeln!(self.out)?;
+                return Ok(Ending {
+                    result: "*",
+                    reason: "unfinished (input ended)".into(),
+                });
+            }
+            if let Step::End(ending) = self.command(line.trim())? {
+                return Ok(ending);
+            }
+        }
+    }
+
     /// One typed line.
     fn command(&mut self, cmd: &str) -> io::Result<Step> {
         let player = self.player.clone();
@@ -618,35 +647,29 @@ pub fn play<S: Book, R: BufRead, W: Write>(
     if !opts.start.is_empty() {
         writeln!(s.out, "from {}", s.game.movetext().trim_end())?;
     }
-    let ending = loop {
-        if let Some(end) = s.flagged.take().or_else(|| s.game.ending()) {
-            break end;
-        }
-        if s.game.pos().turn() == s.mirror_color() {
-            s.mirror_moves()?;
-            continue;
-        }
-        s.prompt()?;
-        let mut line = String::new();
-        if input.read_line(&mut line)? == 0 {
-            writeln!(s.out)?;
-            break Ending {
+    let (ending, mut stopped_by) = match s.moves(&mut input) {
+        Ok(ending) => (ending, None),
+        Err(e) => (
+            Ending {
                 result: "*",
-                reason: "unfinished (input ended)".into(),
-            };
-        }
-        if let Step::End(ending) = s.command(line.trim())? {
-            break ending;
-        }
+                reason: "unfinished (stopped by an error)".into(),
+            },
+            Some(e),
+        ),
     };
-    let board = board::render(s.game.pos(), s.side, s.game.moves.last());
-    writeln!(s.out, "{board}")?;
-    writeln!(s.out, "game over: {} ({})", ending.result, ending.reason)?;
+    // The game is returned whatever the terminal does now, so that it can be saved.
     let text = pgn(&s.game, &s.player, opts, &ending);
+    let board = board::render(s.game.pos(), s.side, s.game.moves.last());
+    let shown = writeln!(s.out, "{board}")
+        .and_then(|()| writeln!(s.out, "game over: {} ({})", ending.result, ending.reason));
+    if let Err(e) = shown {
+        stopped_by.get_or_insert(e);
+    }
     Ok(PlayedGame {
         plies: s.game.moves.len(),
         pgn: text,
         ending,
+        stopped_by,
     })
 }
 

@@ -62,6 +62,10 @@ pub enum ClientError {
     },
 }
 
+/// How long an idle connection to the server is kept for reuse: half the time the server
+/// keeps it ([`crate::listen::Limits`]'s header timeout).
+const KEEP_ALIVE_REUSE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// The file next to the embedded store that says which server holds it
 /// (`STORE.redb.serve`): its address and the token its writes need. Written when the
 /// server starts, readable by its user only, removed when it stops.
@@ -85,6 +89,10 @@ impl ServerFile {
     pub fn client(&self) -> Result<reqwest::Client, ClientError> {
         reqwest::Client::builder()
             .no_proxy()
+            // The server closes a keep-alive connection idle for its header timeout (10 s):
+            // one idle for half that is not reused, so a person who thinks for minutes in
+            // `mirror play` never sends on a connection the server has closed.
+            .pool_idle_timeout(KEEP_ALIVE_REUSE)
             .build()
             .map_err(ClientError::Http)
     }
@@ -283,12 +291,20 @@ impl RemoteBook {
         let url = reqwest::Url::parse_with_params(&format!("{}{path}", self.url), params)
             .map_err(|e| fail(Box::new(e)))?;
         self.rt.block_on(async {
-            let resp = self
-                .client
-                .get(url)
-                .send()
-                .await
-                .map_err(|e| fail(Box::new(e)))?;
+            // A read is safe to send twice: a connection the server closed as it was
+            // reused (the race the idle timeout above narrows) is tried once more on a new one.
+            let resp = match self.client.get(url.clone()).send().await {
+                Ok(resp) => resp,
+                Err(e) if e.is_request() || e.is_connect() => {
+                    tracing::debug!(error = %e, "the server's connection failed; sent again");
+                    self.client
+                        .get(url)
+                        .send()
+                        .await
+                        .map_err(|e| fail(Box::new(e)))?
+                }
+                Err(e) => return Err(fail(Box::new(e))),
+            };
             let status = resp.status();
             let text = resp.text().await.map_err(|e| fail(Box::new(e)))?;
             if !status.is_success() {

@@ -171,6 +171,11 @@ fn play_on<S: Book>(
         std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
     }
     std::fs::write(&path, &game.pgn).with_context(|| format!("cannot save {}", path.display()))?;
+    if let Some(e) = game.stopped_by {
+        // Said on standard error: standard output may be what failed.
+        eprintln!("mirror: the game so far is saved to {}", path.display());
+        return Err(anyhow::Error::new(e).context("the game stopped"));
+    }
     writeln!(out, "game saved to {}", path.display())?;
     out.flush()?;
     Ok(ExitCode::SUCCESS)
