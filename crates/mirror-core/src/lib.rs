@@ -10,9 +10,11 @@
 pub mod batch;
 pub mod clock;
 pub mod codec;
+pub mod evaluation;
 pub mod game;
 pub mod key;
 pub mod moves;
+pub mod name;
 pub mod notation;
 pub mod openings;
 pub mod pgn;
@@ -25,5 +27,6 @@ pub mod values;
 pub use game::{GameId, GameRecord, GameResult, GameSource, Outcome, PlayerSide};
 pub use key::PositionKey;
 pub use moves::MoveCode;
+pub use name::{InvalidName, PlayerKey};
 pub use stats::{EdgeDims, MoveStats};
 pub use time::{Date, Month, TimeClass};

@@ -80,11 +80,9 @@ pub fn find(given: Option<&Path>) -> Result<Option<PathBuf>, StockfishError> {
 }
 
 /// lichess's win percentage of the side to move for an evaluation:
-/// `50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`, centipawns capped at ±1000.
-pub fn win_percent(cp: f64) -> f64 {
-    let cp = cp.clamp(-1000.0, 1000.0);
-    50.0 + 50.0 * (2.0 / (1.0 + (-0.003_682_08 * cp).exp()) - 1.0)
-}
+/// `50 + 50 * (2 / (1 + exp(-0.00368208 * cp)) - 1)`, centipawns capped at ±1000 (its home
+/// is [`mirror_core::evaluation`], beside the stored evaluations it also judges).
+pub use mirror_core::evaluation::win_percent;
 
 /// One principal variation: its first move (UCI) and score.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -172,9 +172,9 @@ impl ModelCache {
         }
     }
 
-    /// The directory of the player whose key (their stored name) is `key`.
-    pub fn player_dir(&self, key: &str) -> PathBuf {
-        self.root.join(key)
+    /// The directory of the player whose key is `key`.
+    pub fn player_dir(&self, key: &mirror_core::PlayerKey) -> PathBuf {
+        key.dir_under(&self.root)
     }
 
     /// [`ModelCache::load`] with an error that names the model
@@ -182,7 +182,7 @@ impl ModelCache {
     pub fn load_named(
         &self,
         player: &str,
-        key: &str,
+        key: &mirror_core::PlayerKey,
     ) -> Result<(std::sync::Arc<Predictor>, bool), ModelError> {
         self.load(player, key)
             .map_err(|(whose, e)| ModelError::Unloadable {
@@ -201,7 +201,7 @@ impl ModelCache {
     pub fn load(
         &self,
         player: &str,
-        key: &str,
+        key: &mirror_core::PlayerKey,
     ) -> Result<(std::sync::Arc<Predictor>, bool), (Whose, ModelError)> {
         let dir = self.player_dir(key);
         let mut own = self
@@ -247,7 +247,7 @@ mod tests {
     fn players_without_a_model_share_one_base() {
         let dir = tempfile::tempdir().expect("temp dir");
         let models = ModelCache::new(dir.path().join("models"));
-        let key = |p: &str| mirror_store::player_key(p).expect("a name");
+        let key = |p: &str| mirror_core::PlayerKey::new(p).expect("a name");
         let (a, own_a) = models
             .load_named("Karpov, Anatoly", &key("Karpov, Anatoly"))
             .expect("the base");

@@ -174,6 +174,18 @@ mod tests {
         fn add_account(&self, p: &str, a: &Account) -> Result<()> {
             self.inner.add_account(p, a)
         }
+        fn evaluations(
+            &self,
+            keys: &[PositionKey],
+        ) -> Result<Vec<Option<mirror_store::Evaluation>>> {
+            self.inner.evaluations(keys)
+        }
+        fn write_evaluations(
+            &self,
+            evals: &[(PositionKey, mirror_store::Evaluation)],
+        ) -> Result<usize> {
+            self.inner.write_evaluations(evals)
+        }
     }
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

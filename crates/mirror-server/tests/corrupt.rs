@@ -90,6 +90,15 @@ impl GraphStore for Damaged {
     fn add_account(&self, player: &str, account: &mirror_store::Account) -> Result<()> {
         self.0.add_account(player, account)
     }
+    fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<mirror_store::Evaluation>>> {
+        self.0.evaluations(keys)
+    }
+    fn write_evaluations(
+        &self,
+        evals: &[(PositionKey, mirror_store::Evaluation)],
+    ) -> Result<usize> {
+        self.0.write_evaluations(evals)
+    }
 }
 
 /// The status and JSON body of `GET path`.

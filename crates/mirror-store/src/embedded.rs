@@ -49,8 +49,8 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    Account, EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo,
-    RecentGame, Result, StoreError, WriteReport, player_key, recent_game, sum_by_move,
+    Account, EdgeRow, Evaluation, FetchState, Filter, GraphStore, MoveRow, PlayerCounts,
+    PlayerInfo, RecentGame, Result, StoreError, WriteReport, player_key, recent_game, sum_by_move,
 };
 
 /// One search for a position's recent games over the player's games by date.
@@ -284,6 +284,9 @@ const GAME_NUMBERS: TableDefinition<'_, (u32, u32), &str> = TableDefinition::new
 const FETCH: TableDefinition<'_, (&str, &str), &[u8]> = TableDefinition::new("fetch_state");
 /// (player key, source code, name lower-cased) -> the name as given.
 const ACCOUNTS: TableDefinition<'_, (&str, u8, &str), &str> = TableDefinition::new("accounts");
+/// Each analysed position's evaluation ([`mirror_core::evaluation::Evaluation::encode`]),
+/// shared by every player who reaches it.
+const EVALS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("evaluations");
 
 /// How to open a store file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -317,8 +320,21 @@ impl EmbeddedStore {
                 path: path.to_path_buf(),
             });
         }
-        if !exists && let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| open_err(Box::new(e)))?;
+        if !exists {
+            if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).map_err(|e| open_err(Box::new(e)))?;
+            }
+            // A new store is its owner's alone (the games, and the players' names): an
+            // empty file of mode 0600 that redb then fills.
+            let mut options = std::fs::OpenOptions::new();
+            options.write(true).create_new(true);
+            #[cfg(unix)]
+            std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+            match options.open(path) {
+                Ok(_) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(open_err(Box::new(e))),
+            }
         }
         let db = Database::builder()
             .set_cache_size(CACHE_BYTES)
@@ -402,6 +418,7 @@ impl EmbeddedStore {
             txn.open_table(GAME_NUMBERS)?;
             txn.open_table(FETCH)?;
             txn.open_table(ACCOUNTS)?;
+            txn.open_table(EVALS)?;
         }
         txn.commit().map_err(StoreError::from)
     }
@@ -867,6 +884,45 @@ impl GraphStore for EmbeddedStore {
 
     fn reads_inline(&self) -> bool {
         true
+    }
+
+    fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>> {
+        let txn = self.db.begin_read()?;
+        let t = txn.open_table(EVALS)?;
+        keys.iter()
+            .map(|k| {
+                t.get(k.0)?
+                    .map(|v| {
+                        Evaluation::decode(v.value())
+                            .map_err(|e| StoreError::Corrupt(format!("position {k}: {e}")))
+                    })
+                    .transpose()
+            })
+            .collect()
+    }
+
+    fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
+        if evals.is_empty() {
+            return Ok(0);
+        }
+        let txn = self.db.begin_write()?;
+        let mut stored = 0;
+        {
+            let mut t = txn.open_table(EVALS)?;
+            for (k, e) in evals {
+                let old = t
+                    .get(k.0)?
+                    .map(|v| Evaluation::decode(v.value()))
+                    .transpose()
+                    .map_err(|err| StoreError::Corrupt(format!("position {k}: {err}")))?;
+                if old.is_none_or(|old| old.yields_to(e)) {
+                    t.insert(k.0, e.encode().as_slice())?;
+                    stored += 1;
+                }
+            }
+        }
+        self.commit(txn)?;
+        Ok(stored)
     }
 
     fn data_version(&self) -> Option<u64> {

@@ -19,6 +19,7 @@ pub mod report;
 
 use std::path::PathBuf;
 
+pub use mirror_core::evaluation::Evaluation;
 use mirror_core::{
     GameId, GameRecord, GameSource, MoveCode, MoveStats, PositionKey, TimeClass, batch::Batch,
     stats::EdgeDims, time::Month,
@@ -107,9 +108,9 @@ pub enum StoreError {
     /// batch was written. Retry without them.
     #[error("{} game(s) of the batch were already ingested", .0.len())]
     AlreadyIngested(Vec<GameId>),
-    /// A player name that cannot be stored.
-    #[error("invalid player name {0:?}")]
-    InvalidPlayer(String),
+    /// A player name that cannot be stored (the reason is in it).
+    #[error(transparent)]
+    InvalidPlayer(#[from] mirror_core::InvalidName),
     /// No player of that name in the store (the names it has are listed).
     #[error(
         "unknown player {name:?}{}",
@@ -629,6 +630,31 @@ pub trait GraphStore {
         Ok(self.data_version())
     }
 
+    /// The stored evaluations of the positions `keys` (shared by every player), in their
+    /// order.
+    fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>>;
+
+    /// Stores each evaluation where its position has none yet or one that gives way to it
+    /// ([`Evaluation::yields_to`]: a deeper search, or an engine's where a comment's was);
+    /// all in one transaction. Returns how many were stored.
+    fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize>;
+
+    /// Takes the positions `keys` for the analysis `worker` for `lease_ms` milliseconds:
+    /// returns those it should search now, that is not already evaluated by an engine at
+    /// `depth` or deeper, and not taken by another worker whose lease still runs. Several
+    /// `mirror analyse` processes on one store so share the work without searching a
+    /// position twice. Default (a store one process holds): every key.
+    fn claim_analysis(
+        &self,
+        keys: &[PositionKey],
+        depth: u16,
+        worker: &str,
+        lease_ms: u64,
+    ) -> Result<Vec<PositionKey>> {
+        let _ = (depth, worker, lease_ms);
+        Ok(keys.to_vec())
+    }
+
     /// The accounts and names recorded for `player`, by source then name.
     fn accounts(&self, player: &str) -> Result<Vec<Account>>;
 
@@ -637,13 +663,10 @@ pub trait GraphStore {
     fn add_account(&self, player: &str, account: &Account) -> Result<()>;
 }
 
-/// The canonical form of a player name used as identity: trimmed, ASCII-lowercased.
+/// The canonical form of a player name used as identity ([`mirror_core::PlayerKey`]:
+/// trimmed, ASCII-lowercased, never a path), as text.
 pub fn player_key(name: &str) -> Result<String> {
-    let t = name.trim();
-    if t.is_empty() || t.len() > 100 || t.chars().any(char::is_control) {
-        return Err(StoreError::InvalidPlayer(name.to_string()));
-    }
-    Ok(t.to_ascii_lowercase())
+    Ok(mirror_core::PlayerKey::new(name)?.into_string())
 }
 
 /// The player of `players` named `user` (in any case), as stored: a typo is an error
@@ -706,6 +729,15 @@ macro_rules! forward_store {
             }
             fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
                 (**self).set_fetch_state(player, unit, state)
+            }
+            fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>> {
+                (**self).evaluations(keys)
+            }
+            fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
+                (**self).write_evaluations(evals)
+            }
+            fn claim_analysis(&self, keys: &[PositionKey], depth: u16, worker: &str, lease_ms: u64) -> Result<Vec<PositionKey>> {
+                (**self).claim_analysis(keys, depth, worker, lease_ms)
             }
             fn accounts(&self, player: &str) -> Result<Vec<Account>> {
                 (**self).accounts(player)

@@ -53,8 +53,9 @@ use neo4rs::{BoltType, ConfigBuilder, Graph, Query, Row};
 use shakmaty::Color;
 
 use crate::{
-    Account, EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo,
-    RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key, sort_moves,
+    Account, EdgeRow, Evaluation, FetchState, Filter, GraphStore, MoveRow, PlayerCounts,
+    PlayerInfo, RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key,
+    sort_moves,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -132,6 +133,13 @@ statement!(
 );
 statement!(GAME, "game.cypher", ["id"]);
 statement!(POSITION_EPD, "position_epd.cypher", ["key"]);
+statement!(EVALUATIONS, "evaluations.cypher", ["keys"]);
+statement!(WRITE_EVALUATIONS, "write_evaluations.cypher", ["rows"]);
+statement!(
+    CLAIM_ANALYSIS,
+    "claim_analysis.cypher",
+    ["keys", "depth", "worker", "now", "until"]
+);
 statement!(PLAYERS, "players.cypher", []);
 statement!(COUNTS, "counts.cypher", ["player"]);
 statement!(POSITION_COUNT, "position_count.cypher", []);
@@ -211,6 +219,9 @@ pub const STATEMENTS: &[Statement] = &[
     GAMES_IN_SPANS,
     GAME,
     POSITION_EPD,
+    EVALUATIONS,
+    WRITE_EVALUATIONS,
+    CLAIM_ANALYSIS,
     PLAYERS,
     COUNTS,
     POSITION_COUNT,
@@ -1530,6 +1541,127 @@ impl GraphStore for Neo4jStore {
                 })
             })
             .transpose()
+    }
+
+    fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>> {
+        use mirror_core::evaluation::{EvalScore, EvalSource};
+        let rows = self.rows(
+            "read evaluations",
+            EVALUATIONS.query(vec![("keys", key_list(keys))])?,
+        )?;
+        let mut found: rustc_hash::FxHashMap<PositionKey, Evaluation> =
+            rustc_hash::FxHashMap::default();
+        for r in &rows {
+            let key = key_of(r.get::<i64>("key").map_err(de)?);
+            let text = r.get::<String>("value").map_err(de)?;
+            let value: i32 = text.parse().map_err(|_| {
+                StoreError::Corrupt(format!("position {key}: score {text:?} is no number"))
+            })?;
+            let score = match r.get::<String>("kind").map_err(de)?.as_str() {
+                "cp" => EvalScore::Cp(value),
+                "mate" => EvalScore::Mate(value),
+                other => {
+                    return Err(StoreError::Corrupt(format!(
+                        "position {key}: score kind {other:?}"
+                    )));
+                }
+            };
+            let source = match r.get::<String>("source").map_err(de)?.as_str() {
+                "engine" => EvalSource::Engine,
+                "comment" => EvalSource::Comment,
+                other => {
+                    return Err(StoreError::Corrupt(format!(
+                        "position {key}: evaluation source {other:?}"
+                    )));
+                }
+            };
+            let best = r.get::<String>("best").map_err(de)?;
+            let depth = u16::try_from(r.get::<i64>("depth").map_err(de)?)
+                .map_err(|_| StoreError::Corrupt(format!("position {key}: depth out of range")))?;
+            found.insert(
+                key,
+                Evaluation {
+                    score,
+                    best: (!best.is_empty()).then_some(best),
+                    depth,
+                    engine: r.get::<String>("engine").map_err(de)?,
+                    source,
+                },
+            );
+        }
+        Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
+    }
+
+    fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
+        use mirror_core::evaluation::{EvalScore, EvalSource};
+        if evals.is_empty() {
+            return Ok(0);
+        }
+        let rows: Vec<BoltType> = evals
+            .iter()
+            .map(|(k, e)| {
+                let (kind, value) = match e.score {
+                    EvalScore::Cp(c) => ("cp", c),
+                    EvalScore::Mate(m) => ("mate", m),
+                };
+                let source = match e.source {
+                    EvalSource::Engine => "engine",
+                    EvalSource::Comment => "comment",
+                };
+                let row: Vec<BoltType> = vec![
+                    key_param(*k).into(),
+                    kind.into(),
+                    value.to_string().into(),
+                    e.best.clone().unwrap_or_default().into(),
+                    i64::from(e.depth).into(),
+                    e.engine.clone().into(),
+                    source.into(),
+                ];
+                BoltType::from(row)
+            })
+            .collect();
+        let out = self.rows(
+            "store evaluations",
+            WRITE_EVALUATIONS.query(vec![("rows", rows.into())])?,
+        )?;
+        let stored = out
+            .first()
+            .map(|r| r.get::<i64>("stored").map_err(de))
+            .transpose()?
+            .unwrap_or(0);
+        Ok(usize::try_from(stored).unwrap_or(0))
+    }
+
+    fn claim_analysis(
+        &self,
+        keys: &[PositionKey],
+        depth: u16,
+        worker: &str,
+        lease_ms: u64,
+    ) -> Result<Vec<PositionKey>> {
+        if keys.is_empty() {
+            return Ok(Vec::new());
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        let until = now.saturating_add(i64::try_from(lease_ms).unwrap_or(i64::MAX));
+        let rows = self.rows(
+            "take positions to analyse",
+            CLAIM_ANALYSIS.query(vec![
+                ("keys", key_list(keys)),
+                ("depth", i64::from(depth).into()),
+                ("worker", worker.into()),
+                ("now", now.into()),
+                ("until", until.into()),
+            ])?,
+        )?;
+        let mut taken: Vec<PositionKey> = rows
+            .iter()
+            .map(|r| r.get::<i64>("key").map(key_of).map_err(de))
+            .collect::<Result<_>>()?;
+        taken.sort_unstable_by_key(|k| k.0);
+        Ok(taken)
     }
 
     fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {

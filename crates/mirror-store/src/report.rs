@@ -10,14 +10,23 @@
 //! - **surprises**: opponent replies met in at most `rare` games in positions reached at
 //!   least `min_games` times, and how those games went;
 //! - **drift**: for the player's most played positions, the share of each move by quarter;
-//! - and where the player burns their clock ([`crate::burn`]).
+//! - and where the player burns their clock ([`crate::burn`]);
+//! - **where you lose by the engine**: in positions `mirror analyse` evaluated, the
+//!   player's moves that lose at least 5 win% points against the engine's best move
+//!   (lichess's inaccuracy), ranked by the points they are expected to cost: games x win%
+//!   lost / 100; each with the better move and how the player scored when they did play
+//!   it. A move the engine agrees with (a forced recapture) is never listed.
 //!
 //! Side to move is known from the path: every edge starts from the start position, so a
 //! position's ply parity (breadth-first from the start) says who moves.
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 
-use mirror_core::{MoveCode, MoveStats, PositionKey, stats::ScoreInterval};
+use mirror_core::{
+    MoveCode, MoveStats, PositionKey,
+    evaluation::{Evaluation, Judgement, win_loss},
+    stats::ScoreInterval,
+};
 use shakmaty::{Chess, Color, Position};
 
 use crate::{EdgeRow, Filter, GraphStore, Result};
@@ -130,6 +139,26 @@ pub struct Drift {
     pub quarters: Vec<Quarter>,
 }
 
+/// A move of the player's that the engine says loses win% against its best move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EngineLoss {
+    /// Where (the player to move).
+    pub place: Place,
+    /// The player's move there, and how those games went.
+    pub played: MoveScore,
+    /// Win% points the move loses for the player (lichess's formula on the evaluations
+    /// before and after it).
+    pub win_loss: f64,
+    /// Points the move is expected to cost: games x win% lost / 100.
+    pub expected_loss: f64,
+    /// The position's evaluation (its best move's).
+    pub before: Evaluation,
+    /// The evaluation after the player's move.
+    pub after: Evaluation,
+    /// The engine's best move, when the player played it too: how those games went.
+    pub best_played: Option<MoveScore>,
+}
+
 /// The whole report.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Report {
@@ -145,6 +174,12 @@ pub struct Report {
     pub drift: Vec<Drift>,
     /// Where the player burns their clock (empty without timed games).
     pub clock: crate::burn::ClockReport,
+    /// The player's moves the engine says lose, most costly first (empty where nothing is
+    /// analysed).
+    pub engine: Vec<EngineLoss>,
+    /// Positions of the report's size (reached in `min_games` games, the player to move)
+    /// that `mirror analyse` has evaluated, and how many there are.
+    pub analysed: (usize, usize),
 }
 
 fn index(c: Color) -> usize {
@@ -446,7 +481,10 @@ pub fn report<S: GraphStore + ?Sized>(
         .collect();
     let (overall, openings) = crate::burn::trouble_splits(&games, opts.min_games, opts.limit);
     let pace = mirror_core::clock::TimeModel::learn(&games);
+    let (engine, analysed) = engine_losses(store, &by_pos, &children, &line, opts)?;
     Ok(Report {
+        engine,
+        analysed,
         average,
         costly,
         deviations,
@@ -459,6 +497,99 @@ pub fn report<S: GraphStore + ?Sized>(
             pace,
         },
     })
+}
+
+/// The player's moves that lose at least an inaccuracy's worth by the engine, in the
+/// positions of the report's size where they are to move; and (evaluated, such
+/// positions).
+fn engine_losses<S: GraphStore + ?Sized>(
+    store: &S,
+    by_pos: &HashMap<(PositionKey, bool), Moves>,
+    children: &HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
+    line: &HashMap<PositionKey, Step>,
+    opts: &ReportOptions,
+) -> Result<(Vec<EngineLoss>, (usize, usize))> {
+    let mut places: Vec<(PositionKey, Color, &Moves)> = by_pos
+        .iter()
+        .filter_map(|(&(p, black), moves)| {
+            let color = if black { Color::Black } else { Color::White };
+            let games: u32 = moves.values().map(MoveStats::games).sum();
+            (to_move(line, p) == Some(color) && games >= opts.min_games)
+                .then_some((p, color, moves))
+        })
+        .collect();
+    places.sort_by_key(|(p, c, _)| (p.0, index(*c)));
+    let mut keys: Vec<PositionKey> = Vec::new();
+    for (p, _, moves) in &places {
+        keys.push(*p);
+        keys.extend(
+            moves
+                .keys()
+                .filter_map(|m| children.get(p)?.get(m).copied()),
+        );
+    }
+    keys.sort_unstable_by_key(|k| k.0);
+    keys.dedup();
+    let mut evals: HashMap<PositionKey, Evaluation> = HashMap::new();
+    for chunk in keys.chunks(1000) {
+        for (k, e) in chunk.iter().zip(store.evaluations(chunk)?) {
+            if let Some(e) = e {
+                evals.insert(*k, e);
+            }
+        }
+    }
+    let analysed = places
+        .iter()
+        .filter(|(p, _, _)| evals.contains_key(p))
+        .count();
+    let mut out = Vec::new();
+    for (p, color, moves) in &places {
+        let Some(before) = evals.get(p) else {
+            continue;
+        };
+        let scores = move_scores(moves);
+        // The engine's best move among the player's, by its UCI in the position.
+        let pos = positions_along(&path(line, *p)).and_then(|along| along.last().cloned());
+        let uci_of = |m: MoveCode| {
+            pos.as_ref()
+                .and_then(|pos| m.to_move(pos).ok())
+                .map(mirror_core::notation::uci)
+        };
+        let best_played = scores
+            .iter()
+            .find(|s| before.best.is_some() && uci_of(s.mv) == before.best)
+            .cloned();
+        for played in &scores {
+            let Some(after) = children
+                .get(p)
+                .and_then(|c| c.get(&played.mv))
+                .and_then(|child| evals.get(child))
+            else {
+                continue;
+            };
+            let loss = win_loss(before, after, *color);
+            if Judgement::of(loss).is_none() {
+                continue;
+            }
+            out.push(EngineLoss {
+                place: place(line, *p, *color, moves),
+                played: played.clone(),
+                win_loss: loss,
+                expected_loss: f64::from(played.stats.games()) * loss / 100.0,
+                before: before.clone(),
+                after: after.clone(),
+                best_played: best_played.clone(),
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        b.expected_loss
+            .total_cmp(&a.expected_loss)
+            .then(a.place.pos.0.cmp(&b.place.pos.0))
+            .then(a.played.mv.cmp(&b.played.mv))
+    });
+    out.truncate(opts.limit);
+    Ok((out, (analysed, places.len())))
 }
 
 /// The positions along `path` from the start, the start included and the item's

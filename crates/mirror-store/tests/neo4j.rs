@@ -40,6 +40,8 @@ neo4j_test!(filters);
 neo4j_test!(moves_many);
 neo4j_test!(recent_games);
 neo4j_test!(fetch_state);
+neo4j_test!(accounts);
+neo4j_test!(evaluations);
 
 /// A graph written before schema versions (moves without `opp`, no version mark) is
 /// refused on connect with the way to rebuild it; an empty graph is marked and accepted.

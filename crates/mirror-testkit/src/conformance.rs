@@ -697,6 +697,71 @@ pub fn fetch_state<S: GraphStore>(store: S) {
     );
 }
 
+/// Evaluations are kept on the positions, shared by every player: read back as written,
+/// replaced only by a deeper search (or an engine's where a comment's was), and nothing
+/// for a position without one.
+pub fn evaluations<S: GraphStore>(store: S) {
+    use mirror_core::evaluation::{EvalScore, EvalSource, Evaluation};
+    let games = sample_games(40);
+    store.write_batch(PLAYER, &batch_of(&games)).expect("write");
+    let root = start();
+    let child = store
+        .moves(PLAYER, root, &Filter::default())
+        .expect("moves")
+        .first()
+        .map(|r| r.child)
+        .expect("a move from the start");
+    let unknown = PositionKey(12345);
+    assert_eq!(
+        store.evaluations(&[root, child, unknown]).expect("read"),
+        vec![None, None, None]
+    );
+    let at = |score, best: Option<&str>, depth, source| Evaluation {
+        score,
+        best: best.map(str::to_string),
+        depth,
+        engine: "Stockfish 15.1".into(),
+        source,
+    };
+    let root_eval = at(EvalScore::Cp(31), Some("e2e4"), 8, EvalSource::Engine);
+    let child_eval = at(EvalScore::Mate(-3), None, 0, EvalSource::Comment);
+    assert_eq!(
+        store
+            .write_evaluations(&[(root, root_eval.clone()), (child, child_eval.clone())])
+            .expect("write"),
+        2
+    );
+    assert_eq!(
+        store.evaluations(&[unknown, child, root]).expect("read"),
+        vec![None, Some(child_eval), Some(root_eval.clone())]
+    );
+    // Shallower or as deep: kept as it was. Deeper, or an engine over a comment: replaced.
+    let shallow = at(EvalScore::Cp(5), Some("d2d4"), 6, EvalSource::Engine);
+    let deeper = at(EvalScore::Cp(25), Some("d2d4"), 12, EvalSource::Engine);
+    let engine = at(EvalScore::Cp(-410), Some("g8f6"), 0, EvalSource::Engine);
+    assert_eq!(
+        store
+            .write_evaluations(&[(root, shallow), (root, root_eval.clone())])
+            .expect("write"),
+        0
+    );
+    assert_eq!(
+        store.evaluations(&[root]).expect("read"),
+        vec![Some(root_eval)]
+    );
+    assert_eq!(
+        store
+            .write_evaluations(&[(root, deeper.clone()), (child, engine.clone())])
+            .expect("write"),
+        2
+    );
+    assert_eq!(
+        store.evaluations(&[root, child]).expect("read"),
+        vec![Some(deeper), Some(engine)]
+    );
+    assert_eq!(store.write_evaluations(&[]).expect("nothing"), 0);
+}
+
 /// Expands to one `#[test]` per conformance check for a backend; `$make` is an expression
 /// that returns a fresh, empty store.
 #[macro_export]
@@ -741,6 +806,10 @@ macro_rules! conformance_tests {
         #[test]
         fn accounts() {
             $crate::conformance::accounts($make);
+        }
+        #[test]
+        fn evaluations() {
+            $crate::conformance::evaluations($make);
         }
     };
 }

@@ -11,7 +11,7 @@ use mirror_model::{
     Predictor,
     fit::{FitEvent, FitOptions},
 };
-use mirror_store::{GraphStore, embedded::OpenMode, player_key};
+use mirror_store::{GraphStore, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{cli::StoreArgs, play::require_player};
@@ -185,10 +185,7 @@ impl TrainOpts {
 
 /// The model directory of a player under the data directory.
 pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf> {
-    Ok(store_args
-        .data_dir()?
-        .join("models")
-        .join(player_key(player)?))
+    Ok(mirror_core::PlayerKey::new(player)?.dir_under(&store_args.data_dir()?.join("models")))
 }
 
 /// The player's model (trained, or the shipped one installed on first use); `Ok(None)`
@@ -218,7 +215,7 @@ impl FallbackModels {
     /// The model that plays for `player`; the flag says whether it is their own.
     pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
         let cache = self.0.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(cache.load_named(player, &player_key(player)?)?)
+        Ok(cache.load_named(player, &mirror_core::PlayerKey::new(player)?)?)
     }
 }
 
