@@ -29,6 +29,9 @@ const api = async (p, params) => {
   return r.json();
 };
 const pct = x => `${Math.round(x * 100)}%`;
+const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+const evalText = e =>
+  e.mate !== undefined ? `#${e.mate}` : `${e.cp >= 0 ? '+' : '-'}${(Math.abs(e.cp) / 100).toFixed(2)}`;
 const games = m => m.white + m.draws + m.black;
 
 /** Replays UCI moves with chessops; fails on an illegal one. */
@@ -105,7 +108,9 @@ async function tableMatchesApi(params) {
   const rows = await page.$$eval('table.moves tbody tr', trs =>
     trs.map(tr => ({
       uci: tr.dataset.uci,
-      san: tr.querySelector('.san').textContent,
+      san: tr.querySelector('.san').firstChild.textContent,
+      mark: tr.querySelector('.san .judgement')?.textContent ?? null,
+      eval: tr.querySelector('.eval')?.textContent ?? null,
       games: tr.querySelector('.games').textContent,
       score: tr.querySelector('.score').firstChild.textContent,
       interval: tr.querySelector('.score small').textContent.trim(),
@@ -121,6 +126,8 @@ async function tableMatchesApi(params) {
     want.moves.map(m => ({
       uci: m.uci,
       san: m.san,
+      mark: m.judgement ? MARKS[m.judgement] : null,
+      eval: want.moves.some(x => x.eval) ? (m.eval ? evalText(m.eval) : '–') : null,
       games: games(m).toLocaleString('en-US'),
       score: pct(m.score.value),
       interval: `${pct(m.score.low)}–${pct(m.score.high)}`,
@@ -133,6 +140,8 @@ async function tableMatchesApi(params) {
   );
   const heading = await page.textContent('h2.opening-name');
   if (want.opening) assert.equal(heading, `${want.opening.eco} ${want.opening.name}`);
+  const bar = await page.$$eval('.evalbar .evaltext', spans => spans.map(s => s.textContent));
+  assert.deepEqual(bar, want.eval ? [evalText(want.eval)] : [], 'the evaluation bar shows the position\'s evaluation');
   return want;
 }
 
@@ -382,6 +391,7 @@ check('where to study: items link to their positions', async () => {
   await page.waitForSelector('.report-part');
   const parts = await page.$$eval('.report-part', ps => ps.map(p => p.querySelectorAll(':scope > ol > li').length));
   assert.deepEqual(parts, [
+    want.engine.length,
     want.costly.length,
     want.deviations.length,
     want.surprises.length,
@@ -402,12 +412,41 @@ check('where to study: items link to their positions', async () => {
     want.clock.pace.map(c => [c.share === null ? '–' : `${(c.share * 100).toFixed(1)}%`, `${c.moves} timed moves`]),
   );
   await shot('report-desktop');
-  const item = want.costly[0] ?? want.deviations[0];
+  // Where the player loses by the engine (the server's store is analysed): each move with
+  // its mark and the engine's better move.
+  assert.ok(want.analysed.evaluated > 0 && want.engine.length > 0, 'the analysed report has engine items');
+  const losses = await page.$$eval('li.engine-loss', lis =>
+    lis.map(li => [li.querySelector('p b').textContent, li.querySelector('.judgement').textContent]),
+  );
+  const marks = { inaccuracy: '?!', mistake: '?', blunder: '??' };
+  assert.deepEqual(losses, want.engine.map(e => [e.played.san, marks[e.judgement]]));
+  const item = want.engine[0] ?? want.costly[0] ?? want.deviations[0];
   assert.ok(item, 'the report has items');
   await page.click('.report-part li.item a.place >> nth=0');
   await page.waitForSelector('table.moves, .side p.note');
   assert.deepEqual(movesInUrl(), item.moves);
   await tableMatchesApi({ user, moves: item.moves.join(','), color: item.color });
+});
+
+check("the engine's evaluations: a bar for the position, an Eval column and lichess's marks", async () => {
+  // A position of the analysed tree where one of the player's moves has a mark.
+  let found = null;
+  const queue = [[]];
+  while (queue.length && !found) {
+    const moves = queue.shift();
+    const want = await api('/api/v1/explore', { user, moves: moves.join(','), recentGames: 0 });
+    if (want.eval && want.moves.some(m => m.judgement)) found = moves;
+    else if (moves.length < 4) for (const m of want.moves.slice(0, 3)) queue.push([...moves, m.uci]);
+  }
+  assert.ok(found, 'the analysed tree has a move with a mark within four plies');
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=${found.join(',')}`);
+  const want = await tableMatchesApi({ user, moves: found.join(',') });
+  assert.ok(want.eval, 'the position is evaluated');
+  const marks = await page.$$eval('table.moves .judgement', spans => spans.map(s => s.className));
+  assert.ok(marks.length > 0, 'a mark is shown');
+  const width = await page.$eval('.evalbar .fill', d => parseFloat(d.style.width));
+  assert.ok(width > 0 && width < 100, `the bar is filled in part: ${width}%`);
+  await shot('explore-evaluations');
 });
 
 check('a phone-sized screen shows the board and the tables without sideways scrolling', async () => {

@@ -49,6 +49,21 @@ export interface ExploreMove {
   lastPlayed: string | null;
   /** The time the move took where the games' clocks say; null when none does. */
   time: { timed: number; averageSeconds: number; trouble: number } | null;
+  /** The evaluation after the move (`mirror analyse`); null when not analysed. */
+  eval: Eval | null;
+  /** Win% points the move loses against the best move; null unless both positions are evaluated. */
+  winLoss: number | null;
+  /** lichess's mark for that loss. */
+  judgement: 'inaccuracy' | 'mistake' | 'blunder' | null;
+}
+
+/** A position's evaluation, as lichess's cloud evaluations give it: from White's side. */
+export interface Eval {
+  cp?: number;
+  mate?: number;
+  depth: number;
+  best: string | null;
+  source: 'engine' | 'comment';
 }
 
 export interface RecentGame {
@@ -70,6 +85,8 @@ export interface Explore {
   moves: ExploreMove[];
   recentGames: RecentGame[];
   opening: Opening | null;
+  /** The position's evaluation; null when not analysed. */
+  eval: Eval | null;
 }
 
 export type Source =
@@ -147,6 +164,20 @@ export interface Report {
     /** Twelve cells, stage by stage: the share of the clock left spent on a move. */
     pace: { stage: string; clock: string; moves: number; share: number | null }[];
   };
+  /** Where you lose by the engine: the player's moves that lose against its best move. */
+  engine: (Place & {
+    line: string;
+    played: ReportMove;
+    winLoss: number;
+    expectedLoss: number;
+    judgement: 'inaccuracy' | 'mistake' | 'blunder';
+    evalBefore: Eval;
+    evalAfter: Eval;
+    best: { uci: string; san: string } | null;
+    bestPlayed: ReportMove | null;
+  })[];
+  /** How much of the report's ground `mirror analyse` has evaluated. */
+  analysed: { evaluated: number; positions: number };
 }
 
 /** A score over some games (null without games). */

@@ -2,7 +2,7 @@
 
 import type { Api as Board } from 'chessground/api';
 import type { DrawShape } from 'chessground/draw';
-import { type Explore, type ExploreMove, getJson } from './api';
+import { type Eval, type Explore, type ExploreMove, getJson } from './api';
 import { type Line, boardAt, ends, moveNumber, play, sanOf } from './chess';
 import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
 import { count, el, message, pct, resultBar } from './ui';
@@ -142,14 +142,52 @@ function crumbs(host: ExploreHost, line: Line): HTMLElement {
   return nav;
 }
 
+/** An evaluation as a player reads it: +0.31, -1.20, #3, #-2. */
+export function evalText(e: Eval): string {
+  if (e.mate !== undefined) return `#${e.mate}`;
+  const cp = e.cp ?? 0;
+  return `${cp >= 0 ? '+' : '-'}${(Math.abs(cp) / 100).toFixed(2)}`;
+}
+
+/** White's win% of an evaluation (lichess's formula, mates as ±1000 cp). */
+function whiteWinPercent(e: Eval): number {
+  const cp = e.mate !== undefined ? (e.mate > 0 ? 1000 : -1000) : Math.max(-1000, Math.min(1000, e.cp ?? 0));
+  return 50 + 50 * (2 / (1 + Math.exp(-0.00368208 * cp)) - 1);
+}
+
+const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' } as const;
+
+/** The evaluation bar: the win% of the board's side (the player's colour), filled from the left. */
+function evalBar(e: Eval, orientation: 'white' | 'black'): HTMLElement {
+  const white = whiteWinPercent(e);
+  const fill = el('div', { class: 'fill' });
+  fill.style.width = `${orientation === 'white' ? white : 100 - white}%`;
+  return el(
+    'div',
+    {
+      class: `evalbar ${orientation === 'white' ? 'from-white' : 'from-black'}`,
+      title: `${evalText(e)} at depth ${e.depth}${e.best ? `, best ${e.best}` : ''}`,
+      'aria-label': `evaluation ${evalText(e)}`,
+    },
+    fill,
+    el('span', { class: 'evaltext' }, evalText(e)),
+  );
+}
+
 function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTMLElement {
   const body = el('tbody');
+  const evaluated = data.moves.some(m => m.eval);
   for (const m of data.moves) {
     const r = mine(m, colour);
     const row = el(
       'tr',
       { class: m.score.fewGames ? 'move few' : 'move', 'data-uci': m.uci, tabindex: 0, title: `play ${m.san}` },
-      el('td', { class: 'san' }, m.san),
+      el(
+        'td',
+        { class: 'san' },
+        m.san,
+        m.judgement ? el('span', { class: `judgement ${m.judgement}`, title: `${m.judgement}: loses ${m.winLoss} win% points` }, MARKS[m.judgement]) : null,
+      ),
       el('td', { class: 'num games' }, count(games(m))),
       el('td', { class: 'wdl' }, resultBar(r.wins, r.draws, r.losses)),
       el(
@@ -169,6 +207,13 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         },
         m.time ? `${m.time.averageSeconds.toFixed(1)} s` : '–',
       ),
+      evaluated
+        ? el(
+            'td',
+            { class: 'num eval', title: m.winLoss !== null ? `loses ${m.winLoss} win% points against the best move` : '' },
+            m.eval ? evalText(m.eval) : '–',
+          )
+        : null,
       el('td', { class: 'last' }, m.lastPlayed ?? '–'),
       el('td', { class: 'opening' }, m.opening ? `${m.opening.eco} ${m.opening.name}` : ''),
     );
@@ -198,6 +243,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('th', { class: 'num', title: 'performance rating' }, 'Perf.'),
         el('th', { class: 'num', title: 'average opponent rating' }, 'Opp.'),
         el('th', { class: 'num', title: 'average time the move took, where the clocks say' }, 'Time'),
+        evaluated ? el('th', { class: 'num', title: "the engine's evaluation after the move, from White's side" }, 'Eval') : null,
         el('th', {}, 'Last played'),
         el('th', {}, 'Opening'),
       ),
@@ -213,7 +259,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('td', { class: 'num games' }, count(n)),
         el('td', {}, resultBar(total.wins, total.draws, total.losses)),
         el('td', { class: 'num' }, n ? pct(score) : '–'),
-        el('td', { colspan: 5 }),
+        el('td', { colspan: evaluated ? 6 : 5 }),
       ),
     ),
   );
@@ -269,6 +315,7 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
     data.opening ? `${data.opening.eco} ${data.opening.name}` : line.sans.length ? 'Unnamed position' : 'Start position',
   );
   const parts: (HTMLElement | null)[] = [heading];
+  if (data.eval) parts.push(evalBar(data.eval, colour));
   if (data.moves.length) {
     parts.push(el('div', { class: 'table-scroll' }, table(host, data, colour)), recent(data, line));
   } else {

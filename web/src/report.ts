@@ -2,6 +2,7 @@
 
 import { type GamesScore, type Place, type Report, type ReportMove, type TroubleSplit, getJson } from './api';
 import { play, sanOf } from './chess';
+import { evalText } from './explore';
 import { type PageState, filterParams, href } from './state';
 import { el, message, pct } from './ui';
 
@@ -140,8 +141,38 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
       el('p', { class: 'note' }, explain),
       items.length ? el('ol', {}, ...items) : message('Nothing here.'),
     );
+  const marks = { inaccuracy: '?!', mistake: '?', blunder: '??' } as const;
   side.replaceChildren(
     el('h2', {}, `Where ${r.user} should study`),
+    section(
+      'Where you lose by the engine',
+      r.analysed.evaluated
+        ? `The player's moves that lose win% against the engine's best move, by the points they are expected to cost (games × win% lost). ${r.analysed.evaluated} of ${r.analysed.positions} positions analysed.`
+        : `No position is analysed yet: run mirror analyse --user ${r.user}.`,
+      r.engine.map(x =>
+        el(
+          'li',
+          { class: 'item engine-loss' },
+          placeLink(s, x),
+          el(
+            'p',
+            {},
+            el('b', {}, x.played.san),
+            el('span', { class: `judgement ${x.judgement}` }, marks[x.judgement]),
+            ` loses ${x.winLoss.toFixed(1)} win% (${evalText(x.evalBefore)} → ${evalText(x.evalAfter)}) · ${x.expectedLoss.toFixed(1)} points expected lost over ${x.played.games} games, scored ${pct(x.played.score)}`,
+          ),
+          x.best
+            ? el(
+                'p',
+                { class: 'better' },
+                'Better: ',
+                el('b', {}, x.best.san),
+                x.bestPlayed ? ` — played in ${x.bestPlayed.games} games, scored ${pct(x.bestPlayed.score)}` : ' — never played',
+              )
+            : null,
+        ),
+      ),
+    ),
     section(
       'Costly positions',
       "Reached often and scored well below the player's average with that colour.",

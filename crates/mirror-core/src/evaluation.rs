@@ -75,6 +75,23 @@ pub fn win_loss(before: &Evaluation, after: &Evaluation, mover: shakmaty::Color)
     (mine(before) - mine(after)).max(0.0)
 }
 
+/// The win% the move `played` (UCI) loses against the best: nothing when it is the
+/// engine's best move there (the evaluation after it, a search from the next position to
+/// the same depth, may differ by the horizon: a forced recapture must never look like a
+/// loss), else [`win_loss`].
+pub fn move_loss(
+    before: &Evaluation,
+    after: &Evaluation,
+    mover: shakmaty::Color,
+    played: &str,
+) -> f64 {
+    if before.best.as_deref() == Some(played) {
+        0.0
+    } else {
+        win_loss(before, after, mover)
+    }
+}
+
 /// Where an evaluation came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EvalSource {
@@ -283,6 +300,19 @@ mod tests {
         );
         assert!(l > 45.0, "{l}");
         assert_eq!(Judgement::of(l), Some(Judgement::Blunder));
+        // The engine's own best move loses nothing, whatever the next search says.
+        let mut best = at(EvalScore::Cp(143));
+        best.best = Some("c3d4".into());
+        let after = at(EvalScore::Cp(71));
+        assert!(win_loss(&best, &after, shakmaty::Color::White) > 5.0);
+        assert_eq!(
+            move_loss(&best, &after, shakmaty::Color::White, "c3d4"),
+            0.0
+        );
+        assert_eq!(
+            move_loss(&best, &after, shakmaty::Color::White, "f3d4"),
+            win_loss(&best, &after, shakmaty::Color::White)
+        );
         assert_eq!(Judgement::of(4.99), None);
         assert_eq!(Judgement::of(5.0), Some(Judgement::Inaccuracy));
         assert_eq!(Judgement::of(10.0), Some(Judgement::Mistake));

@@ -18,6 +18,7 @@
 //! game ([`stats`]). With Stockfish as a judge it also measures how often the player's and
 //! the mirror's moves lose 15 win% points or more ([`mirror_engine::stockfish::win_percent`]).
 
+pub mod analyse;
 pub mod book;
 pub mod dial;
 pub mod report;

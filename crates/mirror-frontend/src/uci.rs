@@ -337,11 +337,34 @@ impl Drop for Lines {
     }
 }
 
+/// What the reader puts before a line that is not UTF-8 (shown escaped after it): no UCI
+/// command starts so, and a person cannot type it by accident.
+const NOT_UTF8: &str = "\u{fffd}not-utf-8\u{fffd}";
+
 impl Lines {
     fn new<R: BufRead + Send + 'static>(input: R) -> Lines {
         let (tx, incoming) = mpsc::channel();
         let reader = std::thread::spawn(move || {
-            for line in input.lines() {
+            let mut input = input;
+            let mut bytes = Vec::new();
+            loop {
+                bytes.clear();
+                let line = match input.read_until(b'\n', &mut bytes) {
+                    Ok(0) => break,
+                    Ok(_) => {
+                        while bytes.last().is_some_and(|b| *b == b'\n' || *b == b'\r') {
+                            bytes.pop();
+                        }
+                        // A line that is not UTF-8 is answered with an error, not an exit.
+                        Ok(String::from_utf8(bytes.clone()).unwrap_or_else(|e| {
+                            format!(
+                                "{NOT_UTF8} {}",
+                                String::from_utf8_lossy(e.as_bytes()).escape_debug()
+                            )
+                        }))
+                    }
+                    Err(e) => Err(e),
+                };
                 let failed = line.is_err();
                 if tx.send(line).is_err() || failed {
                     break;
@@ -498,6 +521,11 @@ pub fn run<S: Book, R: BufRead + Send + 'static, W: Write>(
                 return Ok(());
             }
             "debug" | "register" => {}
+            NOT_UTF8 => writeln!(
+                out,
+                "info string error: a line that is not UTF-8 was ignored: {}",
+                args.join(" ")
+            )?,
             other => writeln!(out, "info string unknown command {other:?}")?,
         }
         out.flush()?;
@@ -578,6 +606,37 @@ mod tests {
             Ok(Some("seed"))
         );
         assert_eq!(engine.options().seed, 5);
+    }
+
+    /// A line that is not UTF-8 gets an error line, and the session goes on.
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+        let mut engine = Engine::new(
+            crate::test_support::NoBook,
+            "alice",
+            mirror_engine::EngineOptions::default(),
+        );
+        let no_fallback: FallbackFor<'_> = &|name| Err(format!("no model for {name}"));
+        let input: &[u8] = b"uci\nposition \xff\xfe startpos\nisready\nquit\n";
+        let mut out = Vec::new();
+        run(
+            &mut engine,
+            no_fallback,
+            std::io::Cursor::new(input.to_vec()),
+            &mut out,
+        )
+        .expect("the session ends with quit");
+        let text = String::from_utf8(out).expect("utf-8 out");
+        assert!(text.contains("uciok"), "{text}");
+        let error = text
+            .lines()
+            .find(|l| l.starts_with("info string error: a line that is not UTF-8 was ignored: "))
+            .unwrap_or_else(|| panic!("no error line: {text}"));
+        assert!(
+            error.contains("position") && error.ends_with("startpos"),
+            "{error}"
+        );
+        assert!(text.contains("readyok"), "{text}");
     }
 
     #[test]

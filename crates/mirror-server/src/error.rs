@@ -51,6 +51,9 @@ pub enum ApiError {
     /// The request took longer than the server allows.
     #[error("the request took longer than {0} s")]
     TimedOut(u64),
+    /// The request's body did not arrive in time.
+    #[error("the request's body did not arrive within {0} s")]
+    BodyTimedOut(u64),
     /// The request's target is longer than the server reads.
     #[error("request target too long (limit {0} bytes)")]
     UriTooLong(usize),
@@ -94,6 +97,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::TimedOut(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::BodyTimedOut(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::UriTooLong(_) => StatusCode::URI_TOO_LONG,
             ApiError::HeadersTooLarge(_) => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
@@ -114,6 +118,7 @@ impl ApiError {
             ApiError::Unauthorized(_) => "unauthorized",
             ApiError::Forbidden(_) => "forbidden",
             ApiError::TimedOut(_) => "timed_out",
+            ApiError::BodyTimedOut(_) => "body_timed_out",
             ApiError::UriTooLong(_) => "uri_too_long",
             ApiError::HeadersTooLarge(_) => "headers_too_large",
             ApiError::Internal(_) => "internal",
@@ -175,9 +180,7 @@ impl From<mirror_engine::EngineError> for ApiError {
 impl From<mirror_store::StoreError> for ApiError {
     fn from(e: mirror_store::StoreError) -> Self {
         match e {
-            mirror_store::StoreError::InvalidPlayer(p) => {
-                ApiError::BadRequest(format!("invalid player name {p:?}"))
-            }
+            mirror_store::StoreError::InvalidPlayer(e) => ApiError::BadRequest(e.to_string()),
             // The cause goes with it: logged with the 500, and in its body.
             other => ApiError::Internal(with_causes(&other)),
         }

@@ -298,13 +298,20 @@ where
         state
             .in_flight
             .run(merged, || async move {
-                let _turn = state2
+                let turn = state2
                     .heavy
                     .clone()
                     .acquire_owned()
                     .await
                     .map_err(|_| ApiError::Busy)?;
-                state2.blocking(work).await
+                // The turn is the computation's, not the request's: a client that leaves
+                // does not free it while the work goes on (its answer is kept).
+                state2
+                    .blocking(move |store, fallbacks| {
+                        let _turn = turn;
+                        work(store, fallbacks)
+                    })
+                    .await
             })
             .await?
     } else {
@@ -340,10 +347,12 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
         require_player(&known, store, &user)?;
         let key = PositionKey::from_position(&pos);
         let rows = store.moves(&user, key, &filter)?;
+        let evals = crate::response::ExploreEvals::read(store, key, &rows)?;
         let mut total = MoveStats::default();
         let mut moves = Vec::with_capacity(rows.len());
-        for r in &rows {
+        for (i, r) in rows.iter().enumerate() {
             let (m, interval) = r.checked(&pos, key)?;
+            let truth = evals.of_move(i, &notation::uci(m), pos.turn());
             total.merge(&r.stats);
             let (white, draws, black) = by_colour(&r.stats, player);
             let mut child = pos.clone();
@@ -369,6 +378,9 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                     .map(OpeningJson::from),
                 last_played: mirror_core::Date::from_u32(r.stats.last).map(|d| d.to_string()),
                 time: TimeJson::of(&r.stats),
+                eval: truth.eval,
+                win_loss: truth.win_loss,
+                judgement: truth.judgement.map(|j| j.as_str()),
             });
         }
         let recent_games = if recent == 0 || rows.is_empty() {
@@ -389,6 +401,7 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
             recent_games,
             opening: opening.map(OpeningJson::from),
             queue_position: 0,
+            eval: evals.here(),
         })
     })
     .await
@@ -489,11 +502,21 @@ pub(crate) async fn prep<S: GraphStore + Send + Sync + 'static>(
 pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     headers: axum::http::HeaderMap,
-    body: Result<Json<serde_json::Value>, JsonRejection>,
+    body: axum::body::Body,
 ) -> Result<Json<crate::CommandOutput>, ApiError> {
+    // The token before the body, and the body within its bound and deadline: the route has
+    // no time limit of its own (an ingest runs long).
     let writes = writer(&state, &headers, true)?;
-    let request: crate::IngestRequest = serde_json::from_value(json_value(body)?)
-        .map_err(|e| ApiError::BadRequest(format!("invalid ingest request: {e}")))?;
+    let bytes = crate::body::read(
+        body,
+        &headers,
+        crate::BODY_LIMIT,
+        crate::body::BODY_DEADLINE,
+    )
+    .await?;
+    let request: crate::IngestRequest =
+        serde_json::from_value(crate::body::json(&headers, &bytes)?)
+            .map_err(|e| ApiError::BadRequest(format!("invalid ingest request: {e}")))?;
     let request = tokio::task::spawn_blocking(move || request.check().map(|()| request))
         .await
         .map_err(|e| ApiError::Internal(format!("the request's check failed: {e}")))??;
@@ -591,27 +614,24 @@ pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     headers: axum::http::HeaderMap,
     q: RawQuery,
-    body: Result<Bytes, axum::extract::rejection::BytesRejection>,
+    body: axum::body::Body,
 ) -> Result<Response, ApiError> {
+    // The token and the query before the body; the body to a file as it arrives.
     let writes = writer(&state, &headers, false)?;
     let (user, alias) = params::UploadQuery::from_raw(query(q)?)?.parse()?;
-    let body = body.map_err(|_| ApiError::TooLarge(crate::jobs::UPLOAD_LIMIT))?;
-    if body.is_empty() {
+    let (saved, size) = crate::body::to_file(
+        body,
+        &headers,
+        crate::jobs::UPLOAD_LIMIT,
+        crate::body::UPLOAD_DEADLINE,
+        ".pgn",
+    )
+    .await?;
+    if size == 0 {
         return Err(ApiError::BadRequest(
             "the body is empty: send the PGN text of the games".into(),
         ));
     }
-    let saved = tokio::task::spawn_blocking(move || -> std::io::Result<tempfile::TempPath> {
-        let mut file = tempfile::Builder::new()
-            .prefix("mirror-upload-")
-            .suffix(".pgn")
-            .tempfile()?;
-        std::io::Write::write_all(&mut file, &body)?;
-        Ok(file.into_temp_path())
-    })
-    .await
-    .map_err(|e| ApiError::Internal(format!("the upload was not saved: {e}")))?
-    .map_err(|e| ApiError::Internal(format!("the upload was not saved: {e}")))?;
     let path = saved
         .to_str()
         .ok_or_else(|| ApiError::Internal("the upload's file name is not UTF-8".into()))?
@@ -821,5 +841,66 @@ pub(crate) async fn method_not_allowed(method: Method, uri: Uri) -> ApiError {
     ApiError::MethodNotAllowed {
         method: method.to_string(),
         path: uri.path().to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_store::embedded::{EmbeddedStore, OpenMode};
+
+    /// Waits up to 5 s for `done`.
+    async fn until(done: impl Fn() -> bool) -> bool {
+        for _ in 0..500 {
+            if done() {
+                return true;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        false
+    }
+
+    /// A heavy answer whose client leaves keeps its turn until its computation ends: a
+    /// client that starts reports and leaves cannot make more of them run at once.
+    #[tokio::test]
+    async fn an_abandoned_heavy_answer_keeps_its_turn_until_it_ends() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let store = Arc::new(
+            EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing)
+                .expect("open"),
+        );
+        let state = AppState::new(store, 8);
+        let all = state.heavy.available_permits();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let ended = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let asked = state.clone();
+        let ends = ended.clone();
+        let request = tokio::spawn(async move {
+            kept(
+                &asked,
+                "someone".into(),
+                "a report".into(),
+                true,
+                move |_| {
+                    let _ = wait.recv();
+                    ends.store(true, std::sync::atomic::Ordering::SeqCst);
+                    Ok(1)
+                },
+            )
+            .await
+        });
+        assert!(until(|| state.heavy.available_permits() == all - 1).await);
+        // The client leaves while the answer is computed.
+        request.abort();
+        assert!(request.await.is_err_and(|e| e.is_cancelled()));
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        assert_eq!(
+            state.heavy.available_permits(),
+            all - 1,
+            "the turn is the computation's while it runs"
+        );
+        go.send(()).expect("the computation waits");
+        assert!(until(|| state.heavy.available_permits() == all).await);
+        assert!(ended.load(std::sync::atomic::Ordering::SeqCst));
     }
 }

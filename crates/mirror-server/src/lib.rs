@@ -23,6 +23,7 @@
 //! blocking pool, bounded by a semaphore, so they never block the async runtime.
 
 pub mod bench;
+pub mod body;
 pub mod burn;
 pub mod cache;
 pub mod client;

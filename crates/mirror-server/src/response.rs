@@ -4,6 +4,7 @@
 use mirror_core::{
     GameResult, MoveStats, PositionKey, TimeClass,
     codec::color_name,
+    evaluation::{EvalScore, EvalSource, Evaluation, Judgement, move_loss},
     notation,
     openings::{Opening, Openings},
     stats::FEW_GAMES,
@@ -98,6 +99,11 @@ pub(crate) struct ExploreMove {
     pub(crate) last_played: Option<String>,
     /// The time the move took, where the games' clocks say (null: no game says).
     pub(crate) time: Option<TimeJson>,
+    /// mirror's own, beside lichess's fields: the evaluation after the move, the win%
+    /// points it loses against the best move, and lichess's mark for that.
+    pub(crate) eval: Option<EvalJson>,
+    pub(crate) win_loss: Option<f64>,
+    pub(crate) judgement: Option<&'static str>,
 }
 
 /// The time a move took in the games whose clocks say (see `mirror_core::clock`).
@@ -269,6 +275,8 @@ pub(crate) struct ExploreResponse {
     pub(crate) recent_games: Vec<RecentJson>,
     pub(crate) opening: Option<OpeningJson>,
     pub(crate) queue_position: u32,
+    /// mirror's own: the position's evaluation, where one is stored.
+    pub(crate) eval: Option<EvalJson>,
 }
 
 /// Results by colour from the player's statistics (lichess counts white/black wins).
@@ -387,6 +395,51 @@ pub struct ReportCostly {
     pub played: Vec<ReportMove>,
 }
 
+/// A move the engine says loses, JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportEngineLoss {
+    /// Where.
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The moves to it in SAN, numbered (`1. d4 d5 2. e4`).
+    pub line: String,
+    /// The player's move, and how those games went.
+    pub played: ReportMove,
+    /// Win% points it loses against the engine's best move.
+    pub win_loss: f64,
+    /// Points it is expected to cost: games x win% lost / 100.
+    pub expected_loss: f64,
+    /// lichess's mark: `inaccuracy`, `mistake` or `blunder`.
+    pub judgement: &'static str,
+    /// The position's evaluation (the best move's).
+    pub eval_before: EvalJson,
+    /// The evaluation after the player's move.
+    pub eval_after: EvalJson,
+    /// The engine's best move here (UCI and SAN).
+    pub best: Option<BestMoveJson>,
+    /// How the player scored when they did play it (null: never).
+    pub best_played: Option<ReportMove>,
+}
+
+/// The engine's best move, JSON.
+#[derive(Serialize)]
+pub struct BestMoveJson {
+    /// UCI.
+    pub uci: String,
+    /// SAN.
+    pub san: String,
+}
+
+/// How much of the report's ground is analysed.
+#[derive(Serialize)]
+pub struct ReportAnalysed {
+    /// Positions of the report's size (the player to move) with an evaluation.
+    pub evaluated: usize,
+    /// Such positions in all.
+    pub positions: usize,
+}
+
 /// A deviation, JSON.
 #[derive(Serialize)]
 pub struct ReportDeviation {
@@ -448,6 +501,29 @@ pub struct ReportJson {
     pub drift: Vec<ReportDrift>,
     /// Where the player burns their clock.
     pub clock: crate::burn::ClockJson,
+    /// The player's moves the engine says lose, most costly first (`mirror analyse`).
+    pub engine: Vec<ReportEngineLoss>,
+    /// How much of the report's ground the engine has seen.
+    pub analysed: ReportAnalysed,
+}
+
+/// The numbered SAN of `path` from the start (`1. d4 d5 2. e4`).
+fn san_line(path: &[mirror_core::MoveCode]) -> String {
+    let mut pos = Chess::default();
+    let mut out = Vec::new();
+    for (i, code) in path.iter().enumerate() {
+        let Ok(m) = code.to_move(&pos) else {
+            break;
+        };
+        let san = notation::san(&pos, m);
+        out.push(if i % 2 == 0 {
+            format!("{}. {san}", i / 2 + 1)
+        } else {
+            san
+        });
+        pos.play_unchecked(m);
+    }
+    out.join(" ")
 }
 
 impl ReportJson {
@@ -523,6 +599,40 @@ impl ReportJson {
                 })
                 .collect(),
             clock: crate::burn::ClockJson::new(&r.clock),
+            engine: r
+                .engine
+                .iter()
+                .map(|e| {
+                    let (p, pos) = place(&e.place);
+                    let best = e.before.best.as_deref().and_then(|uci| {
+                        let legal = uci
+                            .parse::<shakmaty::uci::UciMove>()
+                            .ok()?
+                            .to_move(&pos)
+                            .ok()?;
+                        Some(BestMoveJson {
+                            uci: uci.to_string(),
+                            san: notation::san(&pos, legal),
+                        })
+                    });
+                    ReportEngineLoss {
+                        place: p,
+                        line: san_line(&e.place.path),
+                        played: mv(&pos, &e.played),
+                        win_loss: (e.win_loss * 10.0).round() / 10.0,
+                        expected_loss: (e.expected_loss * 100.0).round() / 100.0,
+                        judgement: Judgement::of(e.win_loss).map_or("", Judgement::as_str),
+                        eval_before: EvalJson::of(&e.before),
+                        eval_after: EvalJson::of(&e.after),
+                        best,
+                        best_played: e.best_played.as_ref().map(|b| mv(&pos, b)),
+                    }
+                })
+                .collect(),
+            analysed: ReportAnalysed {
+                evaluated: r.analysed.0,
+                positions: r.analysed.1,
+            },
         }
     }
 }
@@ -569,6 +679,110 @@ fn report_move(pos: &Chess, m: &mirror_store::report::MoveScore) -> ReportMove {
     }
 }
 
+/// A position's evaluation as lichess's cloud evaluations give it: `cp` or `mate` from
+/// White's side, with the depth, the best move and where it came from.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct EvalJson {
+    /// Centipawns from White's side (absent for a mate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    /// Mate in this many moves (positive: White mates; absent for centipawns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    /// The depth searched (0: unknown, as for a game's comment).
+    pub depth: u16,
+    /// The best move, UCI.
+    pub best: Option<String>,
+    /// `engine` (`mirror analyse`) or `comment` (a game's `[%eval]`).
+    pub source: &'static str,
+}
+
+impl EvalJson {
+    /// The JSON of `e`.
+    pub fn of(e: &Evaluation) -> EvalJson {
+        let (cp, mate) = match e.score {
+            EvalScore::Cp(c) => (Some(c), None),
+            EvalScore::Mate(m) => (None, Some(m)),
+        };
+        EvalJson {
+            cp,
+            mate,
+            depth: e.depth,
+            best: e.best.clone(),
+            source: match e.source {
+                EvalSource::Engine => "engine",
+                EvalSource::Comment => "comment",
+            },
+        }
+    }
+
+    /// As a player reads it: `+0.31`, `-1.20`, `#3`, `#-2`.
+    pub fn text(&self) -> String {
+        match (self.cp, self.mate) {
+            (_, Some(m)) => format!("#{m}"),
+            (Some(c), None) => format!("{:+.2}", f64::from(c) / 100.0),
+            (None, None) => "-".into(),
+        }
+    }
+}
+
+/// The evaluations an explorer answer shows: the position's own, and the position's after
+/// each of its moves (in the rows' order), as stored by `mirror analyse`.
+#[derive(Debug, Default)]
+pub struct ExploreEvals {
+    here: Option<Evaluation>,
+    after: Vec<Option<Evaluation>>,
+}
+
+/// What an explorer row says of a move from the evaluations: the evaluation after it, the
+/// win% it loses against the best move, and lichess's mark.
+#[derive(Debug, Default)]
+pub struct MoveTruth {
+    /// The evaluation after the move.
+    pub eval: Option<EvalJson>,
+    /// Win% points lost against the best move, for the side that played it (one decimal).
+    pub win_loss: Option<f64>,
+    /// `inaccuracy`, `mistake` or `blunder`.
+    pub judgement: Option<Judgement>,
+}
+
+impl ExploreEvals {
+    /// The evaluations of the position `pos` and of the positions its `rows` lead to.
+    pub fn read<S: mirror_store::GraphStore + ?Sized>(
+        store: &S,
+        pos: PositionKey,
+        rows: &[MoveRow],
+    ) -> Result<ExploreEvals, mirror_store::StoreError> {
+        let keys: Vec<PositionKey> = std::iter::once(pos)
+            .chain(rows.iter().map(|r| r.child))
+            .collect();
+        let mut found = store.evaluations(&keys)?.into_iter();
+        Ok(ExploreEvals {
+            here: found.next().flatten(),
+            after: found.collect(),
+        })
+    }
+
+    /// The position's own evaluation.
+    pub fn here(&self) -> Option<EvalJson> {
+        self.here.as_ref().map(EvalJson::of)
+    }
+
+    /// What the evaluations say of the `i`th row's move, `uci`, played by `mover`.
+    pub fn of_move(&self, i: usize, uci: &str, mover: Color) -> MoveTruth {
+        let after = self.after.get(i).and_then(Option::as_ref);
+        let win_loss = match (&self.here, after) {
+            (Some(before), Some(after)) => Some(move_loss(before, after, mover, uci)),
+            _ => None,
+        };
+        MoveTruth {
+            eval: after.map(EvalJson::of),
+            win_loss: win_loss.map(|l| (l * 10.0).round() / 10.0),
+            judgement: win_loss.and_then(Judgement::of),
+        }
+    }
+}
+
 /// One move of `mirror explore`'s answer (its JSON, and its table's row).
 #[derive(Debug, Serialize)]
 pub struct ExploreRowJson {
@@ -611,6 +825,12 @@ pub struct ExploreRowJson {
     pub opening: Option<OpeningJson>,
     /// The time the move took, where the games' clocks say.
     pub time: Option<TimeJson>,
+    /// The evaluation after the move, where `mirror analyse` stored one.
+    pub eval: Option<EvalJson>,
+    /// Win% points the move loses against the best one (both positions evaluated).
+    pub win_loss: Option<f64>,
+    /// lichess's mark for that loss: `inaccuracy`, `mistake` or `blunder`.
+    pub judgement: Option<&'static str>,
 }
 
 /// `mirror explore`'s answer: the position, whose moves they are, the totals and every
@@ -640,6 +860,8 @@ pub struct ExploreTable {
     pub draws: u32,
     /// Games the player lost.
     pub losses: u32,
+    /// The position's evaluation, where `mirror analyse` stored one.
+    pub eval: Option<EvalJson>,
     /// Every move, most played first.
     pub moves: Vec<ExploreRowJson>,
 }
@@ -670,9 +892,22 @@ impl std::fmt::Display for ExploreTable {
             writeln!(w, "(no games reach this position with these filters)")?;
             return Ok(());
         }
+        if let Some(e) = &out.eval {
+            writeln!(
+                w,
+                "evaluation: {} (depth {}{})",
+                e.text(),
+                e.depth,
+                e.best
+                    .as_deref()
+                    .map_or(String::new(), |b| format!(", best {b}"))
+            )?;
+        }
+        // The engine's columns only where the moves are evaluated.
+        let evaluated = out.moves.iter().any(|m| m.eval.is_some());
         writeln!(
             w,
-            "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6} {:>8}  {:<11} opening",
+            "{:<8} {:>7} {:>6} {:>6} {:>6} {:>18} {:>7} {:>6} {:>8}  {}{:<11} opening",
             "move",
             "games",
             "win%",
@@ -682,6 +917,11 @@ impl std::fmt::Display for ExploreTable {
             "avg opp",
             "perf",
             "avg time",
+            if evaluated {
+                format!("{:>7} {:>5}  ", "eval", "lost")
+            } else {
+                String::new()
+            },
             "last played",
         )?;
         for m in &out.moves {
@@ -692,10 +932,22 @@ impl std::fmt::Display for ExploreTable {
                 m.score_low,
                 m.score_high
             );
+            let mark = m
+                .judgement
+                .and_then(|j| {
+                    [
+                        Judgement::Inaccuracy,
+                        Judgement::Mistake,
+                        Judgement::Blunder,
+                    ]
+                    .into_iter()
+                    .find(|k| k.as_str() == j)
+                })
+                .map_or("", Judgement::symbol);
             writeln!(
                 w,
-                "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6} {:>8}  {:<11} {}",
-                m.san,
+                "{:<8} {:>7} {:>6.1} {:>6.1} {:>6.1} {:>18} {:>7} {:>6} {:>8}  {}{:<11} {}",
+                format!("{}{mark}", m.san),
                 m.games,
                 m.win_pct,
                 m.draw_pct,
@@ -706,10 +958,26 @@ impl std::fmt::Display for ExploreTable {
                 m.performance.map_or("-".to_string(), |r| r.to_string()),
                 m.time
                     .map_or("-".to_string(), |t| format!("{:.1}s", t.average_seconds)),
+                if evaluated {
+                    format!(
+                        "{:>7} {:>5}  ",
+                        m.eval.as_ref().map_or("-".to_string(), EvalJson::text),
+                        m.win_loss.map_or("-".to_string(), |l| format!("{l:.1}"))
+                    )
+                } else {
+                    String::new()
+                },
                 m.last_played.as_deref().unwrap_or("-"),
                 m.opening
                     .as_ref()
                     .map_or(String::new(), |o| format!("{} {}", o.eco, o.name))
+            )?;
+        }
+        if evaluated {
+            writeln!(
+                w,
+                "eval: after the move, from White's side; lost: win% points lost against the \
+                 best move (?! 5 or more, ? 10, ?? 15)"
             )?;
         }
         if out.moves.iter().any(|m| m.few_games) {
@@ -738,6 +1006,7 @@ fn explore_row(
     pos: &Chess,
     row: &MoveRow,
     here: Option<&Opening>,
+    truth: MoveTruth,
 ) -> Result<ExploreRowJson, mirror_store::StoreError> {
     let (m, interval) = row.checked(pos, PositionKey::from_position(pos))?;
     let s = &row.stats;
@@ -768,6 +1037,9 @@ fn explore_row(
             .or(here)
             .map(OpeningJson::from),
         time: TimeJson::of(s),
+        eval: truth.eval,
+        win_loss: truth.win_loss,
+        judgement: truth.judgement.map(Judgement::as_str),
     })
 }
 
@@ -775,22 +1047,28 @@ impl ExploreTable {
     /// The answer for `user` at the end of `path` (the positions from the start; an empty
     /// path is the start itself; its opening is the last named one on it), from the `rows`
     /// read there with the player's colour `player_color` (`None`: both) and, if given,
-    /// against `opponent` only.
+    /// against `opponent` only, with the evaluations `evals` of the position and its moves.
     pub fn new(
         user: String,
         path: &[Chess],
         player_color: Option<shakmaty::Color>,
         opponent: Option<String>,
         rows: &[MoveRow],
+        evals: &ExploreEvals,
     ) -> Result<ExploreTable, mirror_store::StoreError> {
         let pos = path.last().cloned().unwrap_or_default();
         let opening = Openings::builtin().along(path);
         let mut total = MoveStats::default();
         let moves = rows
             .iter()
-            .map(|r| {
+            .enumerate()
+            .map(|(i, r)| {
                 total.merge(&r.stats);
-                explore_row(&pos, r, opening)
+                let uci =
+                    r.mv.to_move(&pos)
+                        .map(notation::uci)
+                        .map_err(|e| mirror_store::StoreError::Corrupt(e.to_string()))?;
+                explore_row(&pos, r, opening, evals.of_move(i, &uci, pos.turn()))
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(ExploreTable {
@@ -805,6 +1083,7 @@ impl ExploreTable {
             wins: total.wins,
             draws: total.draws,
             losses: total.losses,
+            eval: evals.here(),
             moves,
         })
     }
@@ -944,6 +1223,45 @@ impl std::fmt::Display for ReportJson {
             r.average_white.map_or("-".into(), pct_text),
             r.average_black.map_or("-".into(), pct_text)
         )?;
+        writeln!(
+            w,
+            "\nWhere you lose by the engine (points expected lost: games x win% lost; {} of \
+             {} positions analysed{}):",
+            r.analysed.evaluated,
+            r.analysed.positions,
+            if r.analysed.evaluated == 0 {
+                "; run mirror analyse"
+            } else {
+                ""
+            }
+        )?;
+        for e in &r.engine {
+            writeln!(
+                w,
+                "- {} {}{}  ({}, as {}, {} games)\n  {:.1} points expected lost: {:.1} win% \
+                 lost, {} -> {}",
+                if e.line.is_empty() {
+                    "start:".to_string()
+                } else {
+                    format!("{}:", e.line)
+                },
+                e.played.san,
+                Judgement::of(e.win_loss).map_or("", Judgement::symbol),
+                e.place.fen,
+                e.place.color,
+                e.played.games,
+                e.expected_loss,
+                e.win_loss,
+                e.eval_before.text(),
+                e.eval_after.text()
+            )?;
+            writeln!(w, "    played: {}", move_line(&e.played))?;
+            match (&e.best, &e.best_played) {
+                (Some(b), Some(p)) => writeln!(w, "    better: {} ({})", b.san, move_line(p))?,
+                (Some(b), None) => writeln!(w, "    better: {} (never played)", b.san)?,
+                _ => {}
+            }
+        }
         writeln!(w, "\nCostly positions (games x score below the average):")?;
         for c in &r.costly {
             writeln!(

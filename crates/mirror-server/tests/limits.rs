@@ -21,13 +21,44 @@ struct Server {
     _dir: tempfile::TempDir,
 }
 
+/// The write token of [`start_with_writes`].
+const TOKEN: &str = "the-owners-token";
+
 /// The real router over an empty store (plus `/slow`, an answer that takes 30 s).
 async fn start(limits: Limits) -> Server {
+    start_on(limits, false).await
+}
+
+/// [`start`], accepting writes with [`TOKEN`] (the page's too).
+async fn start_with_writes(limits: Limits) -> Server {
+    start_on(limits, true).await
+}
+
+async fn start_on(limits: Limits, writes: bool) -> Server {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = Arc::new(
         EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open"),
     );
-    let app: Router = router(AppState::new(store, 4)).merge(Router::new().route(
+    let state = if writes {
+        let fetch = mirror_ingest::run::FetchSetup {
+            chesscom_base: "http://127.0.0.1:9".into(),
+            lichess_base: "http://127.0.0.1:9".into(),
+            contact: None,
+            lichess_token: None,
+            batch_size: 1000,
+        };
+        AppState::with_writes(
+            store,
+            4,
+            None,
+            TOKEN.into(),
+            (fetch, "a test store".into()),
+            true,
+        )
+    } else {
+        AppState::new(store, 4)
+    };
+    let app: Router = router(state).merge(Router::new().route(
         "/slow",
         get(|| async {
             tokio::time::sleep(Duration::from_secs(30)).await;
@@ -290,4 +321,120 @@ async fn other_sites_and_other_host_names_are_refused() {
         .await
         .expect("send");
     assert_ne!(r.status().as_u16(), 403);
+}
+
+/// Sends `head` (a request's line and headers) and `body` on a new connection, then waits up
+/// to `wait` for the answer's status.
+async fn status_of(s: &Server, head: &str, body: &[u8], wait: Duration) -> Option<u16> {
+    let mut c = TcpStream::connect(s.addr).await.expect("connect");
+    let head = head.replace("HOST", &s.addr.to_string());
+    c.write_all(head.as_bytes()).await.expect("write");
+    c.write_all(body).await.expect("write");
+    let mut buf = Vec::new();
+    let mut piece = [0u8; 1024];
+    let read = tokio::time::timeout(wait, async {
+        while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+            let n = c.read(&mut piece).await.expect("read");
+            if n == 0 {
+                break;
+            }
+            buf.extend_from_slice(&piece[..n]);
+        }
+    })
+    .await;
+    read.ok()?;
+    String::from_utf8_lossy(&buf)
+        .split_whitespace()
+        .nth(1)
+        .and_then(|code| code.parse().ok())
+}
+
+/// A write's token is checked before its body is read, a body over the bound is refused
+/// from its `Content-Length`, and a body that never comes is given up after its deadline
+/// (the ingest route has no time limit of its own): hundreds of such sockets leave
+/// `/health` answering at once.
+#[tokio::test]
+async fn write_bodies_wait_for_the_token_and_their_deadline() {
+    let s = start_with_writes(Limits::default()).await;
+    let head = |path: &str, token: bool, length: usize| {
+        format!(
+            "POST {path} HTTP/1.1\r\nHost: HOST\r\nContent-Type: application/json\r\n\
+             Content-Length: {length}\r\n{}\r\n",
+            if token {
+                format!("Authorization: Bearer {TOKEN}\r\n")
+            } else {
+                String::new()
+            }
+        )
+    };
+    let quick = Duration::from_secs(2);
+    for path in ["/api/v1/ingest", "/api/v1/imports/pgn?user=someone"] {
+        // No token: 401 with no byte of the body sent.
+        assert_eq!(
+            status_of(&s, &head(path, false, 1000), b"", quick).await,
+            Some(401),
+            "{path}"
+        );
+        // Over the bound: 413 from the header alone.
+        assert_eq!(
+            status_of(&s, &head(path, true, 100 * 1024 * 1024), b"", quick).await,
+            Some(413),
+            "{path}"
+        );
+    }
+    // With the token, a body that stops coming: 408 once its 10 s are up, not before.
+    let started = std::time::Instant::now();
+    let status = status_of(
+        &s,
+        &head("/api/v1/ingest", true, 1000),
+        b"{\"user\": ",
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(status, Some(408));
+    let waited = started.elapsed();
+    assert!(
+        waited >= Duration::from_secs(9) && waited < Duration::from_secs(15),
+        "{waited:?}"
+    );
+
+    // 300 sockets trickling ingest bodies (with the token), and /health from a fresh client
+    // meanwhile answers within 100 ms.
+    let mut sockets = Vec::new();
+    for i in 0..300 {
+        let mut c = TcpStream::connect(s.addr).await.expect("connect");
+        let h = head("/api/v1/ingest", true, 10_000 + i).replace("HOST", &s.addr.to_string());
+        c.write_all(h.as_bytes()).await.expect("write");
+        c.write_all(b"[").await.expect("write");
+        sockets.push(c);
+    }
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let client = reqwest::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client");
+    let mut slowest = Duration::ZERO;
+    for _ in 0..10 {
+        let t = std::time::Instant::now();
+        let r = client
+            .get(format!("http://{}/health", s.addr))
+            .send()
+            .await
+            .expect("health");
+        assert_eq!(r.status().as_u16(), 200);
+        slowest = slowest.max(t.elapsed());
+    }
+    assert!(slowest < Duration::from_millis(100), "{slowest:?}");
+    // And each of them is answered and closed once its deadline passes.
+    let mut closed = 0;
+    for c in &mut sockets {
+        let mut buf = Vec::new();
+        if tokio::time::timeout(Duration::from_secs(20), c.read_to_end(&mut buf))
+            .await
+            .is_ok()
+        {
+            closed += 1;
+        }
+    }
+    assert_eq!(closed, sockets.len());
 }

@@ -24,7 +24,7 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use mirror_core::{
     MoveCode, MoveStats, PositionKey,
-    evaluation::{Evaluation, Judgement, win_loss},
+    evaluation::{Evaluation, Judgement, move_loss},
     stats::ScoreInterval,
 };
 use shakmaty::{Chess, Color, Position};
@@ -567,7 +567,10 @@ fn engine_losses<S: GraphStore + ?Sized>(
             else {
                 continue;
             };
-            let loss = win_loss(before, after, *color);
+            let Some(uci) = uci_of(played.mv) else {
+                continue;
+            };
+            let loss = move_loss(before, after, *color, &uci);
             if Judgement::of(loss).is_none() {
                 continue;
             }

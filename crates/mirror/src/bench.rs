@@ -52,6 +52,32 @@ pub enum BenchCommand {
         #[arg(long, short = 'u')]
         user: String,
     },
+    /// `mirror analyse` against the engine alone on the same positions at the same depth
+    /// (the positions are left analysed).
+    Analyse {
+        /// The player whose positions are searched.
+        #[arg(long, short = 'u', required_unless_present = "sharing")]
+        user: Option<String>,
+        /// Instead: over every player of the store, how many of their positions to analyse
+        /// are shared (the searches the shared graph saves); nothing is searched.
+        #[arg(long)]
+        sharing: bool,
+        /// Positions searched by each side.
+        #[arg(long, default_value_t = 400)]
+        positions: usize,
+        /// The depth.
+        #[arg(long, default_value_t = 12)]
+        depth: u16,
+        /// The fewest games of a position (as `mirror analyse --min-games`).
+        #[arg(long, default_value_t = 2)]
+        min_games: u32,
+        /// Engine processes on each side (default: every core).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// The UCI engine (default: Stockfish found as `mirror analyse` finds it).
+        #[arg(long)]
+        engine: Option<PathBuf>,
+    },
     /// Load the HTTP API (explore or move) on the player's most played positions and
     /// random positions of their tree, cold and warm (server and load generator in this
     /// process, on loopback).
@@ -61,6 +87,27 @@ pub enum BenchCommand {
 pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> {
     match args.what {
         BenchCommand::Serve(args) => crate::bench_serve::run(store_args, args),
+        BenchCommand::Analyse {
+            user,
+            sharing,
+            positions,
+            depth,
+            min_games,
+            threads,
+            engine,
+        } => {
+            let store = store_args.open(OpenMode::MustExist)?;
+            if sharing {
+                println!("{}", mirror_eval::analyse::sharing(&store, min_games)?);
+                return Ok(ExitCode::SUCCESS);
+            }
+            let user = user.context("pass --user NAME (or --sharing)")?;
+            let player = crate::play::require_player(&store, &user)?;
+            let opts = crate::analyse::options(engine, threads, min_games, depth, 200)?;
+            let figures = mirror_eval::analyse::bench(&store, &player, &opts, positions)?;
+            println!("{figures}");
+            Ok(ExitCode::SUCCESS)
+        }
         BenchCommand::Model { model, user } => {
             let store = store_args.open(OpenMode::MustExist)?;
             let player = crate::play::require_player(&store, &user)?;

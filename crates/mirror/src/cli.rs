@@ -54,6 +54,9 @@ pub enum Command {
     Values(crate::values::ValuesArgs),
     /// Where to study: costly positions, deviations, surprises, repertoire drift.
     Report(crate::report::ReportArgs),
+    /// Evaluate the positions of a player's tree with a UCI engine (Stockfish), stored on
+    /// the positions and shared by every player who reaches them.
+    Analyse(crate::analyse::AnalyseArgs),
     /// Serve the HTTP API (move endpoint, lichess-shaped explorer, health, metrics).
     Serve(crate::serve::ServeArgs),
     /// Benchmarks (printed figures, never pass/fail).
@@ -75,7 +78,8 @@ pub type AnyStore = Box<dyn mirror_store::GraphStore + Send + Sync>;
 /// Where the store lives.
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
-    /// The backend (default: neo4j when MIRROR_NEO4J_URI is set, else embedded).
+    /// The backend (default: embedded when --db is given, else neo4j when MIRROR_NEO4J_URI
+    /// is set, else embedded).
     #[arg(long, global = true, value_enum, env = "MIRROR_STORE")]
     pub store: Option<StoreKind>,
     /// mirror's data directory (default: the platform's user data dir + /mirror).
@@ -105,9 +109,24 @@ impl StoreArgs {
         }
     }
 
-    /// Opens the embedded store.
+    /// Opens the embedded store; held by a running `mirror serve`, the error names it.
     pub fn open_embedded(&self, mode: OpenMode) -> anyhow::Result<EmbeddedStore> {
-        Ok(EmbeddedStore::open(&self.path()?, mode)?)
+        let path = self.path()?;
+        match EmbeddedStore::open(&path, mode) {
+            Ok(store) => Ok(store),
+            Err(e @ mirror_store::StoreError::InUse { .. }) => {
+                let held = match mirror_server::client::ServerFile::read(&path) {
+                    Ok(Some(server)) => format!(
+                        "held by mirror serve at {} (process {}): stop it, or ask it \
+                         (the page, the HTTP API)",
+                        server.url, server.pid
+                    ),
+                    _ => "another mirror process holds it".to_string(),
+                };
+                Err(anyhow::Error::new(e).context(held))
+            }
+            Err(e) => Err(e.into()),
+        }
     }
 
     /// Games per write transaction: `given`, else the backend's default (Neo4j holds a
@@ -122,10 +141,13 @@ impl StoreArgs {
         )
     }
 
-    /// The backend this invocation uses.
+    /// The backend this invocation uses: the one asked for; else a store file given
+    /// (`--db`) is the embedded store, whatever the environment says of Neo4j.
     pub fn kind(&self) -> StoreKind {
         self.store.unwrap_or_else(|| {
-            if std::env::var("MIRROR_NEO4J_URI").is_ok_and(|u| !u.is_empty()) {
+            if self.db.is_some() {
+                StoreKind::Embedded
+            } else if std::env::var("MIRROR_NEO4J_URI").is_ok_and(|u| !u.is_empty()) {
                 StoreKind::Neo4j
             } else {
                 StoreKind::Embedded
@@ -147,6 +169,13 @@ impl StoreArgs {
 
     /// Opens the store of the chosen kind.
     pub fn open(&self, mode: OpenMode) -> anyhow::Result<AnyStore> {
+        if let (Some(StoreKind::Neo4j), Some(db)) = (self.store, &self.db) {
+            anyhow::bail!(
+                "--db {} names an embedded store file, but the store asked for is Neo4j \
+                 (--store neo4j or MIRROR_STORE): drop one of them",
+                db.display()
+            );
+        }
         match self.kind() {
             StoreKind::Embedded => Ok(Box::new(self.open_embedded(mode)?)),
             StoreKind::Neo4j => Ok(Box::new(open_neo4j()?)),

@@ -75,7 +75,15 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         Some(name) => mirror_store::analysis::moves_against(&store, &user, key, name, &filter)?,
         None => store.moves(&args.user, key, &filter)?,
     };
-    let out = ExploreTable::new(user, &path, filter.color, args.opponent.clone(), &rows)?;
+    let evals = mirror_server::response::ExploreEvals::read(&store, key, &rows)?;
+    let out = ExploreTable::new(
+        user,
+        &path,
+        filter.color,
+        args.opponent.clone(),
+        &rows,
+        &evals,
+    )?;
     let mut w = BufWriter::new(std::io::stdout().lock());
     if args.json {
         serde_json::to_writer_pretty(&mut w, &out)?;

@@ -1,5 +1,6 @@
 //! `mirror`: learns how one chess player plays from their own games and plays back like them.
 
+mod analyse;
 mod bench;
 mod bench_serve;
 mod cli;
@@ -72,5 +73,6 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Eval(args) => eval::run(&cli.store, args),
         cli::Command::Uci(args) => play::uci(&cli.store, args),
         cli::Command::Report(args) => report::run(&cli.store, args),
+        cli::Command::Analyse(args) => analyse::run(&cli.store, args),
     }
 }

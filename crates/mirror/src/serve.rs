@@ -23,11 +23,13 @@ pub struct ServeArgs {
     /// Store operations running at once (the rest wait).
     #[arg(long, default_value_t = 64)]
     pub blocking: usize,
-    /// The secret that writes through the server need (`Authorization: Bearer TOKEN`):
-    /// other mirror processes read it from the file next to the store; the page asks for
-    /// it when the server answers beyond this machine. Random unless set (16+ characters).
-    #[arg(long, env = "MIRROR_SERVER_TOKEN", hide_env_values = true)]
-    pub token: Option<String>,
+    /// A file holding the secret that writes through the server need (`Authorization:
+    /// Bearer TOKEN`; readable by its owner only, mode 0600), else MIRROR_SERVER_TOKEN,
+    /// else a random one. Never on the command line, where `ps` shows it. Other mirror
+    /// processes read it from the file next to the store; the page asks for it when the
+    /// server answers beyond this machine. 16 characters at least.
+    #[arg(long, value_name = "PATH")]
+    pub token_file: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub fetch: crate::ingest::FetchArgs,
 }
@@ -73,6 +75,42 @@ pub fn server_file(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>>
     Ok(ServerFile::read(&store_args.path()?)?)
 }
 
+/// The server's write token: from `file` (which must be its owner's alone), else from
+/// MIRROR_SERVER_TOKEN; `None` when neither is given. At least 16 characters.
+fn server_token(file: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
+    let (token, from) = match file {
+        Some(path) => {
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(path)
+                    .with_context(|| format!("cannot read --token-file {}", path.display()))?
+                    .permissions()
+                    .mode();
+                if mode & 0o077 != 0 {
+                    anyhow::bail!(
+                        "--token-file {} may be read by others (mode {:o}): chmod 600 it",
+                        path.display(),
+                        mode & 0o777
+                    );
+                }
+            }
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read --token-file {}", path.display()))?;
+            (text, format!("--token-file {}", path.display()))
+        }
+        None => match std::env::var("MIRROR_SERVER_TOKEN") {
+            Ok(t) if !t.is_empty() => (t, "MIRROR_SERVER_TOKEN".to_string()),
+            _ => return Ok(None),
+        },
+    };
+    let token = token.trim().to_string();
+    if token.len() < 16 {
+        anyhow::bail!("the token of {from} needs at least 16 characters");
+    }
+    Ok(Some(token))
+}
+
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     mirror_engine::endgame::warm_up();
     let addr: SocketAddr = args.bind.parse().with_context(|| {
@@ -104,9 +142,8 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         } else {
             local
         };
-        let token = match args.token {
-            Some(t) if t.trim().len() >= 16 => t.trim().to_string(),
-            Some(_) => anyhow::bail!("--token (MIRROR_SERVER_TOKEN) needs at least 16 characters"),
+        let token = match server_token(args.token_file.as_deref())? {
+            Some(t) => t,
             None => format!("{:032x}", rand::random::<u128>()),
         };
         let _file = match store_args.kind() {
@@ -117,6 +154,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             )?),
             crate::cli::StoreKind::Neo4j => None,
         };
+        let stop = mirror_server::listen::shutdown_signal();
         eprintln!(
             "mirror serving {} on http://{local}/ (Ctrl-C to stop)",
             store_args.describe()?,
@@ -129,7 +167,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             (args.fetch.setup(store_args)?, store_args.describe()?),
             !local.ip().is_loopback(),
         );
-        serve(listener, state, mirror_server::listen::shutdown_signal()).await?;
+        serve(listener, state, stop).await?;
         anyhow::Ok(())
     });
     // Store work still running for a client that is gone (a report, a search) does not

@@ -285,3 +285,69 @@ fn rust_log_traces_the_ingest_and_its_batches() {
     let quiet = run(None);
     assert!(!quiet.contains("write_batch"), "{quiet}");
 }
+
+/// A name that would be a path (or hide what it says) is refused with the reason by every
+/// command that takes one, and nothing is written outside the data directory.
+#[test]
+fn names_that_would_be_paths_are_refused_by_every_command() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let pgn = first500();
+    let pgn = pgn.to_str().expect("utf-8 path");
+    for (name, why) in [
+        ("../../evilmodel", "slash"),
+        ("..", "\"..\""),
+        ("Alekhine/Reilly", "slash"),
+        ("abc\u{202E}gpj", "bidirectional"),
+    ] {
+        let commands: [&[&str]; 6] = [
+            &["ingest", "--user", name, "--progress", "none", "--pgn", pgn],
+            &["train", "--user", name],
+            &["explore", "--user", name],
+            &["report", "--user", name],
+            &["play", "--user", name],
+            &["uci", "--user", name],
+        ];
+        for args in commands {
+            let err = env.fails(args);
+            assert!(err.contains("invalid player name"), "{args:?}: {err}");
+            assert!(err.contains(why), "{args:?}: {err}");
+        }
+    }
+    let outside = env.dir.path().parent().map(|p| p.join("evilmodel"));
+    assert!(outside.is_some_and(|p| !p.exists()));
+}
+
+/// An explicit `--db PATH` is the embedded store even when the environment names a Neo4j
+/// server; asking for Neo4j and a store file at once is a clear error.
+#[test]
+fn an_explicit_db_is_the_embedded_store_whatever_the_environment_says() {
+    let env = Env::new();
+    let db = env.dir.path().join("here.redb");
+    let db_s = db.to_str().expect("utf-8 path");
+    let pgn = first500();
+    let out = env
+        .cmd()
+        .env("MIRROR_NEO4J_URI", "bolt://127.0.0.1:9")
+        .args([
+            "--db",
+            db_s,
+            "ingest",
+            "--user",
+            PLAYER,
+            "--progress",
+            "none",
+            "--pgn",
+        ])
+        .arg(&pgn)
+        .output()
+        .expect("ingest");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(db.exists(), "the games went to the file given");
+    let err = env.fails(&["--store", "neo4j", "--db", db_s, "players"]);
+    assert!(err.contains("names an embedded store file"), "{err}");
+}

@@ -359,3 +359,116 @@ fn two_servers_see_a_write_from_elsewhere_at_their_next_request() {
         let _ = c.wait();
     }
 }
+
+/// Two `mirror analyse` processes at once on one Neo4j share the work: every position is
+/// searched by exactly one of them, and what they store is Stockfish's own evaluation
+/// (python-chess's, at the same depth).
+#[test]
+fn two_analyse_processes_on_one_neo4j_search_each_position_once() {
+    let Some(server) = mirror_testkit::shared("neo4j::two_analysers") else {
+        return;
+    };
+    wipe(server.uri());
+    let neo = Neo::new(server.uri());
+    let pgn = first500();
+    neo.ok(&[
+        "ingest",
+        "--user",
+        PLAYER,
+        "--progress",
+        "none",
+        "--pgn",
+        pgn.to_str().expect("path"),
+    ]);
+    let spawn = || {
+        neo.cmd()
+            .args([
+                "analyse",
+                "--user",
+                PLAYER,
+                "--min-games",
+                "3",
+                "--depth",
+                "10",
+            ])
+            .args([
+                "--threads",
+                "1",
+                "--batch",
+                "4",
+                "--json",
+                "--progress",
+                "none",
+            ])
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("analyse")
+    };
+    let (a, b) = (spawn(), spawn());
+    let summary = |child: std::process::Child| -> serde_json::Value {
+        let out = child.wait_with_output().expect("analyse");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON summary")
+    };
+    let (a, b) = (summary(a), summary(b));
+    let n = |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+    let positions = n(&a, "positions");
+    assert_eq!(n(&b, "positions"), positions);
+    for s in [&a, &b] {
+        assert_eq!(
+            n(s, "reused") + n(s, "searched") + n(s, "skipped") + n(s, "by_others"),
+            positions,
+            "{s}"
+        );
+    }
+    assert!(n(&a, "searched") > 0 && n(&b, "searched") > 0, "{a}\n{b}");
+    let skipped = n(&a, "skipped") + n(&b, "skipped");
+    assert_eq!(
+        n(&a, "searched") + n(&b, "searched") + skipped,
+        positions,
+        "each position searched once: {a}\n{b}"
+    );
+    // What they stored: every position, the engine's own evaluation.
+    let listed = neo.ok(&["analyse", "--user", PLAYER, "--min-games", "3", "--list"]);
+    let lines: Vec<serde_json::Value> = listed
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len() as u64, positions - skipped);
+    let mut reference =
+        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+            .arg(repo().join("tests/reference/evals.py"))
+            .arg(
+                std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into()),
+            )
+            .arg("10")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .expect("python3 with python-chess");
+    std::io::Write::write_all(
+        &mut reference.stdin.take().expect("stdin"),
+        listed.as_bytes(),
+    )
+    .expect("write");
+    let out = reference.wait_with_output().expect("evals.py");
+    let theirs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(theirs.len(), lines.len());
+    for (m, r) in lines.iter().zip(&theirs) {
+        assert_eq!(m["epd"], r["epd"]);
+        assert_eq!(
+            (m.get("cp"), m.get("mate"), &m["best"]),
+            (r.get("cp"), r.get("mate"), &r["best"]),
+            "{}",
+            m["epd"]
+        );
+    }
+}

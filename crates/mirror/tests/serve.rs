@@ -506,3 +506,154 @@ fn play_and_uci_read_through_the_server_and_answer_alike() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// `mirror play` through a server survives a person who thinks longer than the server keeps
+/// an idle connection (10 s), and when the server is gone mid-game it saves what was played
+/// before it reports the error.
+#[test]
+fn play_through_the_server_survives_a_long_think_and_saves_the_game_when_it_fails() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (mut server, url, _, _stderr) = spawn_serve(env.cmd());
+    let save = env.dir.path().join("game.pgn");
+    let start = |save: &std::path::Path| {
+        let mut child = env
+            .cmd()
+            .args(["play", "--user", PLAYER, "--color", "white", "--seed", "5"])
+            .arg("--save")
+            .arg(save)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn play");
+        let stdin = child.stdin.take().expect("stdin");
+        (child, stdin)
+    };
+
+    // Read commands that open the store themselves name the server that holds it.
+    for args in [
+        &["explore", "--user", PLAYER][..],
+        &["report", "--user", PLAYER][..],
+        &["players"][..],
+    ] {
+        let err = env.fails(args);
+        assert!(
+            err.contains(&format!("held by mirror serve at {url}")),
+            "{args:?}: {err}"
+        );
+    }
+
+    // 15 s between two moves: the connection the first move used is closed by then.
+    let (child, mut stdin) = start(&save);
+    stdin.write_all(b"e4\n").expect("write");
+    stdin.flush().expect("flush");
+    std::thread::sleep(std::time::Duration::from_secs(15));
+    stdin.write_all(b"d4\nquit\n").expect("write");
+    drop(stdin);
+    let out = child.wait_with_output().expect("play");
+    let (o, e) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{o}\n{e}");
+    assert!(e.contains(&format!("held by mirror serve at {url}")), "{e}");
+    assert!(
+        o.contains("mirror plays 2..."),
+        "the mirror answered 2. d4: {o}"
+    );
+    let pgn = std::fs::read_to_string(&save).expect("the saved game");
+    assert!(pgn.contains("1. e4") && pgn.contains("2. d4"), "{pgn}");
+
+    // The server stops uncleanly after the mirror's first reply: the next reply cannot be
+    // read, and the game so far is saved, unfinished, before the error is reported.
+    let lost = env.dir.path().join("lost.pgn");
+    let (mut child, mut stdin) = start(&lost);
+    stdin.write_all(b"e4\n").expect("write");
+    stdin.flush().expect("flush");
+    let mut stdout = child.stdout.take().expect("stdout");
+    let mut seen = Vec::new();
+    let mut buf = [0u8; 4096];
+    while !String::from_utf8_lossy(&seen).contains("mirror plays 1...") {
+        let n = stdout.read(&mut buf).expect("read play's output");
+        assert!(
+            n > 0,
+            "play ended early: {}",
+            String::from_utf8_lossy(&seen)
+        );
+        seen.extend_from_slice(&buf[..n]);
+    }
+    server.kill().expect("kill the server");
+    server.wait().expect("wait");
+    stdin.write_all(b"d4\n").expect("write");
+    drop(stdin);
+    let status = child.wait().expect("play");
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("stderr");
+    assert!(!status.success(), "{err}");
+    assert!(
+        err.contains(&format!("the game so far is saved to {}", lost.display())),
+        "{err}"
+    );
+    let pgn = std::fs::read_to_string(&lost).expect("the game saved after the error");
+    assert!(pgn.contains("1. e4") && pgn.contains("2. d4"), "{pgn}");
+    assert!(pgn.contains("[Result \"*\"]"), "{pgn}");
+}
+
+/// The server's write token comes from a file only its owner may read, or the
+/// environment; never from the command line, where `ps` shows it.
+#[test]
+fn the_token_comes_from_an_owners_file_or_the_environment_never_argv() {
+    use std::io::BufRead;
+    #[cfg(unix)]
+    use std::os::unix::fs::PermissionsExt;
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let file = env.dir.path().join("token");
+    std::fs::write(&file, "a-token-of-twenty-four-c\n").expect("write");
+    let path = file.to_str().expect("utf-8 path");
+    #[cfg(unix)]
+    {
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+        let err = env.fails(&["serve", "--bind", "127.0.0.1:0", "--token-file", path]);
+        assert!(err.contains("chmod 600"), "{err}");
+        std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).expect("chmod");
+    }
+    let err = env.fails(&["serve", "--token", "a-token-of-twenty-four-c"]);
+    assert!(err.contains("--token"), "{err}");
+    let mut child = env
+        .cmd()
+        .args(["serve", "--bind", "127.0.0.1:0", "--token-file", path])
+        .stderr(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("serve");
+    let mut stderr = std::io::BufReader::new(child.stderr.take().expect("stderr"));
+    let mut banner = String::new();
+    stderr.read_line(&mut banner).expect("banner");
+    let server: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{}.serve", env.db().display())).expect("server file"),
+    )
+    .expect("json");
+    assert_eq!(server["token"], "a-token-of-twenty-four-c", "{banner}");
+    let url = server["url"].as_str().expect("url");
+    assert_eq!(get_json(&format!("{url}/health"))["status"], "ok");
+    stop(child, stderr);
+    // The store itself is its owner's alone too.
+    #[cfg(unix)]
+    assert_eq!(
+        std::fs::metadata(env.db())
+            .expect("store")
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+}

@@ -45,11 +45,23 @@ fn tools_here(missing: Vec<String>) -> bool {
     false
 }
 
-/// Runs `tool` against `mirror serve` over 500 real games (its base URL as argument);
-/// returns its stdout after checking it succeeded.
+/// Runs `tool` against `mirror serve` over 500 real games, analysed by Stockfish at a
+/// shallow depth (its base URL as argument); returns its stdout after checking it
+/// succeeded.
 fn against_a_server(what: &str, tool: impl FnOnce(&str) -> Command) -> String {
     let env = Env::new();
     env.ingest(&first500(), &[]);
+    env.ok(&[
+        "analyse",
+        "--user",
+        PLAYER,
+        "--min-games",
+        "5",
+        "--depth",
+        "6",
+        "--progress",
+        "none",
+    ]);
     let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
     let out = tool(&url).output();
     let _ = child.kill();
