@@ -13,6 +13,10 @@ the evaluations before and after the move at that depth, never below 0; 0 for th
 engine's own best move (its first move of the principal variation before the move).
 
 Usage: evals.py STOCKFISH DEPTH < lines.jsonl
+       evals.py --comments PGN   prints {"epd", "cp" or "mate"} for each position after a
+                                 mainline move whose comment has an [%eval] (python-chess's
+                                 reading), the first game's in file order where several
+                                 reach it
 """
 import json
 import math
@@ -33,7 +37,32 @@ def win_percent_white(info):
     return 50 + 50 * (2 / (1 + math.exp(-0.00368208 * cp)) - 1)
 
 
+def comments(path):
+    import chess.pgn
+
+    seen = {}
+    with open(path, encoding="utf-8") as f:
+        while True:
+            game = chess.pgn.read_game(f)
+            if game is None:
+                break
+            board = game.board()
+            for node in game.mainline():
+                board.push(node.move)
+                ev = node.eval()
+                epd = board.epd()
+                if ev is None or epd in seen:
+                    continue
+                score = ev.white()
+                seen[epd] = {"epd": epd, "mate": score.mate()} if score.is_mate() else {"epd": epd, "cp": score.score()}
+    for v in seen.values():
+        print(json.dumps(v))
+
+
 def main():
+    if sys.argv[1] == "--comments":
+        comments(sys.argv[2])
+        return
     path, depth = sys.argv[1], int(sys.argv[2])
     engine = chess.engine.SimpleEngine.popen_uci(path)
     engine.configure({"Threads": 1, "Hash": 16})

@@ -53,6 +53,9 @@ pub struct Batch {
     /// Position key -> (offset, length) of its packed form in `packed`.
     positions: FxHashMap<PositionKey, (u32, u8)>,
     packed: Vec<u8>,
+    /// The evaluations the games' comments gave of the positions after their moves
+    /// (`[%eval]`), the first of each depth kept (a deeper one replaces it).
+    evals: FxHashMap<PositionKey, crate::evaluation::Evaluation>,
 }
 
 impl Default for Batch {
@@ -71,6 +74,7 @@ impl Batch {
             edges: FxHashMap::default(),
             positions: FxHashMap::default(),
             packed: Vec::new(),
+            evals: FxHashMap::default(),
         }
     }
 
@@ -121,6 +125,28 @@ impl Batch {
             }
             key = child;
         }
+        // What the game's comments said of the positions after its moves.
+        for (&(_, _, child, _, _), eval) in plies.iter().zip(&game.evals) {
+            if let Some((score, depth)) = *eval {
+                let e = crate::evaluation::Evaluation {
+                    score,
+                    best: None,
+                    depth,
+                    engine: "comment".into(),
+                    source: crate::evaluation::EvalSource::Comment,
+                };
+                match self.evals.entry(child) {
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(e);
+                    }
+                    std::collections::hash_map::Entry::Occupied(mut o) => {
+                        if o.get().yields_to(&e) {
+                            o.insert(e);
+                        }
+                    }
+                }
+            }
+        }
         // The first move from each position (a stable sort keeps the game's order).
         let mut from: Vec<FirstMove> = plies
             .iter()
@@ -169,6 +195,13 @@ impl Batch {
     /// Whether a game with this id is in the batch.
     pub fn contains(&self, id: &GameId) -> bool {
         self.ids.contains(id)
+    }
+
+    /// The evaluations the games' comments gave (`[%eval]`), by position, in key order.
+    pub fn evaluations(&self) -> Vec<(PositionKey, crate::evaluation::Evaluation)> {
+        let mut out: Vec<_> = self.evals.iter().map(|(k, e)| (*k, e.clone())).collect();
+        out.sort_unstable_by_key(|(k, _)| k.0);
+        out
     }
 
     /// The games with the player's colour.

@@ -92,6 +92,40 @@ pub fn move_loss(
     }
 }
 
+/// The evaluation a game's comment gives after a move, as lichess's exports write it:
+/// `[%eval 0.25]` (pawns, from White's side), `[%eval #-3]` (mate), optionally with the
+/// depth after a comma (`[%eval 0.25,18]`); the first `[%eval]` whose value reads counts.
+pub fn comment_eval(comment: &[u8]) -> Option<(EvalScore, u16)> {
+    let text = std::str::from_utf8(comment).ok()?;
+    let mut rest = text;
+    while let Some(at) = rest.find("[%eval") {
+        let after = &rest[at + "[%eval".len()..];
+        rest = after;
+        let end = after.find(']')?;
+        let value = after[..end].trim();
+        let (score, depth) = match value.split_once(',') {
+            Some((v, d)) => (v.trim(), d.trim().parse::<u16>().ok()),
+            None => (value, Some(0)),
+        };
+        let Some(depth) = depth else {
+            continue;
+        };
+        let parsed = if let Some(mate) = score.strip_prefix('#') {
+            mate.parse::<i32>().ok().map(EvalScore::Mate)
+        } else {
+            score
+                .parse::<f64>()
+                .ok()
+                .filter(|p| p.is_finite() && p.abs() < 1000.0)
+                .map(|pawns| EvalScore::Cp((pawns * 100.0).round() as i32))
+        };
+        if let Some(score) = parsed {
+            return Some((score, depth));
+        }
+    }
+    None
+}
+
 /// Where an evaluation came from.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
 pub enum EvalSource {
@@ -262,6 +296,33 @@ mod tests {
         assert!(Evaluation::decode(&[1, 0, 0]).is_err());
         assert!(Evaluation::decode(&[2, 0, 0, 0, 0, 0, 0, 0, 0, 0]).is_err());
         assert!(Evaluation::decode(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 5, b'e']).is_err());
+    }
+
+    #[test]
+    fn comment_evaluations_read_as_lichess_writes_them() {
+        // Real lines of lichess's exports (../shared/data/pgn/population).
+        assert_eq!(
+            comment_eval(b" [%eval 0.3] [%clk 0:01:00] "),
+            Some((EvalScore::Cp(30), 0))
+        );
+        assert_eq!(
+            comment_eval(b" [%eval -1.61] [%clk 0:00:55] "),
+            Some((EvalScore::Cp(-161), 0))
+        );
+        assert_eq!(comment_eval(b"[%eval #-3]"), Some((EvalScore::Mate(-3), 0)));
+        assert_eq!(comment_eval(b"[%eval #2]"), Some((EvalScore::Mate(2), 0)));
+        assert_eq!(
+            comment_eval(b"[%eval 0.25,18]"),
+            Some((EvalScore::Cp(25), 18))
+        );
+        // Unreadable values are skipped for the next command; nothing is nothing.
+        assert_eq!(
+            comment_eval(b"[%eval x] [%eval -0.07]"),
+            Some((EvalScore::Cp(-7), 0))
+        );
+        assert_eq!(comment_eval(b"[%clk 0:01:00] a comment"), None);
+        assert_eq!(comment_eval(b"[%eval 0.3"), None);
+        assert_eq!(comment_eval(b"[%eval nan]"), None);
     }
 
     #[test]

@@ -188,6 +188,11 @@ pub struct GameRecord {
     /// The time of each move (see [`crate::clock`]): empty when the game records none,
     /// else one entry per move of `moves`.
     pub times: Vec<Option<MoveTime>>,
+    /// The evaluation each move's comment gave of the position after it (`[%eval]`,
+    /// [`crate::evaluation::comment_eval`]: score, depth): empty when no comment gives one,
+    /// else one entry per move. Read at ingest for the positions; not kept with the
+    /// stored record (a stored record decodes without them).
+    pub evals: Vec<Option<(crate::evaluation::EvalScore, u16)>>,
 }
 
 /// A stored record that could not be decoded.
@@ -326,6 +331,7 @@ impl GameRecord {
             date,
             moves,
             times,
+            evals: Vec::new(),
         })
     }
 
@@ -485,6 +491,7 @@ mod tests {
                     trouble: true,
                 }),
             ],
+            evals: Vec::new(),
         }
     }
 

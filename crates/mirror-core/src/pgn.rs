@@ -175,6 +175,8 @@ pub struct Movetext {
     moves: Vec<MoveCode>,
     /// What each move's comments said about time (parallel to `moves`).
     stamps: Vec<Stamp>,
+    /// What each move's comments said of the position after it (`[%eval]`; parallel).
+    evals: Vec<Option<(crate::evaluation::EvalScore, u16)>>,
     outcome: Option<GameResult>,
 }
 
@@ -251,6 +253,7 @@ impl Visitor for GameVisitor {
             pos: Chess::default(),
             moves: Vec::with_capacity(96),
             stamps: Vec::with_capacity(96),
+            evals: Vec::with_capacity(96),
             outcome: None,
         })
     }
@@ -270,6 +273,7 @@ impl Visitor for GameVisitor {
                 mt.pos.play_unchecked(m);
                 mt.moves.push(code);
                 mt.stamps.push(Stamp::default());
+                mt.evals.push(None);
                 ControlFlow::Continue(())
             }
             Err(fault) => ControlFlow::Break(Decoded::Invalid(GameError {
@@ -287,6 +291,9 @@ impl Visitor for GameVisitor {
         // A mainline comment after a move (variations are skipped, their comments too).
         if let Some(stamp) = mt.stamps.last_mut() {
             stamp.read_comment(comment.as_bytes());
+        }
+        if let Some(slot @ None) = mt.evals.last_mut() {
+            *slot = crate::evaluation::comment_eval(comment.as_bytes());
         }
         ControlFlow::Continue(())
     }
@@ -310,6 +317,7 @@ impl Visitor for GameVisitor {
             tags,
             moves,
             stamps,
+            evals,
             outcome,
             ..
         } = mt;
@@ -343,6 +351,11 @@ impl Visitor for GameVisitor {
             date,
             moves,
             times: move_times(&stamps, Control::from_tag(&tags.time_control)),
+            evals: if evals.iter().any(Option::is_some) {
+                evals
+            } else {
+                Vec::new()
+            },
         })
     }
 }

@@ -346,6 +346,25 @@ impl<S: Book> Engine<S> {
         Ok(self.store.time_model(&self.player)?)
     }
 
+    /// The player's moves here as the pace reads them: in games of the time class of
+    /// `clock` where they have timed ones ([`crate::pace::timed_stats`]).
+    pub fn pace_stats(
+        &self,
+        pos: &Chess,
+        clock: crate::pace::GoClock,
+    ) -> Result<Vec<mirror_core::MoveStats>, EngineError> {
+        let filter = Filter {
+            color: Some(pos.turn()),
+            ..self.opts.filter.clone()
+        };
+        let key = PositionKey::from_position(pos);
+        Ok(crate::pace::timed_stats(&filter, clock, |f| {
+            self.store
+                .rows(&self.player, key, f)
+                .map(|rows| rows.into_iter().map(|r| r.stats).collect())
+        })?)
+    }
+
     /// The player's moves here (legal ones only) and the tier that applies.
     pub fn book(&self, pos: &Chess) -> Result<BookView, EngineError> {
         let filter = Filter {

@@ -134,6 +134,42 @@ pub fn ply_of(pos: &shakmaty::Chess) -> usize {
     (pos.fullmoves().get() as usize - 1) * 2 + usize::from(pos.turn() == shakmaty::Color::Black)
 }
 
+/// The time class of a game played with `clock` (its base and increment, as Chess.com
+/// counts: base + 40 x increment under 3 min is bullet, under 10 min blitz, else rapid);
+/// `None` without a base time.
+pub fn time_class_of(clock: GoClock) -> Option<mirror_core::TimeClass> {
+    let base = clock.base_ms? / 1000;
+    let increment = clock.increment_ms / 1000;
+    Some(mirror_core::TimeClass::from_time_control(
+        &format!("{base}+{increment}"),
+        mirror_core::time::Convention::ChessCom,
+    ))
+}
+
+/// The player's moves in a position as the pace reads them: `read` with `filter` narrowed
+/// to the time class of the game's `clock` (a blitz game waits as the player does in
+/// blitz), unless the filter leaves that class out or the player has no timed game of it
+/// there; then `read` with `filter` itself.
+pub fn timed_stats<E>(
+    filter: &mirror_store::Filter,
+    clock: GoClock,
+    read: impl Fn(&mirror_store::Filter) -> Result<Vec<MoveStats>, E>,
+) -> Result<Vec<MoveStats>, E> {
+    let class = time_class_of(clock)
+        .filter(|c| filter.time_classes.is_empty() || filter.time_classes.contains(c));
+    if let Some(class) = class {
+        let narrowed = mirror_store::Filter {
+            time_classes: vec![class],
+            ..filter.clone()
+        };
+        let stats = read(&narrowed)?;
+        if stats.iter().any(|s| s.timed > 0) {
+            return Ok(stats);
+        }
+    }
+    read(filter)
+}
+
 /// The wait before answering in a position whose book moves have `stats` (the player's,
 /// with the engine's filter), under `clock`, at `ply` of the game; where the book has no
 /// time, from `model` (the player's [`TimeModel`]) when it has any timed move.

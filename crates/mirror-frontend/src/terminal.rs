@@ -376,13 +376,13 @@ impl<S: Book, W: Write> Session<'_, S, W> {
 
     /// How long the player would take here ([`mirror_engine::pace`]).
     fn pace_here(&self, pos: &Chess) -> io::Result<mirror_engine::pace::Pace> {
-        let view = self.engine.book(pos).map_err(engine_err)?;
         let clock = GoClock::of_game(
             self.opts.clock,
             self.clocks.map(|c| c[side_index(pos.turn())]),
         );
+        let stats = self.engine.pace_stats(pos, clock).map_err(engine_err)?;
         Ok(pace(
-            view.candidates.iter().map(|c| &c.stats),
+            &stats,
             clock,
             self.model.as_ref(),
             self.game.moves.len(),

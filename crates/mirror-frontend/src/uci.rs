@@ -106,9 +106,9 @@ fn wait_at_pace<S: Book, W: Write>(
     }
     let model = state.model.as_ref().and_then(|(_, m)| m.as_ref());
     let ply = mirror_engine::pace::ply_of(pos);
-    match engine.book(pos) {
-        Ok(view) => {
-            let p = pace(view.candidates.iter().map(|c| &c.stats), clock, model, ply);
+    match engine.pace_stats(pos, clock) {
+        Ok(stats) => {
+            let p = pace(&stats, clock, model, ply);
             writeln!(out, "info string {p}")?;
             out.flush()?;
             lines.wait(p.wait, out)?;

@@ -125,22 +125,72 @@ pub fn expand(inputs: &[PathBuf]) -> Result<Vec<Source>, SourceError> {
     Ok(out)
 }
 
+/// How many times its own size a compressed file may decompress to (PGN compresses about
+/// ten times; a file that expands a hundred times more is a decompression bomb).
+pub const MAX_EXPANSION: u64 = 100;
+
+/// What a small compressed file may always decompress to, whatever its size.
+pub const MIN_OUTPUT_BOUND: u64 = 16 << 20;
+
 /// Opens a source as a decompressed byte stream. Compression is recognised by magic bytes
-/// (gzip `1f 8b`, zstd `28 b5 2f fd`), so names do not matter.
+/// (gzip `1f 8b`, zstd `28 b5 2f fd`), so names do not matter. A compressed file's output
+/// is bounded: past [`MAX_EXPANSION`] times its size (and [`MIN_OUTPUT_BOUND`]) the stream
+/// fails with an error that says so (a 61 KB upload once expanded to 5 million games).
 pub fn open(source: &Source) -> io::Result<Box<dyn Read + Send>> {
-    let raw: Box<dyn Read + Send> = match source {
-        Source::File(p) => Box::new(File::open(p)?),
-        Source::Stdin => Box::new(io::stdin()),
+    let (raw, compressed): (Box<dyn Read + Send>, Option<u64>) = match source {
+        Source::File(p) => {
+            let f = File::open(p)?;
+            let len = f.metadata().ok().map(|m| m.len());
+            (Box::new(f), len)
+        }
+        Source::Stdin => (Box::new(io::stdin()), None),
     };
     let mut buf = BufReader::with_capacity(1 << 16, raw);
     let head = buf.fill_buf()?;
+    let bound = |inner: Box<dyn Read + Send>| -> Box<dyn Read + Send> {
+        match compressed {
+            Some(len) => Box::new(Bounded {
+                inner,
+                left: len.saturating_mul(MAX_EXPANSION).max(MIN_OUTPUT_BOUND),
+                compressed: len,
+            }),
+            None => inner,
+        }
+    };
     Ok(if head.starts_with(&[0x1f, 0x8b]) {
-        Box::new(flate2::bufread::MultiGzDecoder::new(buf))
+        bound(Box::new(flate2::bufread::MultiGzDecoder::new(buf)))
     } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
-        Box::new(zstd::stream::read::Decoder::with_buffer(buf)?)
+        bound(Box::new(zstd::stream::read::Decoder::with_buffer(buf)?))
     } else {
         Box::new(buf)
     })
+}
+
+/// A decompressed stream that fails once it has given more than its bound.
+struct Bounded {
+    inner: Box<dyn Read + Send>,
+    left: u64,
+    compressed: u64,
+}
+
+impl Read for Bounded {
+    fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+        let n = self.inner.read(out)?;
+        match self.left.checked_sub(n as u64) {
+            Some(left) => {
+                self.left = left;
+                Ok(n)
+            }
+            None => Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                format!(
+                    "it decompresses to more than {} times its {} bytes: refused as a \
+                     decompression bomb",
+                    MAX_EXPANSION, self.compressed
+                ),
+            )),
+        }
+    }
 }
 
 /// Size of a file source in bytes (compressed), when known.
@@ -155,6 +205,45 @@ pub fn size(source: &Source) -> Option<u64> {
 mod tests {
     use super::*;
     use std::io::Write;
+
+    /// A small compressed file that expands past its bound fails with an error that says
+    /// so; one that stays within it reads whole.
+    #[test]
+    fn a_decompression_bomb_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let game = b"[Result \"1-0\"]\n\n1. e4 e5 2. Nf3 Nc6 1-0\n\n";
+        let text: Vec<u8> = game
+            .iter()
+            .copied()
+            .cycle()
+            .take((MIN_OUTPUT_BOUND as usize) + (4 << 20))
+            .collect();
+        let bomb = dir.path().join("bomb.pgn.zst");
+        std::fs::write(&bomb, zstd::encode_all(text.as_slice(), 3).expect("zstd")).expect("write");
+        let size = std::fs::metadata(&bomb).expect("size").len();
+        assert!(
+            size * MAX_EXPANSION < MIN_OUTPUT_BOUND,
+            "a bomb: {size} bytes"
+        );
+        let mut out = Vec::new();
+        let err = open(&Source::File(bomb))
+            .expect("open")
+            .read_to_end(&mut out)
+            .expect_err("refused");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert!(err.to_string().contains("decompression bomb"), "{err}");
+        assert!(out.len() as u64 <= MIN_OUTPUT_BOUND);
+        // Within the bound: the whole text.
+        let fine = dir.path().join("fine.pgn.zst");
+        let small = &text[..1 << 20];
+        std::fs::write(&fine, zstd::encode_all(small, 3).expect("zstd")).expect("write");
+        let mut all = Vec::new();
+        open(&Source::File(fine))
+            .expect("open")
+            .read_to_end(&mut all)
+            .expect("read");
+        assert_eq!(all, small);
+    }
 
     #[test]
     fn same_text_from_plain_gzip_and_zstd() {

@@ -686,6 +686,7 @@ mod tests {
             date: None,
             moves: Vec::new(),
             times: Vec::new(),
+            evals: Vec::new(),
         }
     }
 

@@ -437,10 +437,16 @@ pub(crate) async fn pace<S: GraphStore + Send + Sync + 'static>(
                 color: Some(pos.turn()),
                 ..mirror_store::Filter::default()
             };
-            let rows = store.moves(&user, PositionKey::from_position(&pos), &filter)?;
+            // The player's moves in games of the clock's time class (a blitz game waits as
+            // they do in blitz).
+            let key = PositionKey::from_position(&pos);
+            let stats = mirror_engine::pace::timed_stats(&filter, clock, |f| {
+                store
+                    .moves(&user, key, f)
+                    .map(|rows| rows.into_iter().map(|r| r.stats).collect())
+            })?;
             let ply = mirror_engine::pace::ply_of(&pos);
-            let p =
-                mirror_engine::pace::pace(rows.iter().map(|r| &r.stats), clock, Some(&model), ply);
+            let p = mirror_engine::pace::pace(&stats, clock, Some(&model), ply);
             Ok(crate::response::PaceAnswer::new(&p))
         })
         .await?;

@@ -592,7 +592,7 @@ fn user(given: Option<&str>) -> Result<String, ApiError> {
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
         .ok_or_else(|| bad("missing parameter \"user\""))?;
-    player_key(u).map_err(|_| bad(format!("invalid user name {u:?}")))?;
+    player_key(u).map_err(|e| bad(e.to_string()))?;
     Ok(u.to_string())
 }
 

@@ -422,7 +422,7 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "GET",
             format!("/api/v1/move?user={long}"),
             400,
-            "invalid user name",
+            "invalid player name",
         ),
         (
             "GET",
@@ -615,7 +615,7 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
             "GET",
             "/api/v1/explore?user=a%00b".into(),
             400,
-            "invalid user name",
+            "invalid player name",
         ),
         ("GET", "/api/v1/nothing".into(), 404, "no such endpoint"),
         (
@@ -1303,8 +1303,8 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
     assert!(narrower > 0, "the opponent's filter leaves games out: {v}");
 }
 
-/// `/api/v1/pace`: in the book, the player's average time there (as the explorer sums it
-/// for the side to move); out of it, their share of the clock left at that stage and clock
+/// `/api/v1/pace`: in the book, the player's average time there in games of the clock's
+/// time class (as the explorer sums it for the side to move; 3+2 is blitz); out of it, their share of the clock left at that stage and clock
 /// (as the report shows it) of the clock given; bad clocks are 400s that name them.
 #[tokio::test]
 async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
@@ -1316,7 +1316,11 @@ async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
     .await;
     assert_eq!(status, 200, "{book}");
     assert_eq!(book["source"], "book", "{book}");
-    let (_, explore) = get(&s, "/api/v1/explore?user=Biskupstunga&moves=e2e4").await;
+    let (_, explore) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&moves=e2e4&speeds=blitz",
+    )
+    .await;
     let (mut timed, mut secs) = (0.0, 0.0);
     for m in explore["moves"].as_array().expect("moves") {
         if let Some(n) = m["time"]["timed"].as_f64() {
@@ -1369,5 +1373,26 @@ async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
             err["error"].as_str().is_some_and(|e| e.contains(named)),
             "{err}"
         );
+    }
+}
+
+/// A name that would be a path, or hides what it says, is a 400 naming the reason on every
+/// route that takes a player (the model a `/move` loads is found by the checked key only).
+#[tokio::test]
+async fn names_that_would_be_paths_are_refused_on_every_route() {
+    let s = start(20).await;
+    for name in ["..%2F..%2Fevilmodel", "a%5Cb", "..", "abc%E2%80%AEgpj"] {
+        for path in [
+            format!("/api/v1/explore?user={name}"),
+            format!("/api/v1/move?user={name}"),
+            format!("/api/v1/report?user={name}"),
+            format!("/api/v1/pace?user={name}"),
+            format!("/api/v1/prep?user={name}&opponent=someone"),
+        ] {
+            let (status, body) = get(&s, &path).await;
+            assert_eq!(status, 400, "{path}: {body}");
+            let error = body["error"].as_str().unwrap_or_default();
+            assert!(error.contains("invalid player name"), "{path}: {body}");
+        }
     }
 }

@@ -464,6 +464,28 @@ impl EmbeddedStore {
         }
     }
 
+    /// Stores each evaluation in `txn` where its position has none or one that gives way
+    /// to it; returns how many were stored.
+    fn put_evaluations(
+        txn: &WriteTransaction,
+        evals: &[(PositionKey, Evaluation)],
+    ) -> Result<usize> {
+        let mut stored = 0;
+        let mut t = txn.open_table(EVALS)?;
+        for (k, e) in evals {
+            let old = t
+                .get(k.0)?
+                .map(|v| Evaluation::decode(v.value()))
+                .transpose()
+                .map_err(|err| StoreError::Corrupt(format!("position {k}: {err}")))?;
+            if old.is_none_or(|old| old.yields_to(e)) {
+                t.insert(k.0, e.encode().as_slice())?;
+                stored += 1;
+            }
+        }
+        Ok(stored)
+    }
+
     /// The batches, written in `txn` on two threads: the games (and the players' game
     /// counts) and positions on this one, the edge rows and move totals on another (redb
     /// lets one write transaction fill different tables from several threads; the writer
@@ -498,6 +520,10 @@ impl EmbeddedStore {
             (games, rows)
         });
         let (mut report, new_edges) = (games?, rows?);
+        // The evaluations the games' comments gave, on their positions.
+        for (_, batch) in batches {
+            Self::put_evaluations(txn, &batch.evaluations())?;
+        }
         let mut totals = txn.open_table(PLAYER_TOTALS)?;
         for (pid, e) in pids.iter().zip(new_edges) {
             let (g, e0) = totals.get(*pid)?.map_or((0, 0), |v| v.value());
@@ -906,21 +932,7 @@ impl GraphStore for EmbeddedStore {
             return Ok(0);
         }
         let txn = self.db.begin_write()?;
-        let mut stored = 0;
-        {
-            let mut t = txn.open_table(EVALS)?;
-            for (k, e) in evals {
-                let old = t
-                    .get(k.0)?
-                    .map(|v| Evaluation::decode(v.value()))
-                    .transpose()
-                    .map_err(|err| StoreError::Corrupt(format!("position {k}: {err}")))?;
-                if old.is_none_or(|old| old.yields_to(e)) {
-                    t.insert(k.0, e.encode().as_slice())?;
-                    stored += 1;
-                }
-            }
-        }
+        let stored = Self::put_evaluations(&txn, evals)?;
         self.commit(txn)?;
         Ok(stored)
     }

@@ -451,6 +451,34 @@ fn de(e: neo4rs::DeError) -> StoreError {
     StoreError::Corrupt(format!("neo4j row: {e}"))
 }
 
+/// `write_evaluations.cypher`'s rows: [key, kind, value (text), best, depth, engine, source].
+fn evaluation_rows(evals: &[(PositionKey, Evaluation)]) -> Vec<BoltType> {
+    use mirror_core::evaluation::{EvalScore, EvalSource};
+    evals
+        .iter()
+        .map(|(k, e)| {
+            let (kind, value) = match e.score {
+                EvalScore::Cp(c) => ("cp", c),
+                EvalScore::Mate(m) => ("mate", m),
+            };
+            let source = match e.source {
+                EvalSource::Engine => "engine",
+                EvalSource::Comment => "comment",
+            };
+            let row: Vec<BoltType> = vec![
+                key_param(*k).into(),
+                kind.into(),
+                value.to_string().into(),
+                e.best.clone().unwrap_or_default().into(),
+                i64::from(e.depth).into(),
+                e.engine.clone().into(),
+                source.into(),
+            ];
+            BoltType::from(row)
+        })
+        .collect()
+}
+
 /// Position keys are u64; Neo4j integers are i64: the bits are kept.
 pub fn key_param(k: PositionKey) -> i64 {
     k.0 as i64
@@ -1031,6 +1059,11 @@ impl Neo4jStore {
         let nodes = self.write_positions(txn, key, params).await?;
         report.new_positions = nodes.new_positions;
         report.new_edges = self.write_rows(txn, params, &nodes).await?;
+        if !params.evals.is_empty() {
+            // The games' [%eval] comments, on the positions just written.
+            txn.run(WRITE_EVALUATIONS.query(vec![("rows", params.evals.clone().into())])?)
+                .await?;
+        }
         let as_int = |n: u64| {
             i64::try_from(n).map_err(|_| StoreError::Corrupt(format!("count {n} too large")))
         };
@@ -1167,6 +1200,8 @@ struct BatchParams {
     /// colour) order: from- and to-position keys and the other fields of
     /// `write_new_totals.cypher`'s rows.
     totals: Vec<(i64, i64, Vec<BoltType>)>,
+    /// The evaluations the games' comments gave (`write_evaluations.cypher`'s rows).
+    evals: Vec<BoltType>,
 }
 
 /// One move total of a batch: the player's colour, the child position and the statistics.
@@ -1250,6 +1285,7 @@ impl BatchParams {
             positions,
             edges,
             totals,
+            evals: evaluation_rows(&batch.evaluations()),
         })
     }
 }
@@ -1593,33 +1629,10 @@ impl GraphStore for Neo4jStore {
     }
 
     fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
-        use mirror_core::evaluation::{EvalScore, EvalSource};
         if evals.is_empty() {
             return Ok(0);
         }
-        let rows: Vec<BoltType> = evals
-            .iter()
-            .map(|(k, e)| {
-                let (kind, value) = match e.score {
-                    EvalScore::Cp(c) => ("cp", c),
-                    EvalScore::Mate(m) => ("mate", m),
-                };
-                let source = match e.source {
-                    EvalSource::Engine => "engine",
-                    EvalSource::Comment => "comment",
-                };
-                let row: Vec<BoltType> = vec![
-                    key_param(*k).into(),
-                    kind.into(),
-                    value.to_string().into(),
-                    e.best.clone().unwrap_or_default().into(),
-                    i64::from(e.depth).into(),
-                    e.engine.clone().into(),
-                    source.into(),
-                ];
-                BoltType::from(row)
-            })
-            .collect();
+        let rows = evaluation_rows(evals);
         let out = self.rows(
             "store evaluations",
             WRITE_EVALUATIONS.query(vec![("rows", rows.into())])?,

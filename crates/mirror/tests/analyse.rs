@@ -6,21 +6,12 @@ mod common;
 
 use std::{
     collections::BTreeMap,
-    io::{BufRead, Write},
+    io::BufRead,
     process::{Command, Stdio},
 };
 
 use common::*;
 use serde_json::Value;
-
-fn stockfish() -> String {
-    let sf = std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
-    assert!(
-        std::path::Path::new(&sf).exists(),
-        "Stockfish not found at {sf}: apt-get install stockfish (or set MIRROR_STOCKFISH)"
-    );
-    sf
-}
 
 fn analyse(env: &Env, user: &str, extra: &[&str]) -> Value {
     let mut args = vec!["analyse", "--user", user, "--json", "--progress", "none"];
@@ -50,31 +41,15 @@ fn listed(env: &Env, min_games: &str) -> BTreeMap<String, Value> {
     .collect()
 }
 
-/// python-chess + Stockfish's evaluation of each EPD at `depth`.
+/// python-chess + Stockfish's evaluation of each EPD at `depth`, by EPD.
 fn reference(epds: &[&String], depth: u32) -> BTreeMap<String, Value> {
-    let mut child =
-        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-            .arg(repo().join("tests/reference/evals.py"))
-            .arg(stockfish())
-            .arg(depth.to_string())
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3 with python-chess (tests/setup.sh installs it)");
-    let mut stdin = child.stdin.take().expect("stdin");
-    for epd in epds {
-        writeln!(stdin, "{}", serde_json::json!({ "epd": epd })).expect("write");
-    }
-    drop(stdin);
-    let out = child.wait_with_output().expect("evals.py");
-    assert!(out.status.success());
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("a JSON line");
-            (v["epd"].as_str().expect("epd").to_string(), v)
-        })
+    let lines: Vec<String> = epds
+        .iter()
+        .map(|epd| serde_json::json!({ "epd": epd }).to_string())
+        .collect();
+    reference_evals(&lines, depth)
+        .into_iter()
+        .map(|v| (v["epd"].as_str().expect("epd").to_string(), v))
         .collect()
 }
 
@@ -234,21 +209,7 @@ fn the_explorer_shows_the_evaluations_and_what_each_move_loses() {
             .iter()
             .map(|m| serde_json::json!({ "epd": epd, "uci": m["uci"] }).to_string())
             .collect();
-        let mut child =
-            Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-                .arg(repo().join("tests/reference/evals.py"))
-                .arg(stockfish())
-                .arg("8")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .spawn()
-                .expect("python3");
-        writeln!(child.stdin.take().expect("stdin"), "{}", lines.join("\n")).expect("write");
-        let out = child.wait_with_output().expect("evals.py");
-        let theirs: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(|l| serde_json::from_str(l).expect("json"))
-            .collect();
+        let theirs = reference_evals(&lines, 8);
         assert_eq!(theirs.len(), judged.len());
         for (m, r) in judged.iter().zip(&theirs) {
             let (mine, reference) = (
@@ -332,21 +293,7 @@ fn the_report_ranks_the_moves_the_engine_says_lose() {
             serde_json::json!({ "epd": epd.join(" "), "uci": e["played"]["uci"] }).to_string(),
         );
     }
-    let mut child =
-        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-            .arg(repo().join("tests/reference/evals.py"))
-            .arg(stockfish())
-            .arg("8")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .spawn()
-            .expect("python3");
-    writeln!(child.stdin.take().expect("stdin"), "{}", lines.join("\n")).expect("write");
-    let out = child.wait_with_output().expect("evals.py");
-    let theirs: Vec<Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("json"))
-        .collect();
+    let theirs = reference_evals(&lines, 8);
     assert_eq!(theirs.len(), found.len());
     for (e, t) in found.iter().zip(&theirs) {
         let (mine, reference) = (
@@ -358,4 +305,74 @@ fn the_report_ranks_the_moves_the_engine_says_lose() {
     let text = env.ok(&["report", "--user", PLAYER, "--min-games", "5"]);
     assert!(text.contains("Where you lose by the engine"), "{text}");
     assert!(text.contains("points expected lost"), "{text}");
+}
+
+/// `[%eval]` comments of lichess's exports are stored at ingest as evaluations of those
+/// positions, marked as comments (equal to python-chess's reading of them), and an engine
+/// analysis replaces them.
+#[test]
+fn comment_evaluations_are_stored_at_ingest_and_give_way_to_the_engine() {
+    let env = Env::new();
+    let pgn = profile_fixture("drnykterstein_lichess.pgn");
+    env.ingest_as("DrNykterstein", &pgn, &[]);
+    let list = |min: &str| -> BTreeMap<String, Value> {
+        env.ok(&[
+            "analyse",
+            "--user",
+            "DrNykterstein",
+            "--min-games",
+            min,
+            "--list",
+        ])
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON line");
+            (v["epd"].as_str().expect("epd").to_string(), v)
+        })
+        .collect()
+    };
+    let stored = list("1");
+    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(repo().join("tests/reference/evals.py"))
+        .arg("--comments")
+        .arg(&pgn)
+        .output()
+        .expect("python3 with python-chess");
+    assert!(out.status.success());
+    let theirs: BTreeMap<String, Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| {
+            let v: Value = serde_json::from_str(l).expect("a JSON line");
+            (v["epd"].as_str().expect("epd").to_string(), v)
+        })
+        .collect();
+    assert!(theirs.len() > 1000, "{}", theirs.len());
+    assert_eq!(stored.len(), theirs.len());
+    for (epd, r) in &theirs {
+        let m = &stored[epd];
+        assert_eq!(m["source"], "comment", "{m}");
+        assert_eq!(m["depth"], 0, "{m}");
+        assert_eq!(
+            (m.get("cp"), m.get("mate")),
+            (r.get("cp"), r.get("mate")),
+            "{epd}"
+        );
+    }
+    // An engine analysis replaces them: every position of 2+ games is the engine's now.
+    let summary = analyse(&env, "DrNykterstein", &["--min-games", "2", "--depth", "6"]);
+    assert_eq!(
+        count(&summary, "reused"),
+        0,
+        "a comment is no engine's: {summary}"
+    );
+    let after = list("2");
+    assert!(!after.is_empty());
+    assert!(
+        after
+            .values()
+            .all(|v| v["source"] == "engine" && v["depth"] == 6),
+        "{after:?}"
+    );
+    // The rest keep their comments.
+    assert!(list("1").values().any(|v| v["source"] == "comment"));
 }

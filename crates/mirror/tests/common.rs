@@ -218,6 +218,45 @@ pub fn reference_profile_edges(pgns: &[&Path], names: &str, extra: &[&str]) -> S
     String::from_utf8(out.stdout).expect("utf-8")
 }
 
+/// Stockfish (Debian's unless MIRROR_STOCKFISH says otherwise), which must be there.
+pub fn stockfish() -> String {
+    let sf = std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into());
+    assert!(
+        std::path::Path::new(&sf).exists(),
+        "Stockfish not found at {sf}: apt-get install stockfish (or set MIRROR_STOCKFISH)"
+    );
+    sf
+}
+
+/// python-chess + Stockfish at `depth` on each of `lines` (JSON lines with an `epd`, and a
+/// `uci` for a move's win% loss: `tests/reference/evals.py`), its answers in order.
+pub fn reference_evals(lines: &[String], depth: u32) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut child =
+        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+            .arg(repo().join("tests/reference/evals.py"))
+            .arg(stockfish())
+            .arg(depth.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 with python-chess (tests/setup.sh installs it)");
+    let mut stdin = child.stdin.take().expect("stdin");
+    for line in lines {
+        writeln!(stdin, "{line}").expect("write");
+    }
+    drop(stdin);
+    let out = child.wait_with_output().expect("evals.py");
+    assert!(out.status.success(), "evals.py failed");
+    let answers: Vec<serde_json::Value> = String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert_eq!(answers.len(), lines.len());
+    answers
+}
+
 /// The profile fixtures: real games of Magnus Carlsen (tests/fixtures/profile/).
 pub fn profile_fixture(name: &str) -> PathBuf {
     repo().join("tests/fixtures/profile").join(name)

@@ -440,27 +440,7 @@ fn two_analyse_processes_on_one_neo4j_search_each_position_once() {
         .map(|l| serde_json::from_str(l).expect("JSON line"))
         .collect();
     assert_eq!(lines.len() as u64, positions - skipped);
-    let mut reference =
-        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-            .arg(repo().join("tests/reference/evals.py"))
-            .arg(
-                std::env::var("MIRROR_STOCKFISH").unwrap_or_else(|_| "/usr/games/stockfish".into()),
-            )
-            .arg("10")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()
-            .expect("python3 with python-chess");
-    std::io::Write::write_all(
-        &mut reference.stdin.take().expect("stdin"),
-        listed.as_bytes(),
-    )
-    .expect("write");
-    let out = reference.wait_with_output().expect("evals.py");
-    let theirs: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .map(|l| serde_json::from_str(l).expect("JSON line"))
-        .collect();
+    let theirs = reference_evals(&listed.lines().map(str::to_string).collect::<Vec<_>>(), 10);
     assert_eq!(theirs.len(), lines.len());
     for (m, r) in lines.iter().zip(&theirs) {
         assert_eq!(m["epd"], r["epd"]);
@@ -471,4 +451,40 @@ fn two_analyse_processes_on_one_neo4j_search_each_position_once() {
             m["epd"]
         );
     }
+}
+
+/// The games' `[%eval]` comments reach Neo4j's positions as they reach the embedded
+/// store's.
+#[test]
+fn comment_evaluations_on_neo4j_equal_the_embedded_stores() {
+    let Some(server) = mirror_testkit::shared("neo4j::comments") else {
+        return;
+    };
+    wipe(server.uri());
+    let neo = Neo::new(server.uri());
+    let emb = Env::new();
+    let pgn = profile_fixture("drnykterstein_lichess.pgn");
+    let pgn = pgn.to_str().expect("utf-8 path");
+    let ingest = [
+        "ingest",
+        "--user",
+        "DrNykterstein",
+        "--progress",
+        "none",
+        "--pgn",
+        pgn,
+    ];
+    neo.ok(&ingest);
+    emb.ok(&ingest);
+    let list = [
+        "analyse",
+        "--user",
+        "DrNykterstein",
+        "--min-games",
+        "1",
+        "--list",
+    ];
+    let (on_neo, on_emb) = (neo.ok(&list), emb.ok(&list));
+    assert!(on_emb.lines().count() > 1000, "{}", on_emb.lines().count());
+    assert_eq!(on_neo, on_emb);
 }

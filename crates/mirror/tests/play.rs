@@ -1187,16 +1187,25 @@ fn the_search_budget_reaches_the_search_from_play_and_uci() {
 
 /// `setoption name PlayerPace value true`: before its `bestmove` the engine waits as long
 /// as the player took at the position on average (the explorer's time there, the
-/// player's moves with that colour), says so, and never longer than the move time; where
+/// player's moves with that colour, in games of the clock's time class: 3 minutes is
+/// blitz), says so, and never longer than the move time; where
 /// the player has no timed game, their usual share of the clock left at that stage and
 /// clock (the report's pace, from the same games) of the clock it is given.
 #[test]
 fn uci_plays_at_the_players_pace_when_asked() {
     let env = Env::new();
     env.ingest(&first500(), &[]);
-    let explore: serde_json::Value =
-        serde_json::from_str(&env.ok(&["explore", "--user", PLAYER, "--moves", "e4", "--json"]))
-            .expect("json");
+    let explore: serde_json::Value = serde_json::from_str(&env.ok(&[
+        "explore",
+        "--user",
+        PLAYER,
+        "--moves",
+        "e4",
+        "--time-class",
+        "blitz",
+        "--json",
+    ]))
+    .expect("json");
     let (mut timed, mut ms) = (0.0, 0.0);
     for m in explore["moves"].as_array().expect("moves") {
         if let Some(n) = m["time"]["timed"].as_f64() {

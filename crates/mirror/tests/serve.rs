@@ -657,3 +657,44 @@ fn the_token_comes_from_an_owners_file_or_the_environment_never_argv() {
         0o600
     );
 }
+
+/// The pace follows the game's own clock: `/api/v1/pace` with a blitz clock waits as the
+/// player does in blitz, with a rapid clock as in rapid (the explorer's averages of those
+/// games), and a daily game's clocks never count.
+#[test]
+fn the_pace_reads_the_players_games_of_the_clocks_time_class() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    // The player's average time at the start, by time class, from the explorer.
+    let average = |class: &str| -> f64 {
+        let out = env.ok(&["explore", "--user", PLAYER, "--time-class", class, "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).expect("json");
+        let (mut timed, mut seconds) = (0.0, 0.0);
+        for m in v["moves"].as_array().expect("moves") {
+            if let Some(t) = m["time"].as_object() {
+                let n = t["timed"].as_f64().expect("timed");
+                timed += n;
+                seconds += n * t["averageSeconds"].as_f64().expect("average");
+            }
+        }
+        assert!(timed > 0.0, "{class}: {v}");
+        seconds / timed
+    };
+    let (blitz, rapid) = (average("blitz"), average("rapid"));
+    assert!(
+        (blitz - rapid).abs() > 0.3,
+        "the classes differ: {blitz} {rapid}"
+    );
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    for (clock, want) in [("180%2B2", blitz), ("600", rapid)] {
+        let p = get_json(&format!("{url}/api/v1/pace?user={PLAYER}&clock={clock}"));
+        assert_eq!(p["source"], "book", "{p}");
+        let got = p["seconds"].as_f64().expect("seconds");
+        assert!(
+            (got - want).abs() <= 0.06,
+            "{clock}: {got} against {want}: {p}"
+        );
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+}
