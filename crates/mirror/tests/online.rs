@@ -123,8 +123,12 @@ fn unknown_and_invalid_users_are_clear_errors() {
         err.contains("Chess.com has no user \"nosuchuser42\": User \"nosuchuser42\" not found."),
         "{err}"
     );
+    // Refused as a player's name (PlayerKey) before it reaches a URL.
     let err = env.fails(&ingest_args(&server, "../etc/passwd"));
-    assert!(err.contains("invalid Chess.com username"), "{err}");
+    assert!(
+        err.contains("invalid player name") && err.contains("slash"),
+        "{err}"
+    );
     assert!(server.seen().iter().all(|r| !r.path.contains("..")));
 }
 
