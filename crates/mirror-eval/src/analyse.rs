@@ -500,10 +500,9 @@ pub fn bench<S: GraphStore + Sync + ?Sized>(
             .collect();
         let mut name = String::new();
         for h in handles {
-            name = h.join().map_err(|_| AnalyseError::NoLine {
-                epd: "(a bench thread panicked)".into(),
-                depth: opts.depth,
-            })??;
+            name = h
+                .join()
+                .unwrap_or_else(|panic| std::panic::resume_unwind(panic))?;
         }
         Ok(name)
     })?;
