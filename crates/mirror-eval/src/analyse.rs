@@ -50,6 +50,30 @@ pub struct AnalyseOptions {
     pub batch: usize,
 }
 
+impl AnalyseOptions {
+    /// Options with the engine found as `mirror analyse` finds it (`engine` if given, else
+    /// `stockfish` on PATH, else Debian's) and every core unless `threads` says.
+    pub fn found(
+        engine: Option<&std::path::Path>,
+        threads: Option<usize>,
+        min_games: u32,
+        depth: u16,
+        batch: usize,
+    ) -> Result<AnalyseOptions, AnalyseError> {
+        let engine = mirror_engine::stockfish::find(engine)?.ok_or(AnalyseError::NoEngine)?;
+        let threads = threads.unwrap_or_else(|| {
+            std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
+        });
+        Ok(AnalyseOptions {
+            min_games,
+            depth,
+            threads,
+            engine,
+            batch,
+        })
+    }
+}
+
 /// What an analysis reports as it goes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum AnalyseEvent {
@@ -97,6 +121,26 @@ pub struct AnalyseSummary {
     pub seconds: f64,
 }
 
+impl std::fmt::Display for AnalyseSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} positions, {} reused, {} searched at depth {} by {} in {:.1} s ({:.1} \
+             positions/s, {} threads), {} left out (game over), {} searched by another worker",
+            self.positions,
+            self.reused,
+            self.searched,
+            self.depth,
+            self.engine,
+            self.seconds,
+            self.searched as f64 / self.seconds.max(1e-9),
+            self.threads,
+            self.skipped,
+            self.by_others,
+        )
+    }
+}
+
 /// Why an analysis stopped.
 #[derive(Debug, thiserror::Error)]
 pub enum AnalyseError {
@@ -106,6 +150,9 @@ pub enum AnalyseError {
     /// The engine failed.
     #[error(transparent)]
     Engine(#[from] StockfishError),
+    /// No UCI engine was given or found.
+    #[error("no UCI engine: install Stockfish (apt install stockfish) or pass --engine PATH")]
+    NoEngine,
     /// A position's engine answer was unusable.
     #[error("the engine gave no line for the position {epd} at depth {depth}")]
     NoLine {
@@ -389,20 +436,56 @@ fn search_all<S: GraphStore + Sync + ?Sized>(
     Ok(summary)
 }
 
+/// One stored evaluation as `mirror analyse --list` prints it (a JSON line): the EPD, `cp`
+/// or `mate` from White's side, the best move, the depth, the engine and the source.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Listed {
+    /// The position.
+    pub epd: String,
+    /// Centipawns (absent for a mate).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cp: Option<i32>,
+    /// Mate in this many moves (absent for centipawns).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mate: Option<i32>,
+    /// The best move, UCI.
+    pub best: Option<String>,
+    /// The depth.
+    pub depth: u16,
+    /// The engine's name.
+    pub engine: String,
+    /// `engine` or `comment`.
+    pub source: &'static str,
+}
+
 /// The stored evaluations of `player`'s qualifying positions, with each position's EPD:
-/// what [`analyse`] left there.
+/// what [`analyse`] (or the games' comments) left there.
 pub fn evaluated<S: GraphStore + ?Sized>(
     store: &S,
     player: &str,
     min_games: u32,
-) -> Result<Vec<(String, Evaluation)>, StoreError> {
+) -> Result<Vec<Listed>, StoreError> {
     let keys = positions(store, player, min_games)?;
     let mut out = Vec::new();
     for chunk in keys.chunks(1000) {
         for (&key, e) in chunk.iter().zip(store.evaluations(chunk)?) {
             if let Some(e) = e {
-                let epd = store.position_epd(key)?.unwrap_or_default();
-                out.push((epd, e));
+                let (cp, mate) = match e.score {
+                    EvalScore::Cp(c) => (Some(c), None),
+                    EvalScore::Mate(m) => (None, Some(m)),
+                };
+                out.push(Listed {
+                    epd: store.position_epd(key)?.unwrap_or_default(),
+                    cp,
+                    mate,
+                    best: e.best,
+                    depth: e.depth,
+                    engine: e.engine,
+                    source: match e.source {
+                        EvalSource::Engine => "engine",
+                        EvalSource::Comment => "comment",
+                    },
+                });
             }
         }
     }

@@ -66,6 +66,70 @@ pub enum ClientError {
 /// keeps it ([`crate::listen::Limits`]'s header timeout).
 const KEEP_ALIVE_REUSE: std::time::Duration = std::time::Duration::from_secs(5);
 
+/// Why the server's write token could not be had.
+#[derive(Debug, thiserror::Error)]
+pub enum TokenError {
+    /// The token file could not be read.
+    #[error("cannot read --token-file {}", path.display())]
+    Unreadable {
+        /// The file.
+        path: PathBuf,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// Others than its owner may read the token file.
+    #[error("--token-file {} may be read by others (mode {mode:o}): chmod 600 it", path.display())]
+    Readable {
+        /// The file.
+        path: PathBuf,
+        /// Its permission bits.
+        mode: u32,
+    },
+    /// The token is shorter than 16 characters.
+    #[error("the token of {0} needs at least 16 characters")]
+    TooShort(String),
+}
+
+/// The server's write token: from `file` (which must be its owner's alone), else from
+/// MIRROR_SERVER_TOKEN; `None` when neither is given. At least 16 characters; never from
+/// the command line, where `ps` shows it.
+pub fn server_token(file: Option<&Path>) -> Result<Option<String>, TokenError> {
+    let (token, from) = match file {
+        Some(path) => {
+            let unreadable = |source| TokenError::Unreadable {
+                path: path.to_path_buf(),
+                source,
+            };
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                let mode = std::fs::metadata(path)
+                    .map_err(unreadable)?
+                    .permissions()
+                    .mode();
+                if mode & 0o077 != 0 {
+                    return Err(TokenError::Readable {
+                        path: path.to_path_buf(),
+                        mode: mode & 0o777,
+                    });
+                }
+            }
+            let text = std::fs::read_to_string(path).map_err(unreadable)?;
+            (text, format!("--token-file {}", path.display()))
+        }
+        None => match std::env::var("MIRROR_SERVER_TOKEN") {
+            Ok(t) if !t.is_empty() => (t, "MIRROR_SERVER_TOKEN".to_string()),
+            _ => return Ok(None),
+        },
+    };
+    let token = token.trim().to_string();
+    if token.len() < 16 {
+        return Err(TokenError::TooShort(from));
+    }
+    Ok(Some(token))
+}
+
 /// The file next to the embedded store that says which server holds it
 /// (`STORE.redb.serve`): its address and the token its writes need. Written when the
 /// server starts, readable by its user only, removed when it stops.
@@ -146,6 +210,19 @@ impl ServerFile {
         let mut p = store.as_os_str().to_owned();
         p.push(".serve");
         p.into()
+    }
+
+    /// Who holds the embedded store at `store`, in words: the server its file names (its
+    /// address and process), else another mirror process.
+    pub fn holder(store: &Path) -> String {
+        match Self::read(store) {
+            Ok(Some(server)) => format!(
+                "held by mirror serve at {} (process {}): stop it, or ask it (the page, the \
+                 HTTP API)",
+                server.url, server.pid
+            ),
+            _ => "another mirror process holds it".to_string(),
+        }
     }
 
     /// The server holding the embedded store at `store`, if one says so.

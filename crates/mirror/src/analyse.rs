@@ -3,7 +3,6 @@
 
 use std::{io::Write, path::PathBuf, process::ExitCode};
 
-use anyhow::Context;
 use clap::Args;
 use mirror_eval::analyse::{AnalyseEvent, AnalyseOptions};
 use mirror_store::embedded::OpenMode;
@@ -43,58 +42,19 @@ pub struct AnalyseArgs {
     pub progress: ProgressMode,
 }
 
-/// The analysis's options: the engine found (given, on PATH, Debian's), every core unless
-/// `threads` says.
-pub fn options(
-    engine: Option<PathBuf>,
-    threads: Option<usize>,
-    min_games: u32,
-    depth: u16,
-    batch: usize,
-) -> anyhow::Result<AnalyseOptions> {
-    let engine = mirror_engine::stockfish::find(engine.as_deref())?.context(
-        "no UCI engine: install Stockfish (apt install stockfish) or pass --engine PATH",
-    )?;
-    let threads = threads.unwrap_or_else(|| {
-        std::thread::available_parallelism().map_or(1, std::num::NonZeroUsize::get)
-    });
-    Ok(AnalyseOptions {
-        min_games,
-        depth,
-        threads,
-        engine,
-        batch,
-    })
-}
-
 pub fn run(store_args: &StoreArgs, args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let player = require_player(&store, &args.user)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.list {
-        for (epd, e) in mirror_eval::analyse::evaluated(&*store, &player, args.min_games)? {
-            let (kind, value) = match e.score {
-                mirror_core::evaluation::EvalScore::Cp(c) => ("cp", c),
-                mirror_core::evaluation::EvalScore::Mate(m) => ("mate", m),
-            };
-            let line = serde_json::json!({
-                "epd": epd,
-                kind: value,
-                "best": e.best,
-                "depth": e.depth,
-                "engine": e.engine,
-                "source": match e.source {
-                    mirror_core::evaluation::EvalSource::Engine => "engine",
-                    mirror_core::evaluation::EvalSource::Comment => "comment",
-                },
-            });
-            writeln!(out, "{line}")?;
+        for listed in mirror_eval::analyse::evaluated(&*store, &player, args.min_games)? {
+            writeln!(out, "{}", serde_json::to_string(&listed)?)?;
         }
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    let opts = options(
-        args.engine.clone(),
+    let opts = AnalyseOptions::found(
+        args.engine.as_deref(),
         args.threads,
         args.min_games,
         args.depth,
@@ -146,22 +106,7 @@ pub fn run(store_args: &StoreArgs, args: AnalyseArgs) -> anyhow::Result<ExitCode
     if args.json {
         writeln!(out, "{}", serde_json::to_string(&summary)?)?;
     } else {
-        writeln!(
-            out,
-            "analysed {player}'s tree: {} positions, {} reused, {} searched at depth {} by {} \
-             in {:.1} s ({:.1} positions/s, {} threads), {} left out (game over), {} searched \
-             by another worker",
-            summary.positions,
-            summary.reused,
-            summary.searched,
-            summary.depth,
-            summary.engine,
-            summary.seconds,
-            summary.searched as f64 / summary.seconds.max(1e-9),
-            summary.threads,
-            summary.skipped,
-            summary.by_others,
-        )?;
+        writeln!(out, "analysed {player}'s tree: {summary}")?;
     }
     out.flush()?;
     Ok(ExitCode::SUCCESS)

@@ -103,7 +103,13 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
             }
             let user = user.context("pass --user NAME (or --sharing)")?;
             let player = crate::play::require_player(&store, &user)?;
-            let opts = crate::analyse::options(engine, threads, min_games, depth, 200)?;
+            let opts = mirror_eval::analyse::AnalyseOptions::found(
+                engine.as_deref(),
+                threads,
+                min_games,
+                depth,
+                200,
+            )?;
             let figures = mirror_eval::analyse::bench(&store, &player, &opts, positions)?;
             println!("{figures}");
             Ok(ExitCode::SUCCESS)

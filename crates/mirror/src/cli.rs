@@ -115,15 +115,7 @@ impl StoreArgs {
         match EmbeddedStore::open(&path, mode) {
             Ok(store) => Ok(store),
             Err(e @ mirror_store::StoreError::InUse { .. }) => {
-                let held = match mirror_server::client::ServerFile::read(&path) {
-                    Ok(Some(server)) => format!(
-                        "held by mirror serve at {} (process {}): stop it, or ask it \
-                         (the page, the HTTP API)",
-                        server.url, server.pid
-                    ),
-                    _ => "another mirror process holds it".to_string(),
-                };
-                Err(anyhow::Error::new(e).context(held))
+                Err(anyhow::Error::new(e).context(mirror_server::client::ServerFile::holder(&path)))
             }
             Err(e) => Err(e.into()),
         }

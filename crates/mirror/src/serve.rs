@@ -75,42 +75,6 @@ pub fn server_file(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>>
     Ok(ServerFile::read(&store_args.path()?)?)
 }
 
-/// The server's write token: from `file` (which must be its owner's alone), else from
-/// MIRROR_SERVER_TOKEN; `None` when neither is given. At least 16 characters.
-fn server_token(file: Option<&std::path::Path>) -> anyhow::Result<Option<String>> {
-    let (token, from) = match file {
-        Some(path) => {
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                let mode = std::fs::metadata(path)
-                    .with_context(|| format!("cannot read --token-file {}", path.display()))?
-                    .permissions()
-                    .mode();
-                if mode & 0o077 != 0 {
-                    anyhow::bail!(
-                        "--token-file {} may be read by others (mode {:o}): chmod 600 it",
-                        path.display(),
-                        mode & 0o777
-                    );
-                }
-            }
-            let text = std::fs::read_to_string(path)
-                .with_context(|| format!("cannot read --token-file {}", path.display()))?;
-            (text, format!("--token-file {}", path.display()))
-        }
-        None => match std::env::var("MIRROR_SERVER_TOKEN") {
-            Ok(t) if !t.is_empty() => (t, "MIRROR_SERVER_TOKEN".to_string()),
-            _ => return Ok(None),
-        },
-    };
-    let token = token.trim().to_string();
-    if token.len() < 16 {
-        anyhow::bail!("the token of {from} needs at least 16 characters");
-    }
-    Ok(Some(token))
-}
-
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     mirror_engine::endgame::warm_up();
     let addr: SocketAddr = args.bind.parse().with_context(|| {
@@ -142,7 +106,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         } else {
             local
         };
-        let token = match server_token(args.token_file.as_deref())? {
+        let token = match mirror_server::client::server_token(args.token_file.as_deref())? {
             Some(t) => t,
             None => format!("{:032x}", rand::random::<u128>()),
         };
