@@ -136,6 +136,26 @@ pub enum EvalSource {
     Comment,
 }
 
+impl EvalScore {
+    /// As lichess's JSON has it: centipawns or mate, one of them.
+    pub fn cp_mate(self) -> (Option<i32>, Option<i32>) {
+        match self {
+            EvalScore::Cp(c) => (Some(c), None),
+            EvalScore::Mate(m) => (None, Some(m)),
+        }
+    }
+}
+
+impl EvalSource {
+    /// `engine` or `comment`, as the JSON answers and Neo4j's properties name it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EvalSource::Engine => "engine",
+            EvalSource::Comment => "comment",
+        }
+    }
+}
+
 /// The longest engine name kept.
 pub const MAX_ENGINE_NAME: usize = 64;
 

@@ -470,10 +470,7 @@ pub fn evaluated<S: GraphStore + ?Sized>(
     for chunk in keys.chunks(1000) {
         for (&key, e) in chunk.iter().zip(store.evaluations(chunk)?) {
             if let Some(e) = e {
-                let (cp, mate) = match e.score {
-                    EvalScore::Cp(c) => (Some(c), None),
-                    EvalScore::Mate(m) => (None, Some(m)),
-                };
+                let (cp, mate) = e.score.cp_mate();
                 out.push(Listed {
                     epd: store.position_epd(key)?.unwrap_or_default(),
                     cp,
@@ -481,10 +478,7 @@ pub fn evaluated<S: GraphStore + ?Sized>(
                     best: e.best,
                     depth: e.depth,
                     engine: e.engine,
-                    source: match e.source {
-                        EvalSource::Engine => "engine",
-                        EvalSource::Comment => "comment",
-                    },
+                    source: e.source.as_str(),
                 });
             }
         }

@@ -4,7 +4,7 @@
 use mirror_core::{
     GameResult, MoveStats, PositionKey, TimeClass,
     codec::color_name,
-    evaluation::{EvalScore, EvalSource, Evaluation, Judgement, move_loss},
+    evaluation::{Evaluation, Judgement, move_loss},
     notation,
     openings::{Opening, Openings},
     stats::FEW_GAMES,
@@ -700,19 +700,13 @@ pub struct EvalJson {
 impl EvalJson {
     /// The JSON of `e`.
     pub fn of(e: &Evaluation) -> EvalJson {
-        let (cp, mate) = match e.score {
-            EvalScore::Cp(c) => (Some(c), None),
-            EvalScore::Mate(m) => (None, Some(m)),
-        };
+        let (cp, mate) = e.score.cp_mate();
         EvalJson {
             cp,
             mate,
             depth: e.depth,
             best: e.best.clone(),
-            source: match e.source {
-                EvalSource::Engine => "engine",
-                EvalSource::Comment => "comment",
-            },
+            source: e.source.as_str(),
         }
     }
 

@@ -453,7 +453,7 @@ fn de(e: neo4rs::DeError) -> StoreError {
 
 /// `write_evaluations.cypher`'s rows: [key, kind, value (text), best, depth, engine, source].
 fn evaluation_rows(evals: &[(PositionKey, Evaluation)]) -> Vec<BoltType> {
-    use mirror_core::evaluation::{EvalScore, EvalSource};
+    use mirror_core::evaluation::EvalScore;
     evals
         .iter()
         .map(|(k, e)| {
@@ -461,10 +461,7 @@ fn evaluation_rows(evals: &[(PositionKey, Evaluation)]) -> Vec<BoltType> {
                 EvalScore::Cp(c) => ("cp", c),
                 EvalScore::Mate(m) => ("mate", m),
             };
-            let source = match e.source {
-                EvalSource::Engine => "engine",
-                EvalSource::Comment => "comment",
-            };
+            let source = e.source.as_str();
             let row: Vec<BoltType> = vec![
                 key_param(*k).into(),
                 kind.into(),
