@@ -392,6 +392,8 @@ check('where to study: items link to their positions', async () => {
   const parts = await page.$$eval('.report-part', ps => ps.map(p => p.querySelectorAll(':scope > ol > li').length));
   assert.deepEqual(parts, [
     want.engine.length,
+    want.unpunished.length,
+    want.book.length,
     want.costly.length,
     want.deviations.length,
     want.surprises.length,
@@ -420,6 +422,15 @@ check('where to study: items link to their positions', async () => {
   );
   const marks = { inaccuracy: '?!', mistake: '?', blunder: '??' };
   assert.deepEqual(losses, want.engine.map(e => [e.played.san, marks[e.judgement]]));
+  // The opponents' mistakes (their move and its mark, the player's reply) and the book's
+  // exits per opening, as the API gives them.
+  const unpunished = await page.$$eval('li.unpunished', lis =>
+    lis.map(li => [...li.querySelectorAll('p b')].slice(0, 2).map(b => b.textContent).concat(li.querySelector('.judgement').textContent)),
+  );
+  assert.deepEqual(unpunished, want.unpunished.map(u => [u.mistake.san, u.reply.san, marks[u.judgement]]));
+  assert.ok(want.book.length > 0, 'the analysed report says where the book ends');
+  const exits = await page.$$eval('li.book-exit', lis => lis.map(li => li.querySelectorAll('ul.choices > li').length));
+  assert.deepEqual(exits, want.book.map(b => b.worst.length));
   const item = want.engine[0] ?? want.costly[0] ?? want.deviations[0];
   assert.ok(item, 'the report has items');
   await page.click('.report-part li.item a.place >> nth=0');

@@ -153,9 +153,19 @@ export interface Report {
   averageBlack: number | null;
   costly: (Place & { average: number; deficit: number; cost: number; played: ReportMove[] })[];
   deviations: (Place & { choices: ReportMove[] })[];
-  surprises: (Place & { reply: ReportMove })[];
-  /** Shares by quarter, the moves in UCI. */
-  drift: (Place & { quarters: { quarter: string; games: number; shares: [string, number][] }[] })[];
+  /** Rare replies after which the player loses more often (Fisher's exact test, Benjamini-Hochberg). */
+  surprises: (Place & { reply: ReportMove; othersScore: number; othersGames: number; pValue: number; qValue: number; test: string })[];
+  /** Where the main move's share changed; shares by quarter, the moves in UCI. */
+  drift: (Place & {
+    quarters: { quarter: string; games: number; shares: [string, number][] }[];
+    uci: string;
+    san: string;
+    earlier: [number, number];
+    later: [number, number];
+    pValue: number;
+    qValue: number;
+    test: string;
+  })[];
   /** Where the player burns their clock. */
   clock: {
     slow: (Place & { timeClass: string; seconds: number; usualSeconds: number; ratio: number; trouble: number })[];
@@ -178,6 +188,27 @@ export interface Report {
   })[];
   /** How much of the report's ground `mirror analyse` has evaluated. */
   analysed: { evaluated: number; positions: number };
+  /** The opponents' mistakes the player does not punish. */
+  unpunished: (Place & {
+    line: string;
+    mistake: ReportMove;
+    gift: number;
+    judgement: 'mistake' | 'blunder';
+    reply: ReportMove;
+    givenBack: number;
+    best: { uci: string; san: string } | null;
+    evals: [Eval, Eval, Eval];
+  })[];
+  /** The evaluation where the player leaves their book, per opening line. */
+  book: {
+    opening: Opening | null;
+    color: 'white' | 'black';
+    exits: number;
+    analysed: number;
+    games: number;
+    win: number;
+    worst: (Place & { line: string; eval: Eval; win: number })[];
+  }[];
 }
 
 /** A score over some games (null without games). */
@@ -208,6 +239,9 @@ export interface PrepStep {
   score: number;
   scoreLow: number;
   scoreHigh: number;
+  /** Win% the move loses against the engine's best, where analysed. */
+  winLoss: number | null;
+  judgement: 'inaccuracy' | 'mistake' | 'blunder' | null;
 }
 
 export interface PrepLine {
@@ -226,6 +260,10 @@ export interface PrepLine {
     instead: [string, string];
     insteadScore: number;
     insteadGames: number;
+    /** `engine`: the usual move loses 5 win% more; `interval`: the scores' intervals do not overlap. */
+    backing: 'engine' | 'interval';
+    playedLoss: number | null;
+    insteadLoss: number | null;
   }[];
 }
 
@@ -235,6 +273,18 @@ export interface Prep {
   opponent: string;
   color: 'white' | 'black';
   lines: PrepLine[];
+  /** The opponent's moves the engine says lose, likeliest first. */
+  aims: {
+    moves: string[];
+    uci: string[];
+    san: string;
+    share: number;
+    games: number;
+    reach: number;
+    winLoss: number;
+    judgement: 'inaccuracy' | 'mistake' | 'blunder';
+    best: string | null;
+  }[];
 }
 
 /** An ingest run by the server (`/api/v1/imports/{id}`). */

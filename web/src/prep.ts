@@ -57,7 +57,12 @@ function stepsTable(line: PrepLine, user: string, opponent: string): HTMLElement
         el(
           'tr',
           { class: `step ${s.by}`, 'data-ply': i },
-          el('td', { class: 'san' }, `${moveNumber(i, true)}${s.san}`),
+          el(
+            'td',
+            { class: 'san', title: s.winLoss === null ? '' : `loses ${s.winLoss.toFixed(1)} win% against the engine's best` },
+            `${moveNumber(i, true)}${s.san}`,
+            s.judgement ? el('span', { class: `judgement ${s.judgement}` }, MARKS[s.judgement]) : null,
+          ),
           el('td', {}, s.by === 'user' ? user : opponent),
           el('td', { class: 'num of' }, count(s.positionGames)),
           el('td', { class: 'num games' }, count(s.games)),
@@ -108,7 +113,10 @@ function lineItem(host: PrepHost, answer: Prep, line: PrepLine, chosen: boolean)
         'p',
         { class: 'suggestion' },
         `At move ${Math.floor(g.ply / 2) + 1}: ${g.instead[0]} (then ${g.instead[1]}) scored ${pct(g.insteadScore)} in ${count(g.insteadGames)} of your games; ` +
-          `${g.played[0]} (then ${g.played[1]}) ${pct(g.playedScore)} in ${count(g.playedGames)}.`,
+          `${g.played[0]} (then ${g.played[1]}) ${pct(g.playedScore)} in ${count(g.playedGames)}. ` +
+          (g.backing === 'engine' && g.playedLoss !== null && g.insteadLoss !== null
+            ? `The engine agrees: ${g.played[0]} loses ${g.playedLoss.toFixed(1)} win%, ${g.instead[0]} ${g.insteadLoss.toFixed(1)}.`
+            : 'The two 95% intervals do not overlap.'),
       ),
     ),
     links,
@@ -174,5 +182,30 @@ export async function render(host: PrepHost, side: HTMLElement, below: HTMLEleme
     answer.lines.length
       ? el('ol', { class: 'prep-lines' }, ...answer.lines.map(l => lineItem(host, answer, l, l === current)))
       : message('No line is likely enough (1% or more).'),
+    answer.aims.length
+      ? el(
+          'section',
+          { class: 'aims' },
+          el('h3', {}, 'Aim here'),
+          message(`${answer.opponent}'s moves on these lines that the engine says lose, likeliest first.`),
+          el(
+            'ol',
+            {},
+            ...answer.aims.map(a =>
+              el(
+                'li',
+                {},
+                el('a', { href: href({ ...s, moves: [...a.uci] }) }, a.moves.length ? a.moves.join(' ') : 'start'),
+                ': ',
+                el('b', {}, a.san),
+                el('span', { class: `judgement ${a.judgement}` }, MARKS[a.judgement]),
+                ` in ${pct(a.share)} of ${count(a.games)} games, loses ${a.winLoss.toFixed(1)} win%${a.best ? ` (best ${a.best})` : ''}`,
+              ),
+            ),
+          ),
+        )
+      : '',
   );
 }
+
+const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' } as const;

@@ -174,8 +174,51 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
       ),
     ),
     section(
+      "The opponents' mistakes you do not punish",
+      "An opponent's move that loses at least 10 win% points, after which your usual reply gives back half of it or more.",
+      r.unpunished.map(x =>
+        el(
+          'li',
+          { class: 'item unpunished' },
+          placeLink(s, x),
+          el(
+            'p',
+            {},
+            'They play ',
+            el('b', {}, x.mistake.san),
+            el('span', { class: `judgement ${x.judgement}` }, marks[x.judgement]),
+            ` (${x.gift.toFixed(1)} win% given, ${x.mistake.games} games); you reply `,
+            el('b', {}, x.reply.san),
+            ` in ${pct(x.reply.share)} of them and give back ${x.givenBack.toFixed(1)} (${evalText(x.evals[1])} → ${evalText(x.evals[2])})`,
+          ),
+          x.best ? el('p', { class: 'better' }, 'Punish with ', el('b', {}, x.best.san)) : null,
+        ),
+      ),
+    ),
+    section(
+      'When you leave your book',
+      "The engine's evaluation where your tree ends (positions you reached often, from which no move is reached as often), per opening, as your win%.",
+      r.book.map(b =>
+        el(
+          'li',
+          { class: 'item book-exit' },
+          el(
+            'p',
+            {},
+            el('b', {}, b.opening ? `${b.opening.eco} ${b.opening.name}` : 'Unnamed'),
+            ` as ${b.color}: ${b.win.toFixed(1)}% over ${b.games} games (${b.analysed} of ${b.exits} exits analysed)`,
+          ),
+          el(
+            'ul',
+            { class: 'choices' },
+            ...b.worst.map(x => el('li', {}, `${x.win.toFixed(1)}% (${evalText(x.eval)}, ${x.games} games) `, placeLink(s, x))),
+          ),
+        ),
+      ),
+    ),
+    section(
       'Costly positions',
-      "Reached often and scored well below the player's average with that colour.",
+      "Reached often and scored well below the player's average with that colour, where the player had a real choice.",
       r.costly.map(c =>
         el(
           'li',
@@ -193,13 +236,34 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
     ),
     section(
       'Surprises',
-      'Opponent replies met only a few times, and how those games went.',
-      r.surprises.map(x => el('li', { class: 'item' }, placeLink(s, x), choices([x.reply]))),
+      "Rare opponent replies after which you lose more often than after the others (Fisher's exact test; Benjamini-Hochberg q below 0.05 over every rare reply tested).",
+      r.surprises.map(x =>
+        el(
+          'li',
+          { class: 'item' },
+          placeLink(s, x),
+          choices([x.reply]),
+          el('p', { class: 'note' }, `Others: ${pct(x.othersScore)} over ${x.othersGames} games · p = ${x.pValue.toPrecision(2)}, q = ${x.qValue.toPrecision(2)}`),
+        ),
+      ),
     ),
     section(
       'Repertoire drift',
-      "The share of each move by quarter in the player's main positions (the last eight quarters, the four moves played most).",
-      r.drift.map(d => el('li', { class: 'item' }, placeLink(s, d), driftTable(d))),
+      "Positions where your main move's share changed by 10 points or more between the earlier and the later half of your games there (Fisher's exact test; Benjamini-Hochberg q below 0.05), with the share of each move by quarter (the last eight quarters, the four moves played most).",
+      r.drift.map(d =>
+        el(
+          'li',
+          { class: 'item' },
+          placeLink(s, d),
+          el(
+            'p',
+            {},
+            el('b', {}, d.san),
+            ` ${pct(d.earlier[0] / Math.max(1, d.earlier[1]))} of ${d.earlier[1]} games earlier, ${pct(d.later[0] / Math.max(1, d.later[1]))} of ${d.later[1]} later · q = ${d.qValue.toPrecision(2)}`,
+          ),
+          driftTable(d),
+        ),
+      ),
     ),
     section(
       'Where you burn your clock',

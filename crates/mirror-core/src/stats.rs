@@ -298,6 +298,35 @@ fn ratio(a: u32, b: u32) -> f64 {
     }
 }
 
+/// The two-sided p-value of Fisher's exact test of the 2x2 table `[[a, b], [c, d]]`
+/// (`table = [a, b, c, d]`): how likely a split at least this uneven is when the rows do
+/// not differ. `None` for a table too large for the test (a count above `i32::MAX`).
+pub fn fisher_exact(table: [u32; 4]) -> Option<f64> {
+    fishers_exact::fishers_exact(&table)
+        .ok()
+        .map(|p| p.two_tail_pvalue.clamp(0.0, 1.0))
+}
+
+/// The smallest two-sided p-value Fisher's exact test can give for a 2x2 table with the
+/// margins of `table` (the most uneven tables with them): where it is not below a level,
+/// no outcome could be significant, and the table is better left out of the tests whose
+/// p-values are adjusted together (Tarone's filter) than counted as one more test.
+pub fn fisher_least_p(table: [u32; 4]) -> Option<f64> {
+    let [a, b, c, d] = table;
+    let (row1, row2, col1) = (a + b, c + d, a + c);
+    let low = col1.saturating_sub(row2);
+    let high = row1.min(col1);
+    let at = |a: u32| fisher_exact([a, row1 - a, col1 - a, row2 - (col1 - a)]);
+    Some(at(low)?.min(at(high)?))
+}
+
+/// Benjamini-Hochberg's q-values of `p_values` (the same order): a difference whose
+/// q-value is below a level holds with at most that share of false findings among those
+/// kept, however many tests were run.
+pub fn benjamini_hochberg(p_values: &[f64]) -> Vec<f64> {
+    adjustp::adjust(p_values, adjustp::Procedure::BenjaminiHochberg)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

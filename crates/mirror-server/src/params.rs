@@ -186,7 +186,8 @@ query! {
         color = "color",
         /// Positions reached in fewer games are left out (default 10).
         min_games = "minGames",
-        /// A reply met in at most this many games is a surprise (default 2).
+        /// A reply met in at most this percent of a position's games is rare (default 10,
+        /// 1-100).
         rare = "rare",
         /// Items per list at most (default 10, at most 100).
         limit = "limit",
@@ -218,13 +219,17 @@ impl ReportQuery {
         if limit > 100 {
             return Err(bad(format!("limit: {limit} is more than 100")));
         }
+        let rare = number::<u32>("rare", self.rare.as_deref())?.unwrap_or(defaults.rare);
+        if !(1..=100).contains(&rare) {
+            return Err(bad(format!("rare: {rare} is not a percent from 1 to 100")));
+        }
         Ok(ReportRequest {
             user,
             options: mirror_store::report::ReportOptions {
                 color: filter.color,
                 filter,
                 min_games,
-                rare: number::<u32>("rare", self.rare.as_deref())?.unwrap_or(defaults.rare),
+                rare,
                 limit,
             },
         })

@@ -6,7 +6,7 @@ use std::fmt;
 use mirror_core::{codec::color_name, notation, openings::Openings};
 use mirror_store::{
     GraphStore, StoreError,
-    prep::{LineEnd, Mover, PrepError, PrepLine, PrepOptions, prep},
+    prep::{Backing, LineEnd, Mover, PrepError, PrepLine, PrepOptions, aims, prep},
 };
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
@@ -25,6 +25,33 @@ pub struct PrepJson {
     pub color: &'static str,
     /// The lines, likeliest first.
     pub lines: Vec<PrepLineJson>,
+    /// The opponent's moves on the lines that the engine says lose ("aim here"), the
+    /// likeliest to happen first (empty where nothing is analysed).
+    pub aims: Vec<AimJson>,
+}
+
+/// An opponent's move the engine says loses, JSON.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AimJson {
+    /// The moves to the position before it, SAN.
+    pub moves: Vec<String>,
+    /// The same in UCI.
+    pub uci: Vec<String>,
+    /// The opponent's move, SAN.
+    pub san: String,
+    /// How often they play it there (0-1), and their games there.
+    pub share: f64,
+    /// Their games at the position.
+    pub games: u32,
+    /// How likely the position is on the lines (0-1).
+    pub reach: f64,
+    /// Win% points the move loses for them.
+    pub win_loss: f64,
+    /// lichess's mark.
+    pub judgement: &'static str,
+    /// The engine's best move for them there, SAN.
+    pub best: Option<String>,
 }
 
 /// One line.
@@ -77,6 +104,11 @@ pub struct PrepStepJson {
     pub score_low: f64,
     /// Upper bound.
     pub score_high: f64,
+    /// Win% points the move loses against the engine's best (where `mirror analyse`
+    /// evaluated both positions).
+    pub win_loss: Option<f64>,
+    /// lichess's mark, where it loses 5 points or more.
+    pub judgement: Option<&'static str>,
 }
 
 /// A better move than the most played one, against the opponent's likeliest reply.
@@ -97,6 +129,14 @@ pub struct SuggestionJson {
     pub instead_score: f64,
     /// Games of that score.
     pub instead_games: u32,
+    /// What backs it: `engine` (the usual move loses 5 win% points more than the
+    /// alternative) or `interval` (the alternative's 95% interval lies above the usual
+    /// move's).
+    pub backing: &'static str,
+    /// With `engine`: win% points the usual move loses.
+    pub played_loss: Option<f64>,
+    /// With `engine`: win% points the alternative loses.
+    pub instead_loss: Option<f64>,
 }
 
 impl PrepJson {
@@ -107,12 +147,14 @@ impl PrepJson {
         color: Color,
         lines: &[PrepLine],
     ) -> Result<PrepJson, StoreError> {
+        let aims = aims(lines).iter().map(aim_json).collect::<Result<_, _>>()?;
         let lines = lines.iter().map(line_json).collect::<Result<_, _>>()?;
         Ok(PrepJson {
             user: user.to_string(),
             opponent: opponent.to_string(),
             color: color_name(color),
             lines,
+            aims,
         })
     }
 
@@ -130,6 +172,43 @@ impl PrepJson {
 
 fn replay_error(mv: mirror_core::MoveCode) -> StoreError {
     StoreError::Corrupt(format!("prep: move {mv} does not replay"))
+}
+
+/// Win% points to one decimal.
+fn tenth(x: f64) -> f64 {
+    (x * 10.0).round() / 10.0
+}
+
+fn aim_json(a: &mirror_store::prep::Aim) -> Result<AimJson, StoreError> {
+    let mut pos = Chess::default();
+    let (mut moves, mut uci) = (Vec::new(), Vec::new());
+    for code in &a.path {
+        let mv = code.to_move(&pos).map_err(|_| replay_error(*code))?;
+        moves.push(notation::san(&pos, mv));
+        uci.push(code.to_string());
+        pos.play_unchecked(mv);
+    }
+    let mv = a.mv.to_move(&pos).map_err(|_| replay_error(a.mv))?;
+    let best = a.best.as_deref().and_then(|b| {
+        let m = b
+            .parse::<shakmaty::uci::UciMove>()
+            .ok()?
+            .to_move(&pos)
+            .ok()?;
+        Some(notation::san(&pos, m))
+    });
+    Ok(AimJson {
+        moves,
+        uci,
+        san: notation::san(&pos, mv),
+        share: a.share,
+        games: a.games,
+        reach: a.reach,
+        win_loss: tenth(a.win_loss),
+        judgement: mirror_core::evaluation::Judgement::of(a.win_loss)
+            .map_or("", mirror_core::evaluation::Judgement::as_str),
+        best,
+    })
 }
 
 fn line_json(line: &PrepLine) -> Result<PrepLineJson, StoreError> {
@@ -161,6 +240,11 @@ fn line_json(line: &PrepLine) -> Result<PrepLineJson, StoreError> {
             score: interval.score,
             score_low: interval.low,
             score_high: interval.high,
+            win_loss: s.win_loss.map(tenth),
+            judgement: s
+                .win_loss
+                .and_then(mirror_core::evaluation::Judgement::of)
+                .map(mirror_core::evaluation::Judgement::as_str),
         });
         moves.push(san);
         uci.push(s.mv.to_string());
@@ -185,6 +269,18 @@ fn line_json(line: &PrepLine) -> Result<PrepLineJson, StoreError> {
             instead: pair((g.alternative.0, g.alternative.1))?,
             instead_score: g.alternative.2,
             instead_games: g.alternative.3,
+            backing: match g.backing {
+                Backing::Engine { .. } => "engine",
+                Backing::Interval => "interval",
+            },
+            played_loss: match g.backing {
+                Backing::Engine { played, .. } => Some(tenth(played)),
+                Backing::Interval => None,
+            },
+            instead_loss: match g.backing {
+                Backing::Engine { alternative, .. } => Some(tenth(alternative)),
+                Backing::Interval => None,
+            },
         });
     }
     let (end, end_games) = match line.end {
@@ -236,8 +332,8 @@ impl fmt::Display for PrepJson {
                 };
                 writeln!(
                     f,
-                    "   {:<6} {who}: {:.0}% of {} games, {} games W/D/L {}/{}/{}, score {:.1}% [{:.0}-{:.0}]",
-                    s.san,
+                    "   {:<6} {who}: {:.0}% of {} games, {} games W/D/L {}/{}/{}, score {:.1}% [{:.0}-{:.0}]{}",
+                    format!("{}{}", s.san, s.judgement.map_or("", judgement_symbol)),
                     100.0 * s.share,
                     s.position_games,
                     s.games,
@@ -246,7 +342,9 @@ impl fmt::Display for PrepJson {
                     s.losses,
                     100.0 * s.score,
                     100.0 * s.score_low,
-                    100.0 * s.score_high
+                    100.0 * s.score_high,
+                    s.win_loss
+                        .map_or(String::new(), |l| format!(", loses {l:.1} win%"))
                 )?;
             }
             let end = match (l.end, l.end_games) {
@@ -269,7 +367,7 @@ impl fmt::Display for PrepJson {
             for g in &l.suggestions {
                 writeln!(
                     f,
-                    "   suggestion at ply {}: {} {} scored {:.1}% in {} games; {} {} scored {:.1}% in {}",
+                    "   suggestion at ply {}: {} {} scored {:.1}% in {} games; {} {} scored {:.1}% in {} ({})",
                     g.ply + 1,
                     g.played[0],
                     g.played[1],
@@ -278,10 +376,56 @@ impl fmt::Display for PrepJson {
                     g.instead[0],
                     g.instead[1],
                     100.0 * g.instead_score,
-                    g.instead_games
+                    g.instead_games,
+                    match (g.played_loss, g.instead_loss) {
+                        (Some(p), Some(i)) => {
+                            format!("the engine: {p:.1} against {i:.1} win% lost")
+                        }
+                        _ => "the 95% intervals do not overlap".to_string(),
+                    }
+                )?;
+            }
+        }
+        if !self.aims.is_empty() {
+            writeln!(
+                f,
+                "\nAim here: {}'s moves the engine says lose, likeliest first",
+                self.opponent
+            )?;
+            for a in &self.aims {
+                writeln!(
+                    f,
+                    "- {} {}{}: {:.0}% of {} games there ({:.1}% likely), loses {:.1} win%{}",
+                    if a.moves.is_empty() {
+                        "start:".to_string()
+                    } else {
+                        format!("{}:", a.moves.join(" "))
+                    },
+                    a.san,
+                    judgement_symbol(a.judgement),
+                    100.0 * a.share,
+                    a.games,
+                    100.0 * a.reach * a.share,
+                    a.win_loss,
+                    a.best
+                        .as_ref()
+                        .map_or(String::new(), |b| format!(" (best: {b})"))
                 )?;
             }
         }
         Ok(())
     }
+}
+
+/// The symbol of a mark's name (`?!`, `?`, `??`).
+fn judgement_symbol(name: &str) -> &'static str {
+    use mirror_core::evaluation::Judgement;
+    [
+        Judgement::Inaccuracy,
+        Judgement::Mistake,
+        Judgement::Blunder,
+    ]
+    .into_iter()
+    .find(|j| j.as_str() == name)
+    .map_or("", Judgement::symbol)
 }

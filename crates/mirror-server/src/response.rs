@@ -450,14 +450,86 @@ pub struct ReportDeviation {
     pub choices: Vec<ReportMove>,
 }
 
+/// The name of the report's statistical test, as its JSON gives it.
+pub const REPORT_TEST: &str = "fisher-exact-two-sided+benjamini-hochberg";
+
 /// A surprise, JSON.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportSurprise {
     /// Where (the opponent to move).
     #[serde(flatten)]
     pub place: ReportPlace,
     /// The rare reply and how those games went.
     pub reply: ReportMove,
+    /// The player's score after the position's other replies.
+    pub others_score: f64,
+    /// Games after the other replies.
+    pub others_games: u32,
+    /// The test's p-value (lost against not lost, this reply against the others).
+    pub p_value: f64,
+    /// Its Benjamini-Hochberg q-value over every rare reply tested (kept below 0.05).
+    pub q_value: f64,
+    /// The test: [`REPORT_TEST`].
+    pub test: &'static str,
+}
+
+/// An opponent's mistake the player does not punish, JSON.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportUnpunished {
+    /// Where (the opponent to move).
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The moves to it in SAN, numbered.
+    pub line: String,
+    /// The opponent's move, and how those games went for the player.
+    pub mistake: ReportMove,
+    /// Win% points it lost for the opponent.
+    pub gift: f64,
+    /// lichess's mark of the opponent's move.
+    pub judgement: &'static str,
+    /// The player's usual reply, and how those games went.
+    pub reply: ReportMove,
+    /// Win% points the reply gives back.
+    pub given_back: f64,
+    /// The punishing reply, the engine's best after the mistake.
+    pub best: Option<BestMoveJson>,
+    /// The evaluations before the mistake, after it and after the reply.
+    pub evals: [EvalJson; 3],
+}
+
+/// A position where the player's tree ends, JSON.
+#[derive(Serialize)]
+pub struct ReportBookExit {
+    /// Where.
+    #[serde(flatten)]
+    pub place: ReportPlace,
+    /// The moves to it in SAN, numbered.
+    pub line: String,
+    /// The engine's evaluation there.
+    pub eval: EvalJson,
+    /// The player's win% by it.
+    pub win: f64,
+}
+
+/// Where the player leaves their book in one opening, JSON.
+#[derive(Serialize)]
+pub struct ReportBookLine {
+    /// The opening (the last named position on the way).
+    pub opening: Option<OpeningJson>,
+    /// The player's colour.
+    pub color: &'static str,
+    /// Positions where the tree ends.
+    pub exits: usize,
+    /// Of those, evaluated.
+    pub analysed: usize,
+    /// Games through the evaluated ones.
+    pub games: u32,
+    /// The player's win% there, weighted by games (one decimal).
+    pub win: f64,
+    /// The worst for the player first (three at most).
+    pub worst: Vec<ReportBookExit>,
 }
 
 /// A quarter of a drift, JSON.
@@ -473,12 +545,27 @@ pub struct ReportQuarter {
 
 /// A drift, JSON.
 #[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
 pub struct ReportDrift {
     /// Where.
     #[serde(flatten)]
     pub place: ReportPlace,
     /// By quarter, oldest first.
     pub quarters: Vec<ReportQuarter>,
+    /// The player's most played move there (UCI).
+    pub uci: String,
+    /// Its SAN.
+    pub san: String,
+    /// The earlier half of the dated games: [games with the move, games].
+    pub earlier: [u32; 2],
+    /// The later half.
+    pub later: [u32; 2],
+    /// The test's p-value (the move against the others, earlier against later).
+    pub p_value: f64,
+    /// Its Benjamini-Hochberg q-value over every position tested (kept below 0.05).
+    pub q_value: f64,
+    /// The test: [`REPORT_TEST`].
+    pub test: &'static str,
 }
 
 /// The "where to study" report, JSON (the CLI's `--json` and `/api/v1/report`).
@@ -505,6 +592,10 @@ pub struct ReportJson {
     pub engine: Vec<ReportEngineLoss>,
     /// How much of the report's ground the engine has seen.
     pub analysed: ReportAnalysed,
+    /// The opponents' mistakes the player does not punish, costliest first.
+    pub unpunished: Vec<ReportUnpunished>,
+    /// The evaluation where the player leaves their book, per opening line.
+    pub book: Vec<ReportBookLine>,
 }
 
 /// The numbered SAN of `path` from the start (`1. d4 d5 2. e4`).
@@ -568,6 +659,11 @@ impl ReportJson {
                     ReportSurprise {
                         place: p,
                         reply: mv(&pos, &s.reply),
+                        others_score: s.others.score,
+                        others_games: s.others_games,
+                        p_value: s.p_value,
+                        q_value: s.q_value,
+                        test: REPORT_TEST,
                     }
                 })
                 .collect(),
@@ -576,8 +672,16 @@ impl ReportJson {
                 .iter()
                 .map(|d| {
                     let (p, pos) = place(&d.place);
+                    let main = d.mv.to_move(&pos).expect("a report move is legal");
                     ReportDrift {
                         place: p,
+                        uci: notation::uci(main),
+                        san: notation::san(&pos, main),
+                        earlier: [d.earlier.0, d.earlier.1],
+                        later: [d.later.0, d.later.1],
+                        p_value: d.p_value,
+                        q_value: d.q_value,
+                        test: REPORT_TEST,
                         quarters: d
                             .quarters
                             .iter()
@@ -604,17 +708,7 @@ impl ReportJson {
                 .iter()
                 .map(|e| {
                     let (p, pos) = place(&e.place);
-                    let best = e.before.best.as_deref().and_then(|uci| {
-                        let legal = uci
-                            .parse::<shakmaty::uci::UciMove>()
-                            .ok()?
-                            .to_move(&pos)
-                            .ok()?;
-                        Some(BestMoveJson {
-                            uci: uci.to_string(),
-                            san: notation::san(&pos, legal),
-                        })
-                    });
+                    let best = best_move(&pos, e.before.best.as_deref());
                     ReportEngineLoss {
                         place: p,
                         line: san_line(&e.place.path),
@@ -633,8 +727,66 @@ impl ReportJson {
                 evaluated: r.analysed.0,
                 positions: r.analysed.1,
             },
+            unpunished: r
+                .unpunished
+                .iter()
+                .map(|u| {
+                    let (p, pos) = place(&u.place);
+                    let mut after = pos.clone();
+                    if let Ok(m) = u.mistake.mv.to_move(&pos) {
+                        after.play_unchecked(m);
+                    }
+                    ReportUnpunished {
+                        place: p,
+                        line: san_line(&u.place.path),
+                        mistake: mv(&pos, &u.mistake),
+                        gift: (u.gift * 10.0).round() / 10.0,
+                        judgement: Judgement::of(u.gift).map_or("", Judgement::as_str),
+                        reply: mv(&after, &u.reply),
+                        given_back: (u.given_back * 10.0).round() / 10.0,
+                        best: best_move(&after, u.evals[1].best.as_deref()),
+                        evals: u.evals.each_ref().map(EvalJson::of),
+                    }
+                })
+                .collect(),
+            book: r
+                .book
+                .iter()
+                .map(|l| ReportBookLine {
+                    opening: l.opening.as_ref().map(OpeningJson::from),
+                    color: mirror_core::codec::color_name(l.color),
+                    exits: l.exits,
+                    analysed: l.analysed,
+                    games: l.games,
+                    win: (l.win * 10.0).round() / 10.0,
+                    worst: l
+                        .worst
+                        .iter()
+                        .map(|x| ReportBookExit {
+                            place: place(&x.place).0,
+                            line: san_line(&x.place.path),
+                            eval: EvalJson::of(&x.eval),
+                            win: (x.win * 10.0).round() / 10.0,
+                        })
+                        .collect(),
+                })
+                .collect(),
         }
     }
+}
+
+/// The engine's best move `uci` at `pos`, UCI and SAN (`None` if it is not legal there).
+fn best_move(pos: &Chess, uci: Option<&str>) -> Option<BestMoveJson> {
+    let uci = uci?;
+    let legal = uci
+        .parse::<shakmaty::uci::UciMove>()
+        .ok()?
+        .to_move(pos)
+        .ok()?;
+    Some(BestMoveJson {
+        uci: uci.to_string(),
+        san: notation::san(pos, legal),
+    })
 }
 
 /// A report's place as JSON, and its position.
@@ -1280,13 +1432,102 @@ impl std::fmt::Display for ReportJson {
                 writeln!(w, "    {}", move_line(m))?;
             }
         }
-        writeln!(w, "\nSurprises (opponent replies met only a few times):")?;
-        for s in &r.surprises {
-            writeln!(w, "- {}\n    {}", place_line(&s.place), move_line(&s.reply))?;
+        writeln!(
+            w,
+            "\nThe opponents' mistakes you do not punish (win% they gave, win% your usual \
+             reply gives back):"
+        )?;
+        for u in &r.unpunished {
+            writeln!(
+                w,
+                "- {} {}{} ({:.1} win% given) then your {} gives back {:.1}  ({}, as {})",
+                if u.line.is_empty() {
+                    "start:".to_string()
+                } else {
+                    format!("{}:", u.line)
+                },
+                u.mistake.san,
+                Judgement::of(u.gift).map_or("", Judgement::symbol),
+                u.gift,
+                u.reply.san,
+                u.given_back,
+                u.place.fen,
+                u.place.color
+            )?;
+            writeln!(w, "    your reply: {}", move_line(&u.reply))?;
+            if let Some(b) = &u.best {
+                writeln!(
+                    w,
+                    "    punish with: {} ({} -> {})",
+                    b.san,
+                    u.evals[1].text(),
+                    u.evals[2].text()
+                )?;
+            }
         }
-        writeln!(w, "\nRepertoire drift (share of each move by quarter):")?;
+        writeln!(
+            w,
+            "\nWhen you leave your book (the engine's word where your tree ends, your win%):"
+        )?;
+        for l in &r.book {
+            writeln!(
+                w,
+                "- {} as {}: {:.1}% over {} games ({} of {} exits analysed)",
+                l.opening
+                    .as_ref()
+                    .map_or("(no name)".to_string(), |o| format!("{} {}", o.eco, o.name)),
+                l.color,
+                l.win,
+                l.games,
+                l.analysed,
+                l.exits
+            )?;
+            for x in &l.worst {
+                writeln!(
+                    w,
+                    "    {:.1}% {} ({} games): {}",
+                    x.win,
+                    x.eval.text(),
+                    x.place.games,
+                    if x.line.is_empty() { "start" } else { &x.line }
+                )?;
+            }
+        }
+        writeln!(
+            w,
+            "\nSurprises (rare replies after which you lose more often than after the others; \
+             Fisher's exact test, Benjamini-Hochberg q < 0.05):"
+        )?;
+        for s in &r.surprises {
+            writeln!(
+                w,
+                "- {}\n    {}\n    others: {} over {} games, p = {:.4}, q = {:.3}",
+                place_line(&s.place),
+                move_line(&s.reply),
+                pct_text(s.others_score),
+                s.others_games,
+                s.p_value,
+                s.q_value
+            )?;
+        }
+        writeln!(
+            w,
+            "\nRepertoire drift (your main move's share changed, earlier against later half; \
+             Fisher's exact test, Benjamini-Hochberg q < 0.05):"
+        )?;
         for d in &r.drift {
-            writeln!(w, "- {}", place_line(&d.place))?;
+            writeln!(
+                w,
+                "- {}\n    {}: {}/{} earlier, {}/{} later, p = {:.4}, q = {:.3}",
+                place_line(&d.place),
+                d.san,
+                d.earlier[0],
+                d.earlier[1],
+                d.later[0],
+                d.later[1],
+                d.p_value,
+                d.q_value
+            )?;
             for q in &d.quarters {
                 let shares: Vec<String> = q
                     .shares

@@ -794,9 +794,14 @@ async fn the_report_lists_where_to_study_with_the_moves_that_reach_it() {
     )
     .await;
     assert_eq!(status, 200, "{v}");
-    for list in ["costly", "deviations", "surprises", "drift"] {
+    for list in ["costly", "deviations", "surprises", "drift", "unpunished"] {
         let items = v[list].as_array().expect(list);
-        assert!(!items.is_empty() && items.len() <= 3, "{list}: {v}");
+        // Surprises and drift need a statistical test to pass: 499 games give none.
+        let needed = ["costly", "deviations"].contains(&list);
+        assert!(
+            items.len() <= 3 && (!needed || !items.is_empty()),
+            "{list}: {v}"
+        );
         for item in items {
             assert_eq!(item["color"], "white", "{item}");
             // The moves reach the position: the explorer answers for them.

@@ -5,8 +5,20 @@
 //! they chose). A line ends where either tree ends, where the opponent's tree thins out
 //! (fewer than `thin` games: "out of their book"), or at `depth` plies. Every number is the
 //! store's `moves` answer for that player at that position (what `explore` shows).
+//!
+//! Where `mirror analyse` has evaluated the positions, the walk says what the engine
+//! thinks: each move's win% loss against the best (lichess's formula), the opponent's
+//! moves that lose ("aim here", [`aims`]), and a suggestion to play another move than the
+//! usual one only where the engine backs it (the usual move loses an inaccuracy's worth
+//! more than the alternative) or the Wilson intervals of the two scores do not overlap
+//! (and the engine does not say the opposite). A suggestion is given once, on the
+//! likeliest line where it arises, not on every line through the position.
 
-use mirror_core::{MoveCode, MoveStats, PositionKey};
+use mirror_core::{
+    MoveCode, MoveStats, PositionKey,
+    evaluation::{Evaluation, Judgement, move_loss},
+    stats::ScoreInterval,
+};
 use shakmaty::{Chess, Color, Position};
 
 use crate::{Filter, GraphStore, MoveRow, StoreError};
@@ -97,6 +109,11 @@ pub struct PrepStep {
     pub share: f64,
     /// The mover's games at the position.
     pub games: u32,
+    /// Win% points the move loses against the engine's best, where `mirror analyse`
+    /// evaluated the position and the one after the move.
+    pub win_loss: Option<f64>,
+    /// The engine's best move at the position (UCI), where evaluated.
+    pub best: Option<String>,
 }
 
 /// Why a line stops where it does.
@@ -126,6 +143,74 @@ pub struct Suggestion {
     pub played: Reply,
     /// The alternative ME has played, the reply, ME's score and games after both.
     pub alternative: Reply,
+    /// What says the alternative is better.
+    pub backing: Backing,
+}
+
+/// What backs a suggestion.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Backing {
+    /// The engine: ME's usual move loses at least an inaccuracy's worth (5 win% points)
+    /// more than the alternative.
+    Engine {
+        /// Win% points the usual move loses.
+        played: f64,
+        /// Win% points the alternative loses.
+        alternative: f64,
+    },
+    /// ME's scores after the two: the alternative's 95% Wilson interval lies wholly above
+    /// the usual move's (and the engine, where it looked, does not say the opposite).
+    Interval,
+}
+
+/// An opponent's move the engine says loses, met on the lines: where to aim.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Aim {
+    /// The moves from the start to the position before it.
+    pub path: Vec<MoveCode>,
+    /// The opponent's move.
+    pub mv: MoveCode,
+    /// Its share of the opponent's games at the position, and those games.
+    pub share: f64,
+    /// The opponent's games at the position.
+    pub games: u32,
+    /// How likely the position is on the lines (the product of the shares before it).
+    pub reach: f64,
+    /// Win% points the move loses (for the opponent).
+    pub win_loss: f64,
+    /// The engine's best move for the opponent there (UCI).
+    pub best: Option<String>,
+}
+
+/// The opponent's moves on `lines` that lose at least an inaccuracy's worth by the engine,
+/// each once, the likeliest to happen (reach x share) first.
+pub fn aims(lines: &[PrepLine]) -> Vec<Aim> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for line in lines {
+        let mut reach = 1.0;
+        for (i, step) in line.steps.iter().enumerate() {
+            if step.mover == Mover::Them
+                && let Some(loss) = step.win_loss
+                && Judgement::of(loss).is_some()
+                && seen.insert((step.from, step.mv))
+            {
+                out.push(Aim {
+                    path: line.steps[..i].iter().map(|s| s.mv).collect(),
+                    mv: step.mv,
+                    share: step.share,
+                    games: step.games,
+                    reach,
+                    win_loss: loss,
+                    best: step.best.clone(),
+                });
+            }
+            reach *= step.share;
+        }
+    }
+    let likely = |a: &Aim| a.reach * a.share;
+    out.sort_by(|a, b| likely(b).total_cmp(&likely(a)).then(a.path.cmp(&b.path)));
+    out
 }
 
 /// A line where the two trees meet.
@@ -191,8 +276,47 @@ pub fn prep<S: GraphStore + ?Sized>(
     // Likeliest first; lines as likely in the order of their moves (most played first).
     lines.sort_by(|a, b| b.probability.total_cmp(&a.probability));
     lines.truncate(opts.limit);
+    walk.judge(&mut lines)?;
     walk.suggest(&mut lines)?;
     Ok(lines)
+}
+
+/// The stored evaluations of `keys`, by position.
+fn evaluations<S: GraphStore + ?Sized>(
+    store: &S,
+    mut keys: Vec<PositionKey>,
+) -> Result<std::collections::HashMap<PositionKey, Evaluation>> {
+    keys.sort_unstable_by_key(|k| k.0);
+    keys.dedup();
+    let mut out = std::collections::HashMap::new();
+    for chunk in keys.chunks(1000) {
+        for (k, e) in chunk.iter().zip(store.evaluations(chunk)?) {
+            if let Some(e) = e {
+                out.insert(*k, e);
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// The win% `mv` (legal at `pos`, from `key`) loses for the side to move, where both
+/// positions are evaluated.
+fn loss_of(
+    evals: &std::collections::HashMap<PositionKey, Evaluation>,
+    pos: &Chess,
+    key: PositionKey,
+    mv: &shakmaty::Move,
+) -> Option<f64> {
+    let mut after = pos.clone();
+    after.play_unchecked(*mv);
+    let before = evals.get(&key)?;
+    let after = evals.get(&PositionKey::from_position(&after))?;
+    Some(move_loss(
+        before,
+        after,
+        pos.turn(),
+        &mirror_core::notation::uci(*mv),
+    ))
 }
 
 /// The mover's moves at a position, most played first, and their games there.
@@ -333,6 +457,8 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
                         stats,
                         share,
                         games,
+                        win_loss: None,
+                        best: None,
                     });
                     next.push((after, path, p));
                 }
@@ -391,8 +517,37 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
         Ok(out)
     }
 
+    /// Each step's win% loss by the engine, where its positions are evaluated.
+    fn judge(&self, lines: &mut [PrepLine]) -> Result<()> {
+        let mut keys = Vec::new();
+        let mut replayed = Vec::new();
+        for line in lines.iter() {
+            let mut pos = Chess::default();
+            let mut moves = Vec::new();
+            for step in &line.steps {
+                let mv = step.mv.to_move(&pos).map_err(|_| {
+                    StoreError::Corrupt(format!("prep: move {} does not replay", step.mv))
+                })?;
+                keys.push(step.from);
+                moves.push((pos.clone(), mv));
+                pos.play_unchecked(mv);
+                keys.push(PositionKey::from_position(&pos));
+            }
+            replayed.push(moves);
+        }
+        let evals = evaluations(self.store, keys)?;
+        for (line, moves) in lines.iter_mut().zip(replayed) {
+            for (step, (pos, mv)) in line.steps.iter_mut().zip(moves) {
+                step.win_loss = loss_of(&evals, &pos, step.from, &mv);
+                step.best = evals.get(&step.from).and_then(|e| e.best.clone());
+            }
+        }
+        Ok(())
+    }
+
     /// Each line's suggestions: at each of ME's choices, an alternative that scores better
-    /// against the opponent's likeliest reply than ME's most played move.
+    /// against the opponent's likeliest reply than ME's most played move, where the engine
+    /// or the intervals back it; each suggestion on the likeliest line only.
     fn suggest(&self, lines: &mut [PrepLine]) -> Result<()> {
         // ME's positions on the lines: (line, ply, position).
         let mut mine = Vec::new();
@@ -410,16 +565,58 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
         }
         let positions: Vec<Chess> = mine.iter().map(|m| m.2.clone()).collect();
         let options = self.against_replies(&positions)?;
-        for ((l, ply, _), options) in mine.into_iter().zip(options) {
+        // The engine's word on ME's moves there.
+        let mut keys = Vec::new();
+        for (pos, opts) in positions.iter().zip(&options) {
+            keys.push(PositionKey::from_position(pos));
+            for (code, ..) in opts {
+                if let Ok(m) = code.to_move(pos) {
+                    let mut after = pos.clone();
+                    after.play_unchecked(m);
+                    keys.push(PositionKey::from_position(&after));
+                }
+            }
+        }
+        let evals = evaluations(self.store, keys)?;
+        let mut given = std::collections::HashSet::new();
+        for ((l, ply, pos), options) in mine.into_iter().zip(options) {
+            let key = PositionKey::from_position(&pos);
+            let loss = |code: MoveCode| {
+                code.to_move(&pos)
+                    .ok()
+                    .and_then(|m| loss_of(&evals, &pos, key, &m))
+            };
+            let interval = |r: &Reply| ScoreInterval::wilson(r.2, f64::from(r.3));
             // `moves` lists the most played first: the first with enough games is it.
-            if let Some((first, rest)) = options.split_first()
-                && let Some(best) = rest.iter().max_by(|a, b| a.2.total_cmp(&b.2))
-                && best.2 > first.2
+            let Some((first, rest)) = options.split_first() else {
+                continue;
+            };
+            let backed = rest.iter().filter_map(|alt| {
+                if alt.2 <= first.2 {
+                    return None;
+                }
+                let engine = loss(first.0).zip(loss(alt.0));
+                match engine {
+                    Some((played, alternative)) if played - alternative >= 5.0 => Some((
+                        alt,
+                        Backing::Engine {
+                            played,
+                            alternative,
+                        },
+                    )),
+                    Some((played, alternative)) if alternative - played >= 5.0 => None,
+                    _ => (interval(alt).low > interval(first).high)
+                        .then_some((alt, Backing::Interval)),
+                }
+            });
+            if let Some((best, backing)) = backed.max_by(|a, b| a.0.2.total_cmp(&b.0.2))
+                && given.insert((key, first.0, best.0))
             {
                 lines[l].suggestions.push(Suggestion {
                     ply,
                     played: *first,
                     alternative: *best,
+                    backing,
                 });
             }
         }

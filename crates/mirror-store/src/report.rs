@@ -7,15 +7,39 @@
 //!   move played most and the alternatives tried;
 //! - **deviations**: positions where the player varies their own move (at least two moves
 //!   with at least 10% of the games and 2 games each), each choice with its score;
-//! - **surprises**: opponent replies met in at most `rare` games in positions reached at
-//!   least `min_games` times, and how those games went;
-//! - **drift**: for the player's most played positions, the share of each move by quarter;
+//! - **surprises**: rare opponent replies (at most `rare`% of a position's games, the
+//!   position reached at least `min_games` times) after which the player loses more often
+//!   than after the position's other replies, by Fisher's exact test (two-sided, lost
+//!   against not lost);
+//! - **drift**: the player's most played positions where their main move's share changed
+//!   between the earlier and the later half of their games there (by quarter; Fisher's
+//!   exact test on the main move against the others) by 10 points of share or more, with
+//!   each quarter's shares.
+//!
+//! Both lists run one test per candidate, thousands for a big player: a difference is kept
+//! where its Benjamini-Hochberg q-value over all the list's tests is below
+//! [`SIGNIFICANCE`] (at most 5% false findings among those kept), not its p-value alone.
+//! A candidate whose margins cannot give a p-value below [`SIGNIFICANCE`] whatever its
+//! outcome (a reply met twice) is not counted as a test (Tarone's filter).
+//!
 //! - and where the player burns their clock ([`crate::burn`]);
 //! - **where you lose by the engine**: in positions `mirror analyse` evaluated, the
 //!   player's moves that lose at least 5 win% points against the engine's best move
 //!   (lichess's inaccuracy), ranked by the points they are expected to cost: games x win%
 //!   lost / 100; each with the better move and how the player scored when they did play
-//!   it. A move the engine agrees with (a forced recapture) is never listed.
+//!   it. A move the engine agrees with (a forced recapture) is never listed;
+//! - **the opponents' mistakes the player does not punish**: an opponent's move that loses
+//!   at least a mistake's worth (10 win% points), after which the player's usual reply gives
+//!   back at least half of it;
+//! - **the evaluation when the player leaves their book**, per opening line: the positions
+//!   where their tree ends (reached in `min_games` games, no move on from there reached as
+//!   often), and the engine's evaluation there from the player's side.
+//!
+//! A costly position is blamed only where the player had a real choice: never where they
+//! had one legal move, where their usual move (90% of the games or more) is the engine's
+//! choice (it loses less than an inaccuracy: the score comes from earlier), or, where the
+//! engine has not looked, where their usual move takes back on the square the opponent
+//! just captured on.
 //!
 //! Side to move is known from the path: every edge starts from the start position, so a
 //! position's ply parity (breadth-first from the start) says who moves.
@@ -24,8 +48,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use mirror_core::{
     MoveCode, MoveStats, PositionKey,
-    evaluation::{Evaluation, Judgement, move_loss},
-    stats::ScoreInterval,
+    evaluation::{Evaluation, Judgement, move_loss, win_percent},
+    openings::{Opening, Openings},
+    stats::{ScoreInterval, benjamini_hochberg, fisher_exact, fisher_least_p},
 };
 use shakmaty::{Chess, Color, Position};
 
@@ -40,7 +65,7 @@ pub struct ReportOptions {
     pub filter: Filter,
     /// Positions reached in fewer games are left out.
     pub min_games: u32,
-    /// An opponent reply met in at most this many games is a surprise.
+    /// An opponent reply met in at most this percent of a position's games is rare.
     pub rare: u32,
     /// Items per list at most.
     pub limit: usize,
@@ -52,7 +77,7 @@ impl Default for ReportOptions {
             color: None,
             filter: Filter::default(),
             min_games: 10,
-            rare: 2,
+            rare: 10,
             limit: 10,
         }
     }
@@ -110,13 +135,34 @@ pub struct Deviation {
     pub choices: Vec<MoveScore>,
 }
 
-/// An opponent reply met only a few times.
+/// The false discovery rate of the report's tests (Benjamini-Hochberg over Fisher's exact
+/// test, two-sided).
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// The least change of the main move's share (earlier half against later) the drift
+/// lists, however sure the test: 1.e4 in 97.8% of the games, then in 99.4%, is real and
+/// tells the player nothing.
+const DRIFT_CHANGE: f64 = 0.10;
+
+/// Share of a position's games at or above which a move is the player's usual one.
+const USUAL: f64 = 0.9;
+
+/// A rare opponent reply after which the player loses more often than after the others.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Surprise {
     /// The position before the reply (the opponent to move).
     pub place: Place,
     /// The reply and how those games went for the player.
     pub reply: MoveScore,
+    /// The player's score after the position's other replies, and its interval.
+    pub others: ScoreInterval,
+    /// Games after the other replies.
+    pub others_games: u32,
+    /// Fisher's exact test (two-sided) of lost against not lost, this reply against the
+    /// others.
+    pub p_value: f64,
+    /// Its Benjamini-Hochberg q-value over every rare reply the report tested.
+    pub q_value: f64,
 }
 
 /// One quarter of a position's drift.
@@ -130,13 +176,74 @@ pub struct Quarter {
     pub shares: Vec<(MoveCode, f64)>,
 }
 
-/// The share of each move by quarter in one position.
+/// A position where the player's main move's share changed, and the share of each move
+/// by quarter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Drift {
     /// Where.
     pub place: Place,
     /// Per quarter, oldest first (games of unknown month are left out).
     pub quarters: Vec<Quarter>,
+    /// The player's most played move there.
+    pub mv: MoveCode,
+    /// The earlier half of the dated games (whole quarters): games with the move, games.
+    pub earlier: (u32, u32),
+    /// The later half.
+    pub later: (u32, u32),
+    /// Fisher's exact test (two-sided) of the move against the others, earlier against
+    /// later.
+    pub p_value: f64,
+    /// Its Benjamini-Hochberg q-value over every position the report tested.
+    pub q_value: f64,
+}
+
+/// An opponent's move that loses at least a mistake's worth, and the player's usual reply
+/// that gives at least half of it back.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Unpunished {
+    /// The position before the opponent's move (the opponent to move).
+    pub place: Place,
+    /// The opponent's move, and how those games went for the player.
+    pub mistake: MoveScore,
+    /// Win% points the opponent's move lost (for the opponent).
+    pub gift: f64,
+    /// The player's usual reply (most played), and how those games went.
+    pub reply: MoveScore,
+    /// Win% points the reply loses against the engine's best reply.
+    pub given_back: f64,
+    /// The evaluations before the mistake, after it (its best move is the punishing
+    /// reply) and after the player's reply.
+    pub evals: [Evaluation; 3],
+}
+
+/// One position where the player's tree ends, and the engine's word on it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookExit {
+    /// Where.
+    pub place: Place,
+    /// The engine's evaluation there.
+    pub eval: Evaluation,
+    /// The player's win% by it (lichess's formula, from the player's side).
+    pub win: f64,
+}
+
+/// Where the player leaves their book in one opening, with one colour.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BookLine {
+    /// The opening (the last named position on the way), if any.
+    pub opening: Option<Opening>,
+    /// The player's colour.
+    pub color: Color,
+    /// Positions where their tree ends in this opening.
+    pub exits: usize,
+    /// Of those, the ones the engine has evaluated.
+    pub analysed: usize,
+    /// Games through the evaluated exits.
+    pub games: u32,
+    /// The player's win% at the evaluated exits, weighted by their games.
+    pub win: f64,
+    /// The evaluated exits, the worst for the player first (three at most).
+    pub worst: Vec<BookExit>,
 }
 
 /// A move of the player's that the engine says loses win% against its best move.
@@ -180,6 +287,11 @@ pub struct Report {
     /// Positions of the report's size (reached in `min_games` games, the player to move)
     /// that `mirror analyse` has evaluated, and how many there are.
     pub analysed: (usize, usize),
+    /// The opponents' mistakes the player does not punish, the costliest first (games x
+    /// win% given back).
+    pub unpunished: Vec<Unpunished>,
+    /// Where the player leaves their book, per opening line, most played first.
+    pub book: Vec<BookLine>,
 }
 
 fn index(c: Color) -> usize {
@@ -285,33 +397,113 @@ fn place_of(
     }
 }
 
-/// The report's four lists, unsorted: costly positions and deviations at the player's
-/// moves, surprises at the replies, and the drift's candidates.
-fn lists(
-    by_pos: &HashMap<(PositionKey, bool), Moves>,
-    line: &HashMap<PositionKey, Step>,
-    average: [Option<f64>; 2],
-    opts: &ReportOptions,
-) -> (Vec<Costly>, Vec<Deviation>, Vec<Surprise>, Vec<Drift>) {
+/// The evaluations the report reads, by position.
+type Evals = HashMap<PositionKey, Evaluation>;
+
+/// The graph of one player's games, as the report walks it.
+struct Tree<'a> {
+    by_pos: &'a HashMap<(PositionKey, bool), Moves>,
+    children: &'a HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
+    line: &'a HashMap<PositionKey, Step>,
+    evals: &'a Evals,
+    opts: &'a ReportOptions,
+}
+
+impl Tree<'_> {
+    /// The position `mv` leads to from `p`.
+    fn child(&self, p: PositionKey, mv: MoveCode) -> Option<PositionKey> {
+        self.children.get(&p)?.get(&mv).copied()
+    }
+
+    /// The games through `p` with the player's colour `black`.
+    fn games(&self, p: PositionKey, black: bool) -> u32 {
+        self.by_pos
+            .get(&(p, black))
+            .map_or(0, |m| m.values().map(MoveStats::games).sum())
+    }
+
+    /// The positions of the report's size: (position, the player's colour, who moves,
+    /// its moves), in a fixed order.
+    fn places(&self) -> Vec<(PositionKey, Color, Color, &Moves)> {
+        let mut out: Vec<_> = self
+            .by_pos
+            .iter()
+            .filter_map(|(&(p, black), moves)| {
+                let color = if black { Color::Black } else { Color::White };
+                let games: u32 = moves.values().map(MoveStats::games).sum();
+                let side = to_move(self.line, p)?;
+                (games >= self.opts.min_games.max(1)).then_some((p, color, side, moves))
+            })
+            .collect();
+        out.sort_by_key(|(p, c, _, _)| (p.0, index(*c)));
+        out
+    }
+
+    /// The position `p` itself (replayed along its line).
+    fn position(&self, p: PositionKey) -> Option<Chess> {
+        positions_along(&path(self.line, p))?.pop()
+    }
+
+    /// The win% `mv` loses for `mover` at `p` (at `pos`), where both evaluations exist.
+    fn loss(&self, p: PositionKey, pos: &Chess, mv: MoveCode, mover: Color) -> Option<f64> {
+        let before = self.evals.get(&p)?;
+        let after = self.evals.get(&self.child(p, mv)?)?;
+        let uci = mirror_core::notation::uci(mv.to_move(pos).ok()?);
+        Some(move_loss(before, after, mover, &uci))
+    }
+
+    /// Whether the player had no real choice at `p` (see the module's documentation).
+    fn no_real_choice(&self, p: PositionKey, color: Color, scored: &[MoveScore]) -> bool {
+        let Some(along) = positions_along(&path(self.line, p)) else {
+            return false;
+        };
+        let Some(pos) = along.last() else {
+            return false;
+        };
+        if pos.legal_moves().len() <= 1 {
+            return true;
+        }
+        let Some(usual) = scored.first().filter(|m| m.share >= USUAL) else {
+            return false;
+        };
+        if let Some(loss) = self.loss(p, pos, usual.mv, color) {
+            return Judgement::of(loss).is_none();
+        }
+        // Not analysed: a recapture on the square the opponent just captured on.
+        let (Some(prev), Some(last)) = (along.len().checked_sub(2), path(self.line, p).pop())
+        else {
+            return false;
+        };
+        let (Ok(theirs), Ok(mine)) = (last.to_move(&along[prev]), usual.mv.to_move(pos)) else {
+            return false;
+        };
+        theirs.is_capture() && mine.is_capture() && theirs.to() == mine.to()
+    }
+}
+
+/// The lists [`lists`] gives: costly positions, deviations, the drift's candidates (with
+/// their most played move) and surprises.
+type Lists = (
+    Vec<Costly>,
+    Vec<Deviation>,
+    Vec<(Place, MoveCode)>,
+    Vec<Surprise>,
+);
+
+fn lists(tree: &Tree<'_>, average: [Option<f64>; 2]) -> Lists {
     let mut costly = Vec::new();
     let mut deviations = Vec::new();
-    let mut surprises = Vec::new();
     let mut drift = Vec::new();
-    for (&(p, black), moves) in by_pos {
-        let color = if black { Color::Black } else { Color::White };
-        let games: u32 = moves.values().map(MoveStats::games).sum();
-        if games < opts.min_games.max(1) {
-            continue;
-        }
-        let Some(side) = to_move(line, p) else {
-            continue;
-        };
-        let here = place(line, p, color, moves);
+    let mut surprises = Vec::new();
+    for (p, color, side, moves) in tree.places() {
+        let here = place(tree.line, p, color, moves);
+        let scored = move_scores(moves);
         if side == color {
-            let scored = move_scores(moves);
-            // Scored below the average beyond chance: the whole 95% interval is below.
+            // Scored below the average beyond chance (the whole 95% interval is below),
+            // where the player had a real choice.
             if let Some(avg) = average[index(color)]
                 && here.score.high < avg
+                && !tree.no_real_choice(p, color, &scored)
             {
                 let deficit = avg - here.score.score;
                 costly.push(Costly {
@@ -334,30 +526,78 @@ fn lists(
                     choices,
                 });
             }
-            drift.push(Drift {
-                place: here,
-                quarters: Vec::new(),
-            });
-        } else {
-            for reply in move_scores(moves) {
-                if reply.stats.games() <= opts.rare {
-                    surprises.push(Surprise {
-                        place: here.clone(),
-                        reply,
-                    });
-                }
+            if let Some(main) = scored.first() {
+                drift.push((here, main.mv));
             }
+        } else {
+            surprises.extend(surprises_at(&here, &scored, tree.opts.rare));
         }
     }
-    (costly, deviations, surprises, drift)
+    // Kept: the worse ones whose q-value over every rare reply tested is small.
+    let (tested, worse): (Vec<Surprise>, Vec<bool>) = surprises.into_iter().unzip();
+    let q = benjamini_hochberg(&tested.iter().map(|s| s.p_value).collect::<Vec<_>>());
+    let surprises = tested
+        .into_iter()
+        .zip(q)
+        .zip(worse)
+        .filter(|((_, q), worse)| *worse && *q < SIGNIFICANCE)
+        .map(|((s, q_value), _)| Surprise { q_value, ..s })
+        .collect();
+    (costly, deviations, drift, surprises)
 }
 
-/// Each list in its order (costliest first; the others by games), cut to `limit`.
+/// The rare replies at `here` (the opponent to move), each tested: its p-value, and
+/// whether the player loses more often after it than after the others.
+fn surprises_at(here: &Place, replies: &[MoveScore], rare: u32) -> Vec<(Surprise, bool)> {
+    let mut total = MoveStats::default();
+    for r in replies {
+        total.merge(&r.stats);
+    }
+    let mut out = Vec::new();
+    for reply in replies {
+        if reply.share * 100.0 > f64::from(rare) {
+            continue;
+        }
+        let s = &reply.stats;
+        let (games, lost) = (s.games(), s.losses);
+        let others_games = total.games() - games;
+        let others_lost = total.losses - lost;
+        if others_games == 0 {
+            continue;
+        }
+        let table = [lost, games - lost, others_lost, others_games - others_lost];
+        // A reply of a game or two can never be significant: it is not one of the tests.
+        let (Some(least), Some(p_value)) = (fisher_least_p(table), fisher_exact(table)) else {
+            continue;
+        };
+        if least >= SIGNIFICANCE {
+            continue;
+        }
+        let worse =
+            u64::from(lost) * u64::from(others_games) > u64::from(others_lost) * u64::from(games);
+        let points = f64::from(total.wins - s.wins) + 0.5 * f64::from(total.draws - s.draws);
+        let surprise = Surprise {
+            place: here.clone(),
+            reply: reply.clone(),
+            others: ScoreInterval::wilson(
+                points / f64::from(others_games),
+                f64::from(others_games),
+            ),
+            others_games,
+            p_value,
+            q_value: 1.0,
+        };
+        out.push((surprise, worse));
+    }
+    out
+}
+
+/// Each list in its order, cut to `limit`: costly positions the costliest first;
+/// surprises by the points they cost against the other replies; the others by games.
 fn rank(
     costly: &mut Vec<Costly>,
     deviations: &mut Vec<Deviation>,
     surprises: &mut Vec<Surprise>,
-    drift: &mut Vec<Drift>,
     limit: usize,
 ) {
     let by_games = |a: &Place, b: &Place| b.games.cmp(&a.games).then(a.pos.cmp(&b.pos));
@@ -367,25 +607,24 @@ fn rank(
             .then(a.place.pos.cmp(&b.place.pos))
     });
     deviations.sort_by(|a, b| by_games(&a.place, &b.place));
-    surprises.sort_by(|a, b| by_games(&a.place, &b.place).then(a.reply.mv.cmp(&b.reply.mv)));
-    drift.sort_by(|a, b| by_games(&a.place, &b.place));
+    let cost =
+        |s: &Surprise| f64::from(s.reply.stats.games()) * (s.others.score - s.reply.score.score);
+    surprises.sort_by(|a, b| {
+        cost(b)
+            .total_cmp(&cost(a))
+            .then(by_games(&a.place, &b.place))
+            .then(a.reply.mv.cmp(&b.reply.mv))
+    });
     costly.truncate(limit);
     deviations.truncate(limit);
     surprises.truncate(limit);
-    drift.truncate(limit);
 }
 
-/// The drift's quarters (each quarter's moves and shares), for the chosen positions only.
-fn fill_quarters(edges: &[EdgeRow], drift: &mut [Drift]) {
-    // The drift's quarters, for the chosen positions only.
-    let mut by_quarter: HashMap<(PositionKey, bool), BTreeMap<String, Moves>> = drift
+/// Each candidate's quarters (each quarter's moves and shares).
+fn quarters_of(edges: &[EdgeRow], places: &[(Place, MoveCode)]) -> Vec<Vec<Quarter>> {
+    let mut by_quarter: HashMap<(PositionKey, bool), BTreeMap<String, Moves>> = places
         .iter()
-        .map(|d| {
-            (
-                (d.place.pos, d.place.color == Color::Black),
-                BTreeMap::new(),
-            )
-        })
+        .map(|(p, _)| ((p.pos, p.color == Color::Black), BTreeMap::new()))
         .collect();
     for e in edges {
         if let Some(m) = e.dims.month
@@ -398,9 +637,12 @@ fn fill_quarters(edges: &[EdgeRow], drift: &mut [Drift]) {
                 .merge(&e.stats);
         }
     }
-    for d in drift.iter_mut() {
-        if let Some(qs) = by_quarter.remove(&(d.place.pos, d.place.color == Color::Black)) {
-            d.quarters = qs
+    places
+        .iter()
+        .map(|(p, _)| {
+            by_quarter
+                .remove(&(p.pos, p.color == Color::Black))
+                .unwrap_or_default()
                 .into_iter()
                 .map(|(quarter, m)| Quarter {
                     quarter,
@@ -410,9 +652,68 @@ fn fill_quarters(edges: &[EdgeRow], drift: &mut [Drift]) {
                         .map(|s| (s.mv, s.share))
                         .collect(),
                 })
-                .collect();
+                .collect()
+        })
+        .collect()
+}
+
+/// The drift: the candidates whose main move's share differs between the earlier and the
+/// later half of their dated games beyond chance (a small q-value over every candidate
+/// tested), most played first, cut to `limit`.
+fn drift(edges: &[EdgeRow], mut candidates: Vec<(Place, MoveCode)>, limit: usize) -> Vec<Drift> {
+    candidates.sort_by(|a, b| b.0.games.cmp(&a.0.games).then(a.0.pos.cmp(&b.0.pos)));
+    let quarters = quarters_of(edges, &candidates);
+    let mut tested = Vec::new();
+    for ((place, mv), quarters) in candidates.into_iter().zip(quarters) {
+        if quarters.len() < 2 {
+            continue;
         }
+        // (games with the move, games) of a run of quarters.
+        let count = |qs: &[Quarter]| {
+            qs.iter().fold((0u32, 0u32), |(with, all), q| {
+                let share = q.shares.iter().find(|(m, _)| *m == mv).map_or(0.0, |s| s.1);
+                // A share is a count over the quarter's games: rounding gives it back.
+                (
+                    with + (share * f64::from(q.games)).round() as u32,
+                    all + q.games,
+                )
+            })
+        };
+        let total: u32 = quarters.iter().map(|q| q.games).sum();
+        // The earlier half: whole quarters, at least one, while they hold at most half.
+        let mut cut = 1;
+        let mut held = quarters[0].games;
+        while cut + 1 < quarters.len() && 2 * (held + quarters[cut].games) <= total {
+            held += quarters[cut].games;
+            cut += 1;
+        }
+        let (earlier, later) = (count(&quarters[..cut]), count(&quarters[cut..]));
+        let Some(p_value) =
+            fisher_exact([earlier.0, earlier.1 - earlier.0, later.0, later.1 - later.0])
+        else {
+            continue;
+        };
+        tested.push(Drift {
+            place,
+            quarters,
+            mv,
+            earlier,
+            later,
+            p_value,
+            q_value: 1.0,
+        });
     }
+    let q = benjamini_hochberg(&tested.iter().map(|d| d.p_value).collect::<Vec<_>>());
+    let share = |(with, all): (u32, u32)| f64::from(with) / f64::from(all.max(1));
+    tested
+        .into_iter()
+        .zip(q)
+        .filter(|(d, q)| {
+            *q < SIGNIFICANCE && (share(d.earlier) - share(d.later)).abs() >= DRIFT_CHANGE
+        })
+        .map(|(d, q_value)| Drift { q_value, ..d })
+        .take(limit)
+        .collect()
 }
 
 /// The report of `player`'s graph.
@@ -456,16 +757,17 @@ pub fn report<S: GraphStore + ?Sized>(
             average[index(color)] = t.score_interval().map(|i| i.score);
         }
     }
-    let (mut costly, mut deviations, mut surprises, mut drift) =
-        lists(&by_pos, &line, average, opts);
-    rank(
-        &mut costly,
-        &mut deviations,
-        &mut surprises,
-        &mut drift,
-        opts.limit,
-    );
-    fill_quarters(&edges, &mut drift);
+    let evals = read_evals(store, &by_pos, &children, &line, opts)?;
+    let tree = Tree {
+        by_pos: &by_pos,
+        children: &children,
+        line: &line,
+        evals: &evals,
+        opts,
+    };
+    let (mut costly, mut deviations, candidates, mut surprises) = lists(&tree, average);
+    rank(&mut costly, &mut deviations, &mut surprises, opts.limit);
+    let drift = drift(&edges, candidates, opts.limit);
     let slow = crate::burn::slow_places(
         &edges,
         |p| to_move(&line, p),
@@ -481,10 +783,12 @@ pub fn report<S: GraphStore + ?Sized>(
         .collect();
     let (overall, openings) = crate::burn::trouble_splits(&games, opts.min_games, opts.limit);
     let pace = mirror_core::clock::TimeModel::learn(&games);
-    let (engine, analysed) = engine_losses(store, &by_pos, &children, &line, opts)?;
+    let (engine, analysed) = engine_losses(&tree);
     Ok(Report {
         engine,
         analysed,
+        unpunished: unpunished(&tree),
+        book: book(&tree),
         average,
         costly,
         deviations,
@@ -499,38 +803,40 @@ pub fn report<S: GraphStore + ?Sized>(
     })
 }
 
-/// The player's moves that lose at least an inaccuracy's worth by the engine, in the
-/// positions of the report's size where they are to move; and (evaluated, such
-/// positions).
-fn engine_losses<S: GraphStore + ?Sized>(
+/// The stored evaluations the report needs: every position of its size and the
+/// positions its moves lead to, and, where the opponent moves, the positions after the
+/// player's replies too.
+fn read_evals<S: GraphStore + ?Sized>(
     store: &S,
     by_pos: &HashMap<(PositionKey, bool), Moves>,
     children: &HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
     line: &HashMap<PositionKey, Step>,
     opts: &ReportOptions,
-) -> Result<(Vec<EngineLoss>, (usize, usize))> {
-    let mut places: Vec<(PositionKey, Color, &Moves)> = by_pos
-        .iter()
-        .filter_map(|(&(p, black), moves)| {
-            let color = if black { Color::Black } else { Color::White };
-            let games: u32 = moves.values().map(MoveStats::games).sum();
-            (to_move(line, p) == Some(color) && games >= opts.min_games)
-                .then_some((p, color, moves))
-        })
-        .collect();
-    places.sort_by_key(|(p, c, _)| (p.0, index(*c)));
+) -> Result<Evals> {
     let mut keys: Vec<PositionKey> = Vec::new();
-    for (p, _, moves) in &places {
-        keys.push(*p);
-        keys.extend(
-            moves
-                .keys()
-                .filter_map(|m| children.get(p)?.get(m).copied()),
-        );
+    for (&(p, black), moves) in by_pos {
+        let games: u32 = moves.values().map(MoveStats::games).sum();
+        if games < opts.min_games.max(1) || !line.contains_key(&p) {
+            continue;
+        }
+        keys.push(p);
+        for mv in moves.keys() {
+            let Some(child) = children.get(&p).and_then(|c| c.get(mv)) else {
+                continue;
+            };
+            keys.push(*child);
+            for reply in by_pos
+                .get(&(*child, black))
+                .into_iter()
+                .flat_map(BTreeMap::keys)
+            {
+                keys.extend(children.get(child).and_then(|c| c.get(reply)));
+            }
+        }
     }
     keys.sort_unstable_by_key(|k| k.0);
     keys.dedup();
-    let mut evals: HashMap<PositionKey, Evaluation> = HashMap::new();
+    let mut evals = Evals::new();
     for chunk in keys.chunks(1000) {
         for (k, e) in chunk.iter().zip(store.evaluations(chunk)?) {
             if let Some(e) = e {
@@ -538,44 +844,49 @@ fn engine_losses<S: GraphStore + ?Sized>(
             }
         }
     }
+    Ok(evals)
+}
+
+/// The player's moves that lose at least an inaccuracy's worth by the engine, in the
+/// positions of the report's size where they are to move; and (evaluated, such
+/// positions).
+fn engine_losses(tree: &Tree<'_>) -> (Vec<EngineLoss>, (usize, usize)) {
+    let places: Vec<_> = tree
+        .places()
+        .into_iter()
+        .filter(|(_, color, side, _)| side == color)
+        .collect();
     let analysed = places
         .iter()
-        .filter(|(p, _, _)| evals.contains_key(p))
+        .filter(|(p, _, _, _)| tree.evals.contains_key(p))
         .count();
     let mut out = Vec::new();
-    for (p, color, moves) in &places {
-        let Some(before) = evals.get(p) else {
+    for &(p, color, _, moves) in &places {
+        let Some(before) = tree.evals.get(&p) else {
+            continue;
+        };
+        let Some(pos) = tree.position(p) else {
             continue;
         };
         let scores = move_scores(moves);
+        let uci_of = |m: MoveCode| m.to_move(&pos).ok().map(mirror_core::notation::uci);
         // The engine's best move among the player's, by its UCI in the position.
-        let pos = positions_along(&path(line, *p)).and_then(|along| along.last().cloned());
-        let uci_of = |m: MoveCode| {
-            pos.as_ref()
-                .and_then(|pos| m.to_move(pos).ok())
-                .map(mirror_core::notation::uci)
-        };
         let best_played = scores
             .iter()
             .find(|s| before.best.is_some() && uci_of(s.mv) == before.best)
             .cloned();
         for played in &scores {
-            let Some(after) = children
-                .get(p)
-                .and_then(|c| c.get(&played.mv))
-                .and_then(|child| evals.get(child))
-            else {
+            let (Some(after), Some(loss)) = (
+                tree.child(p, played.mv).and_then(|c| tree.evals.get(&c)),
+                tree.loss(p, &pos, played.mv, color),
+            ) else {
                 continue;
             };
-            let Some(uci) = uci_of(played.mv) else {
-                continue;
-            };
-            let loss = move_loss(before, after, *color, &uci);
             if Judgement::of(loss).is_none() {
                 continue;
             }
             out.push(EngineLoss {
-                place: place(line, *p, *color, moves),
+                place: place(tree.line, p, color, moves),
                 played: played.clone(),
                 win_loss: loss,
                 expected_loss: f64::from(played.stats.games()) * loss / 100.0,
@@ -591,8 +902,152 @@ fn engine_losses<S: GraphStore + ?Sized>(
             .then(a.place.pos.0.cmp(&b.place.pos.0))
             .then(a.played.mv.cmp(&b.played.mv))
     });
-    out.truncate(opts.limit);
-    Ok((out, (analysed, places.len())))
+    out.truncate(tree.opts.limit);
+    (out, (analysed, places.len()))
+}
+
+/// Games an opponent's move and the player's reply each need before the report calls the
+/// reply the player's usual one.
+const PATTERN_GAMES: u32 = 2;
+
+/// The opponents' mistakes (10 win% points or more) after which the player's usual reply
+/// gives back at least half, the costliest first (the reply's games x win% given back).
+fn unpunished(tree: &Tree<'_>) -> Vec<Unpunished> {
+    let mut out = Vec::new();
+    for (p, color, side, moves) in tree.places() {
+        if side == color || !tree.evals.contains_key(&p) {
+            continue;
+        }
+        let Some(pos) = tree.position(p) else {
+            continue;
+        };
+        for mistake in move_scores(moves) {
+            if mistake.stats.games() < PATTERN_GAMES {
+                continue;
+            }
+            let (Some(gift), Some(p1), Ok(m)) = (
+                tree.loss(p, &pos, mistake.mv, side),
+                tree.child(p, mistake.mv),
+                mistake.mv.to_move(&pos),
+            ) else {
+                continue;
+            };
+            if gift < 10.0 {
+                continue;
+            }
+            let Some(replies) = tree.by_pos.get(&(p1, color == Color::Black)) else {
+                continue;
+            };
+            let Some(reply) = move_scores(replies).into_iter().next() else {
+                continue;
+            };
+            let mut after = pos.clone();
+            after.play_unchecked(m);
+            let Some(given_back) = tree.loss(p1, &after, reply.mv, color) else {
+                continue;
+            };
+            if reply.stats.games() < PATTERN_GAMES || given_back < gift / 2.0 {
+                continue;
+            }
+            let eval = |k: Option<PositionKey>| k.and_then(|k| tree.evals.get(&k)).cloned();
+            let (Some(a), Some(b), Some(c)) = (
+                eval(Some(p)),
+                eval(Some(p1)),
+                eval(tree.child(p1, reply.mv)),
+            ) else {
+                continue;
+            };
+            out.push(Unpunished {
+                place: place(tree.line, p, color, moves),
+                mistake: mistake.clone(),
+                gift,
+                reply,
+                given_back,
+                evals: [a, b, c],
+            });
+        }
+    }
+    let cost = |u: &Unpunished| f64::from(u.reply.stats.games()) * u.given_back;
+    out.sort_by(|a, b| {
+        cost(b)
+            .total_cmp(&cost(a))
+            .then(a.place.pos.0.cmp(&b.place.pos.0))
+            .then(a.mistake.mv.cmp(&b.mistake.mv))
+    });
+    // Mistakes that transpose to one position meet the same reply: it is listed once.
+    let mut seen = std::collections::HashSet::new();
+    out.retain(|u| seen.insert(tree.child(u.place.pos, u.mistake.mv)));
+    out.truncate(tree.opts.limit);
+    out
+}
+
+/// Where the player leaves their book, per opening line and colour, most played first.
+fn book(tree: &Tree<'_>) -> Vec<BookLine> {
+    let mut lines: BTreeMap<(usize, String), BookLine> = BTreeMap::new();
+    let min = tree.opts.min_games.max(1);
+    for (p, color, _, moves) in tree.places() {
+        let black = color == Color::Black;
+        let goes_on = moves
+            .keys()
+            .filter_map(|mv| tree.child(p, *mv))
+            .any(|c| tree.games(c, black) >= min);
+        if goes_on {
+            continue;
+        }
+        let Some(along) = positions_along(&path(tree.line, p)) else {
+            continue;
+        };
+        let opening = Openings::builtin().along(&along).cloned();
+        let key = (
+            index(color),
+            opening
+                .as_ref()
+                .map_or_else(String::new, |o| format!("{} {}", o.eco, o.name)),
+        );
+        let entry = lines.entry(key).or_insert_with(|| BookLine {
+            opening,
+            color,
+            exits: 0,
+            analysed: 0,
+            games: 0,
+            win: 0.0,
+            worst: Vec::new(),
+        });
+        entry.exits += 1;
+        let Some(eval) = tree.evals.get(&p) else {
+            continue;
+        };
+        let white = win_percent(eval.capped_cp());
+        let win = if black { 100.0 - white } else { white };
+        let here = place(tree.line, p, color, moves);
+        entry.analysed += 1;
+        // A running mean weighted by games.
+        let games = entry.games + here.games;
+        entry.win += (win - entry.win) * f64::from(here.games) / f64::from(games.max(1));
+        entry.games = games;
+        entry.worst.push(BookExit {
+            place: here,
+            eval: eval.clone(),
+            win,
+        });
+    }
+    let mut out: Vec<BookLine> = lines.into_values().filter(|l| l.analysed > 0).collect();
+    for l in &mut out {
+        l.worst.sort_by(|a, b| {
+            a.win
+                .total_cmp(&b.win)
+                .then(b.place.games.cmp(&a.place.games))
+                .then(a.place.pos.0.cmp(&b.place.pos.0))
+        });
+        l.worst.truncate(3);
+    }
+    out.sort_by(|a, b| {
+        b.games
+            .cmp(&a.games)
+            .then(index(a.color).cmp(&index(b.color)))
+    });
+    out.truncate(tree.opts.limit);
+    out
 }
 
 /// The positions along `path` from the start, the start included and the item's

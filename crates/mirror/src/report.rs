@@ -28,8 +28,9 @@ pub struct ReportArgs {
     /// Positions reached in fewer games are left out.
     #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
     pub min_games: u32,
-    /// An opponent reply met in at most this many games is a surprise.
-    #[arg(long, default_value_t = 2)]
+    /// An opponent reply met in at most this percent of a position's games is rare (a
+    /// surprise when the player loses more often after it than after the others).
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub rare: u32,
     /// Items per list at most.
     #[arg(long, default_value_t = 10)]

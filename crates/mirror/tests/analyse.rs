@@ -307,6 +307,139 @@ fn the_report_ranks_the_moves_the_engine_says_lose() {
     assert!(text.contains("points expected lost"), "{text}");
 }
 
+/// The EPD of a FEN (its first four fields), and the EPD after the move `uci` there.
+fn epd_after(fen: &str, uci: Option<&str>) -> String {
+    use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove};
+    let mut pos: Chess = fen
+        .parse::<Fen>()
+        .expect("a FEN")
+        .into_position(CastlingMode::Standard)
+        .expect("a legal position");
+    if let Some(uci) = uci {
+        let m = uci
+            .parse::<UciMove>()
+            .expect("a UCI move")
+            .to_move(&pos)
+            .expect("a legal move");
+        pos.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+    fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// The report rebuilt on the engine's truth, each figure equal to python-chess + Stockfish
+/// at the same depth: the opponents' mistakes the player does not punish (the win% the
+/// mistake gives and the player's usual reply gives back), the evaluation where the
+/// player leaves their book, and no costly position whose usual move is the engine's own.
+#[test]
+fn the_report_names_unpunished_mistakes_and_where_the_book_ends_by_the_engine() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    analyse(&env, PLAYER, &["--min-games", "5", "--depth", "8"]);
+    let r: Value = serde_json::from_str(&env.ok(&[
+        "report",
+        "--user",
+        PLAYER,
+        "--min-games",
+        "5",
+        "--json",
+        "--limit",
+        "30",
+    ]))
+    .expect("json");
+    let loss_of =
+        |epd: String, uci: &Value| serde_json::json!({ "epd": epd, "uci": uci }).to_string();
+    // The opponents' mistakes: gift and given back as the reference computes them.
+    let unpunished = r["unpunished"].as_array().expect("unpunished");
+    assert!(!unpunished.is_empty(), "{r}");
+    let mut asked = Vec::new();
+    for u in unpunished {
+        let fen = u["fen"].as_str().expect("fen");
+        let mistake = u["mistake"]["uci"].as_str().expect("uci");
+        asked.push(loss_of(epd_after(fen, None), &u["mistake"]["uci"]));
+        asked.push(loss_of(epd_after(fen, Some(mistake)), &u["reply"]["uci"]));
+        let (gift, back) = (
+            u["gift"].as_f64().expect("gift"),
+            u["givenBack"].as_f64().expect("givenBack"),
+        );
+        assert!(gift >= 10.0 && back >= gift / 2.0 - 0.05, "{u}");
+        assert_eq!(u["best"]["uci"], u["evals"][1]["best"], "{u}");
+        assert_ne!(u["best"]["uci"], u["reply"]["uci"], "{u}");
+    }
+    let theirs = reference_evals(&asked, 8);
+    for (u, pair) in unpunished.iter().zip(theirs.chunks(2)) {
+        for (key, t) in ["gift", "givenBack"].iter().zip(pair) {
+            let (mine, reference) = (
+                u[*key].as_f64().expect("a loss"),
+                t["win_loss"].as_f64().expect("win_loss"),
+            );
+            assert!(
+                (mine - reference).abs() <= 0.05 + 1e-9,
+                "{key}: {u} against {t}"
+            );
+        }
+    }
+    // Leaving the book: each exit's evaluation is Stockfish's, its win% the player's.
+    let book = r["book"].as_array().expect("book");
+    assert!(!book.is_empty(), "{r}");
+    let exits: Vec<&Value> = book
+        .iter()
+        .flat_map(|l| l["worst"].as_array().expect("worst"))
+        .collect();
+    let epds: Vec<String> = exits
+        .iter()
+        .map(|x| {
+            serde_json::json!({ "epd": epd_after(x["fen"].as_str().expect("fen"), None) })
+                .to_string()
+        })
+        .collect();
+    for (x, t) in exits.iter().zip(reference_evals(&epds, 8)) {
+        assert_eq!(
+            (x["eval"].get("cp"), x["eval"].get("mate")),
+            (t.get("cp"), t.get("mate")),
+            "{x} against {t}"
+        );
+        let white = match (t["cp"].as_f64(), t["mate"].as_i64()) {
+            (Some(cp), _) => cp.clamp(-1000.0, 1000.0),
+            (None, Some(m)) => 1000.0 * m.signum() as f64,
+            _ => panic!("no score in {t}"),
+        };
+        let white = 50.0 + 50.0 * (2.0 / (1.0 + (-0.003_682_08 * white).exp()) - 1.0);
+        let mine = if x["color"] == "white" {
+            white
+        } else {
+            100.0 - white
+        };
+        assert!(
+            (x["win"].as_f64().expect("win") - mine).abs() <= 0.05 + 1e-9,
+            "{x}"
+        );
+    }
+    for l in book {
+        let worst: Vec<f64> = l["worst"]
+            .as_array()
+            .expect("worst")
+            .iter()
+            .map(|x| x["win"].as_f64().expect("win"))
+            .collect();
+        assert!(worst.windows(2).all(|w| w[0] <= w[1]), "{l}");
+    }
+    // A costly position's usual move (90% of its games or more) loses by the engine.
+    let mut asked = Vec::new();
+    for c in r["costly"].as_array().expect("costly") {
+        let usual = &c["played"][0];
+        if usual["share"].as_f64().expect("share") >= 0.9 {
+            asked.push(loss_of(
+                epd_after(c["fen"].as_str().expect("fen"), None),
+                &usual["uci"],
+            ));
+        }
+    }
+    for t in reference_evals(&asked, 8) {
+        assert!(t["win_loss"].as_f64().expect("win_loss") >= 5.0, "{t}");
+    }
+}
+
 /// `[%eval]` comments of lichess's exports are stored at ingest as evaluations of those
 /// positions, marked as comments (equal to python-chess's reading of them), and an engine
 /// analysis replaces them.
@@ -375,4 +508,156 @@ fn comment_evaluations_are_stored_at_ingest_and_give_way_to_the_engine() {
     );
     // The rest keep their comments.
     assert!(list("1").values().any(|v| v["source"] == "comment"));
+}
+
+/// Prep on the engine's truth: the opponent's moves that lose ("aim here") are those the
+/// engine marks, each win% loss equal to python-chess + Stockfish's, likeliest first and
+/// each a step of a line; every step's loss is the reference's; a suggestion, if any, is
+/// backed by the engine or by intervals that do not overlap, and is never repeated.
+#[test]
+fn prep_aims_where_the_engine_says_the_opponent_loses() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let karpov = shared().join("pgn/masters/Karpov.pgn.zst");
+    env.ingest_as("Karpov, Anatoly", &karpov, &[]);
+    for user in [PLAYER, "Karpov, Anatoly"] {
+        analyse(&env, user, &["--min-games", "3", "--depth", "8"]);
+    }
+    let mut aimed = 0;
+    for color in ["white", "black"] {
+        let out = env.ok(&[
+            "prep",
+            "--user",
+            "karpov, anatoly",
+            "--opponent",
+            PLAYER,
+            "--color",
+            color,
+            "--depth",
+            "8",
+            "--thin",
+            "3",
+            "--json",
+        ]);
+        let answer = &serde_json::from_str::<Value>(&out).expect("json")[0];
+        let lines = answer["lines"].as_array().expect("lines");
+        // Every judged step, and every aim, against the reference.
+        let mut asked = Vec::new();
+        let mut judged = Vec::new();
+        for line in lines {
+            let uci: Vec<&str> = line["uci"]
+                .as_array()
+                .expect("uci")
+                .iter()
+                .map(|u| u.as_str().expect("uci"))
+                .collect();
+            for (i, step) in line["steps"].as_array().expect("steps").iter().enumerate() {
+                if let Some(loss) = step["winLoss"].as_f64() {
+                    asked.push(
+                        serde_json::json!({ "epd": epd_of_moves(&uci[..i]), "uci": uci[i] })
+                            .to_string(),
+                    );
+                    judged.push(loss);
+                }
+            }
+        }
+        assert!(judged.len() >= 10, "{answer}");
+        for (mine, t) in judged.iter().zip(reference_evals(&asked, 8)) {
+            let reference = t["win_loss"].as_f64().expect("win_loss");
+            assert!(
+                (mine - reference).abs() <= 0.05 + 1e-9,
+                "{mine} against {t}"
+            );
+        }
+        let aims = answer["aims"].as_array().expect("aims");
+        aimed += aims.len();
+        let mut last = f64::INFINITY;
+        for a in aims {
+            let likely = a["reach"].as_f64().expect("reach") * a["share"].as_f64().expect("share");
+            assert!(likely <= last + 1e-12, "likeliest first: {a}");
+            last = likely;
+            assert!(a["winLoss"].as_f64().expect("winLoss") >= 5.0, "{a}");
+            // The aim is the opponent's step on a line.
+            let path: Vec<&Value> = a["uci"].as_array().expect("uci").iter().collect();
+            let on_a_line = lines.iter().any(|l| {
+                let u = l["uci"].as_array().expect("uci");
+                let s = &l["steps"][path.len()];
+                u.len() > path.len()
+                    && u.iter().take(path.len()).eq(path.iter().copied())
+                    && s["by"] == "opponent"
+                    && s["san"] == a["san"]
+                    && s["winLoss"] == a["winLoss"]
+            });
+            assert!(on_a_line, "{a}");
+        }
+        // Suggestions: backed, and each given once.
+        let mut seen = std::collections::HashSet::new();
+        for line in lines {
+            let uci = line["uci"].as_array().expect("uci");
+            for g in line["suggestions"].as_array().expect("suggestions") {
+                let ply = g["ply"].as_u64().expect("ply") as usize;
+                let key = (
+                    uci[..ply].to_vec(),
+                    g["played"].clone(),
+                    g["instead"].clone(),
+                );
+                assert!(seen.insert(format!("{key:?}")), "repeated: {g}");
+                match g["backing"].as_str() {
+                    Some("engine") => {
+                        let (p, i) = (g["playedLoss"].as_f64(), g["insteadLoss"].as_f64());
+                        assert!(p.zip(i).is_some_and(|(p, i)| p - i >= 4.9), "{g}");
+                    }
+                    Some("interval") => {
+                        let w = |s: &str, n: &str| {
+                            wilson(g[s].as_f64().expect("score"), g[n].as_f64().expect("games"))
+                        };
+                        assert!(
+                            w("insteadScore", "insteadGames").1 > w("playedScore", "playedGames").2,
+                            "{g}"
+                        );
+                    }
+                    _ => panic!("{g}"),
+                }
+            }
+        }
+    }
+    assert!(aimed >= 3, "the opponent's losing moves are found");
+    let text = env.ok(&[
+        "prep",
+        "--user",
+        "karpov, anatoly",
+        "--opponent",
+        PLAYER,
+        "--color",
+        "black",
+        "--depth",
+        "8",
+        "--thin",
+        "3",
+    ]);
+    assert!(text.contains("Aim here"), "{text}");
+}
+
+/// The EPD after `moves` (UCI) from the start.
+fn epd_of_moves(moves: &[&str]) -> String {
+    use shakmaty::{Chess, EnPassantMode, Position, fen::Fen, uci::UciMove};
+    let mut pos = Chess::default();
+    for m in moves {
+        let m = m
+            .parse::<UciMove>()
+            .expect("uci")
+            .to_move(&pos)
+            .expect("legal");
+        pos.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+    fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
+}
+
+/// The 95% Wilson interval of score `p` over `n` games: (p, low, high).
+fn wilson(p: f64, n: f64) -> (f64, f64, f64) {
+    let z: f64 = 1.959_963_984_540_054;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    (p, centre - half, centre + half)
 }

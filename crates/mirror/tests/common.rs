@@ -270,3 +270,29 @@ pub fn write_broken_model(env: &Env, key: &str) {
     std::fs::write(dir.join("meta.json"), "{ not json").expect("write");
     std::fs::write(dir.join("model.bpk"), b"not weights").expect("write");
 }
+
+/// scipy's answers (`tests/reference/stats.py`) to `lines`: `{"table": [a, b, c, d]}` gives
+/// `{"p": ...}` (Fisher's exact test, two-sided), `{"p_values": [...]}` gives `{"q": [...]}`
+/// (Benjamini-Hochberg).
+pub fn reference_stats(lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    let mut child =
+        Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+            .arg(repo().join("tests/reference/stats.py"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("python3 runs");
+    {
+        let mut stdin = child.stdin.take().expect("stdin");
+        for l in lines {
+            writeln!(stdin, "{l}").expect("write");
+        }
+    }
+    let out = child.wait_with_output().expect("stats.py ends");
+    assert!(out.status.success(), "stats.py failed (pip install scipy?)");
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}

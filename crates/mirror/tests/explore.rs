@@ -536,11 +536,15 @@ fn report_numbers_equal_python_chess() {
             assert!(games >= (0.1 * total as f64).max(2.0), "{m}");
         }
     }
-    let surprises = r["surprises"].as_array().expect("surprises");
-    assert!(!surprises.is_empty());
-    for s in surprises {
+    // Surprises and drift need a test to pass (scipy's figures: tests/reference.rs on the
+    // 27k games); 500 games give none at these sizes, and whatever is listed holds.
+    for s in r["surprises"].as_array().expect("surprises") {
         let (counts, _) = reference(s);
-        assert!(check_move(counts, &s["reply"]) <= 2, "{s}");
+        let total: u64 = sum(counts).iter().sum();
+        let games = check_move(counts, &s["reply"]);
+        assert!(games * 10 <= total, "a rare reply: {s}");
+        assert_eq!(s["othersGames"].as_u64(), Some(total - games), "{s}");
+        assert!(s["qValue"].as_f64().expect("q") < 0.05, "{s}");
     }
     for d in r["drift"].as_array().expect("drift") {
         reference(d);

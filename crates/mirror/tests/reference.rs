@@ -96,6 +96,51 @@ fn edges_equal_python_chess_on_all_27200_real_games() {
     let reference = reference_edges(&full27k());
     assert!(reference.lines().count() > 1_000_000);
     assert_same_edges(&mirror, &reference);
+    drift_equals_scipy(&env);
+}
+
+/// The report's drift on the 27k games: each position's main move changed its share by 10
+/// points or more, and its p-value on the earlier and later games is scipy's.
+fn drift_equals_scipy(env: &Env) {
+    let r: serde_json::Value =
+        serde_json::from_str(&env.ok(&["report", "--user", PLAYER, "--json", "--limit", "100"]))
+            .expect("json");
+    let drift = r["drift"].as_array().expect("drift");
+    assert!(drift.len() >= 20, "{}", drift.len());
+    let mut asked = Vec::new();
+    for d in drift {
+        let pair = |k: &str| -> (u32, u32) {
+            let v = d[k].as_array().expect("a pair");
+            let n = |i: usize| v[i].as_u64().expect("a count") as u32;
+            (n(0), n(1))
+        };
+        let ((e, en), (l, ln)) = (pair("earlier"), pair("later"));
+        let dated: u64 = d["quarters"]
+            .as_array()
+            .expect("quarters")
+            .iter()
+            .map(|q| q["games"].as_u64().expect("games"))
+            .sum();
+        assert_eq!(u64::from(en + ln), dated, "{d}");
+        let change = f64::from(e) / f64::from(en) - f64::from(l) / f64::from(ln);
+        assert!(change.abs() >= 0.1, "{d}");
+        let (p, q) = (
+            d["pValue"].as_f64().expect("p"),
+            d["qValue"].as_f64().expect("q"),
+        );
+        assert!(p <= q && q < 0.05, "{d}");
+        asked.push(serde_json::json!({ "table": [e, en - e, l, ln - l] }));
+    }
+    for (d, r) in drift.iter().zip(reference_stats(&asked)) {
+        let (mine, theirs) = (
+            d["pValue"].as_f64().expect("p"),
+            r["p"].as_f64().expect("p"),
+        );
+        assert!(
+            (mine - theirs).abs() <= 1e-6 * theirs + 1e-12,
+            "{d}: scipy {theirs}"
+        );
+    }
 }
 
 /// The sums of a reference's time columns: (timed moves, milliseconds, in time trouble).
@@ -322,5 +367,55 @@ fn the_reports_time_trouble_split_equals_python_chess() {
             "{s} against {explore}"
         );
         assert!(s["ratio"].as_f64().expect("ratio") > 1.0, "{s}");
+    }
+}
+
+/// The report's statistics equal scipy's: Fisher's exact test (two-sided) on tables small
+/// and large, with zeros and with ties, and Benjamini-Hochberg's q-values of them.
+#[test]
+fn the_reports_statistical_tests_equal_scipy() {
+    use mirror_core::stats::{benjamini_hochberg, fisher_exact, fisher_least_p};
+    let mut tables: Vec<[u32; 4]> = vec![
+        [0, 0, 0, 0],
+        [0, 5, 0, 7],
+        [3, 0, 0, 3],
+        [12, 3, 122, 13035],
+        [98, 132, 6800, 6357],
+        [2, 0, 5210, 4987],
+        [6455, 142, 6936, 42],
+    ];
+    for i in 0..300u32 {
+        tables.push([
+            (i * 7) % 13,
+            (i * 11) % 17 + i / 30,
+            (i * 5) % 41,
+            (i * 13) % 29 + 3 * (i % 7),
+        ]);
+    }
+    let asked: Vec<serde_json::Value> = tables
+        .iter()
+        .map(|t| serde_json::json!({ "table": t }))
+        .collect();
+    let theirs = reference_stats(&asked);
+    assert_eq!(theirs.len(), tables.len());
+    let mut mine = Vec::new();
+    for (t, r) in tables.iter().zip(&theirs) {
+        let p = fisher_exact(*t).expect("small counts");
+        let reference = r["p"].as_f64().expect("p");
+        assert!(
+            (p - reference).abs() <= 1e-6 * reference.max(1e-12) + 1e-12,
+            "{t:?}: {p} against scipy's {reference}"
+        );
+        let least = fisher_least_p(*t).expect("small counts");
+        assert!(least <= p + 1e-12, "{t:?}: the least p {least} above p {p}");
+        mine.push(p);
+    }
+    let q = benjamini_hochberg(&mine);
+    let theirs = reference_stats(&[serde_json::json!({ "p_values": mine })]);
+    let reference = theirs[0]["q"].as_array().expect("q");
+    assert_eq!(q.len(), reference.len());
+    for (m, r) in q.iter().zip(reference) {
+        let r = r.as_f64().expect("a q-value");
+        assert!((m - r).abs() <= 1e-9, "{m} against scipy's {r}");
     }
 }
