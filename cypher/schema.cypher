@@ -17,5 +17,7 @@ CREATE CONSTRAINT mirror_move_row IF NOT EXISTS FOR ()-[m:MOVE]-() REQUIRE m.row
 // Schema 4 kept an index on MOVE.player (and later dropped it); schema 5 has no such
 // property. Dropped where an older mirror created it.
 DROP INDEX mirror_move_player IF EXISTS;
+// The evaluations' version has one node: analysers that store at once merge the same one.
+CREATE CONSTRAINT mirror_evaluations_version IF NOT EXISTS FOR (v:EvaluationsVersion) REQUIRE v.mark IS UNIQUE;
 CREATE INDEX mirror_fetch_unit IF NOT EXISTS FOR (f:FetchState) ON (f.player, f.unit);
 CREATE INDEX mirror_account_player IF NOT EXISTS FOR (a:Account) ON (a.player);

@@ -351,3 +351,37 @@ fn an_explicit_db_is_the_embedded_store_whatever_the_environment_says() {
     let err = env.fails(&["--store", "neo4j", "--db", db_s, "players"]);
     assert!(err.contains("names an embedded store file"), "{err}");
 }
+
+/// The docker-compose services run commands this binary takes: each service's command
+/// (its `${VAR:-default}` as the default, a required `${VAR:?...}` as a name) is parsed
+/// by the CLI (`--help` after it: clap refuses an unknown flag or value before it).
+#[test]
+fn the_compose_services_commands_parse() {
+    let text = std::fs::read_to_string(repo().join("docker-compose.yml")).expect("compose file");
+    let doc: serde_yaml::Value = serde_yaml::from_str(&text).expect("YAML");
+    let services = doc["services"].as_mapping().expect("services");
+    let mut checked = Vec::new();
+    for (name, service) in services {
+        let Some(command) = service["command"].as_sequence() else {
+            continue;
+        };
+        let args: Vec<String> = command
+            .iter()
+            .map(|a| {
+                let a = a.as_str().expect("a string argument");
+                match (a.strip_prefix("${"), a.find(":-"), a.find(":?")) {
+                    (Some(_), Some(i), _) => a[i + 2..a.len() - 1].to_string(),
+                    (Some(_), None, Some(_)) => "someone".to_string(),
+                    _ => a.to_string(),
+                }
+            })
+            .collect();
+        let env = Env::new();
+        let mut with_help: Vec<&str> = args.iter().map(String::as_str).collect();
+        with_help.push("--help");
+        env.ok(&with_help);
+        checked.push(name.as_str().expect("a name").to_string());
+    }
+    assert!(checked.contains(&"analyser".to_string()), "{checked:?}");
+    assert!(checked.contains(&"mirror".to_string()), "{checked:?}");
+}

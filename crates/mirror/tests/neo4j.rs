@@ -210,6 +210,25 @@ fn the_whole_cli_answers_on_neo4j_as_on_the_embedded_store() {
         let b = get(format!("{ue}{q}"));
         assert_eq!(a, b, "{q}");
     }
+    // An analysis by another process while the server runs: the answer the server kept
+    // for the position is read again, with the evaluations (the player's version on Neo4j
+    // includes the evaluations' own).
+    let q = format!("{un}/api/v1/explore?user=Biskupstunga&play=e2e4");
+    assert!(get(q.clone())["eval"].is_null());
+    neo.ok(&[
+        "analyse",
+        "--user",
+        PLAYER,
+        "--min-games",
+        "100",
+        "--depth",
+        "6",
+        "--progress",
+        "none",
+    ]);
+    let after = get(q);
+    assert_eq!(after["eval"]["depth"], 6, "{after}");
+    assert!(after["moves"][0]["eval"].is_object(), "{after}");
     for c in [&mut se, &mut sn] {
         c.kill().expect("kill");
         let _ = c.wait();
