@@ -90,7 +90,8 @@ pub(crate) fn slow_places(
     limit: usize,
 ) -> Vec<SlowPlace> {
     let mut usual: HashMap<TimeClass, MoveStats> = HashMap::new();
-    let mut here: HashMap<(PositionKey, bool, TimeClass), MoveStats> = HashMap::new();
+    let mut here: rustc_hash::FxHashMap<(PositionKey, bool, TimeClass), MoveStats> =
+        rustc_hash::FxHashMap::default();
     for e in edges
         .iter()
         .filter(|e| e.stats.timed > 0 && to_move(e.pos) == Some(e.dims.color))

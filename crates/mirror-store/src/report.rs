@@ -44,7 +44,11 @@
 //! Side to move is known from the path: every edge starts from the start position, so a
 //! position's ply parity (breadth-first from the start) says who moves.
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
+
+// Position keys are hashes already: Fx hashing, not SipHash (a fifth of the report's time
+// on a big player's 1.6 million positions).
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use mirror_core::{
     MoveCode, MoveStats, PositionKey,
@@ -322,16 +326,17 @@ fn move_scores(moves: &BTreeMap<MoveCode, MoveStats>) -> Vec<MoveScore> {
 /// A position's moves with their results.
 type Moves = BTreeMap<MoveCode, MoveStats>;
 
+/// Each position's moves and the positions they lead to, sorted by move (a short vector:
+/// most of a big player's 1.6 million positions have one move).
+type Children = HashMap<PositionKey, Vec<(MoveCode, PositionKey)>>;
+
 /// A position's ply, and the previous position with the move from it (none for the
 /// start).
 type Step = (u32, Option<(PositionKey, MoveCode)>);
 
 /// Breadth-first from `start` over `children`: each position's ply and one shortest line.
-fn shortest_lines(
-    children: &HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
-    start: PositionKey,
-) -> HashMap<PositionKey, Step> {
-    let mut line: HashMap<PositionKey, Step> = HashMap::new();
+fn shortest_lines(children: &Children, start: PositionKey) -> HashMap<PositionKey, Step> {
+    let mut line: HashMap<PositionKey, Step> = HashMap::default();
     line.insert(start, (0, None));
     let mut queue = VecDeque::from([start]);
     while let Some(p) = queue.pop_front() {
@@ -346,6 +351,13 @@ fn shortest_lines(
         }
     }
     line
+}
+
+/// The position `mv` leads to from `p`.
+fn child_of(children: &Children, p: PositionKey, mv: MoveCode) -> Option<PositionKey> {
+    let next = children.get(&p)?;
+    let i = next.binary_search_by(|(m, _)| m.cmp(&mv)).ok()?;
+    Some(next[i].1)
 }
 
 /// The moves of one shortest line from the start to `p`.
@@ -403,7 +415,9 @@ type Evals = HashMap<PositionKey, Evaluation>;
 /// The graph of one player's games, as the report walks it.
 struct Tree<'a> {
     by_pos: &'a HashMap<(PositionKey, bool), Moves>,
-    children: &'a HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
+    /// Games through each position with each colour of the player.
+    totals: &'a HashMap<(PositionKey, bool), u32>,
+    children: &'a Children,
     line: &'a HashMap<PositionKey, Step>,
     evals: &'a Evals,
     opts: &'a ReportOptions,
@@ -412,14 +426,12 @@ struct Tree<'a> {
 impl Tree<'_> {
     /// The position `mv` leads to from `p`.
     fn child(&self, p: PositionKey, mv: MoveCode) -> Option<PositionKey> {
-        self.children.get(&p)?.get(&mv).copied()
+        child_of(self.children, p, mv)
     }
 
     /// The games through `p` with the player's colour `black`.
     fn games(&self, p: PositionKey, black: bool) -> u32 {
-        self.by_pos
-            .get(&(p, black))
-            .map_or(0, |m| m.values().map(MoveStats::games).sum())
+        self.totals.get(&(p, black)).copied().unwrap_or(0)
     }
 
     /// The positions of the report's size: (position, the player's colour, who moves,
@@ -731,20 +743,49 @@ pub fn report<S: GraphStore + ?Sized>(
         .into_iter()
         .filter(|e| filter.accepts(&e.dims))
         .collect();
-    // Per (position, the player's colour): each move's results, and by quarter.
-    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::new();
-    let mut children: HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>> = HashMap::new();
-    for e in &edges {
-        let black = e.dims.color == Color::Black;
-        by_pos
-            .entry((e.pos, black))
-            .or_default()
-            .entry(e.mv)
-            .or_default()
-            .merge(&e.stats);
-        children.entry(e.pos).or_default().insert(e.mv, e.child);
-    }
     let start = PositionKey::from_position(&Chess::default());
+    // Games per (position, the player's colour), and each position's moves.
+    let mut totals: HashMap<(PositionKey, bool), u32> = HashMap::default();
+    let mut children: Children = HashMap::default();
+    for e in &edges {
+        *totals
+            .entry((e.pos, e.dims.color == Color::Black))
+            .or_default() += e.stats.games();
+        children.entry(e.pos).or_default().push((e.mv, e.child));
+    }
+    for next in children.values_mut() {
+        next.sort_unstable();
+        next.dedup();
+        next.shrink_to_fit();
+    }
+    // Each move's results, only where the report looks: the positions of its size, the
+    // positions one move on from them, and the start.
+    let min = opts.min_games.max(1);
+    let mut wanted: HashSet<(PositionKey, bool)> = totals
+        .iter()
+        .filter(|(_, g)| **g >= min)
+        .map(|(k, _)| *k)
+        .collect();
+    wanted.extend([(start, false), (start, true)]);
+    let next: Vec<(PositionKey, bool)> = edges
+        .iter()
+        .map(|e| (e.pos, e.child, e.dims.color == Color::Black))
+        .filter(|(p, _, black)| wanted.contains(&(*p, *black)))
+        .map(|(_, child, black)| (child, black))
+        .collect();
+    wanted.extend(next);
+    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::default();
+    for e in &edges {
+        let key = (e.pos, e.dims.color == Color::Black);
+        if wanted.contains(&key) {
+            by_pos
+                .entry(key)
+                .or_default()
+                .entry(e.mv)
+                .or_default()
+                .merge(&e.stats);
+        }
+    }
     let line = shortest_lines(&children, start);
     // The player's average with each colour: their games are the start position's rows.
     let mut average = [None, None];
@@ -760,6 +801,7 @@ pub fn report<S: GraphStore + ?Sized>(
     let evals = read_evals(store, &by_pos, &children, &line, opts)?;
     let tree = Tree {
         by_pos: &by_pos,
+        totals: &totals,
         children: &children,
         line: &line,
         evals: &evals,
@@ -809,7 +851,7 @@ pub fn report<S: GraphStore + ?Sized>(
 fn read_evals<S: GraphStore + ?Sized>(
     store: &S,
     by_pos: &HashMap<(PositionKey, bool), Moves>,
-    children: &HashMap<PositionKey, BTreeMap<MoveCode, PositionKey>>,
+    children: &Children,
     line: &HashMap<PositionKey, Step>,
     opts: &ReportOptions,
 ) -> Result<Evals> {
@@ -821,22 +863,22 @@ fn read_evals<S: GraphStore + ?Sized>(
         }
         keys.push(p);
         for mv in moves.keys() {
-            let Some(child) = children.get(&p).and_then(|c| c.get(mv)) else {
+            let Some(child) = child_of(children, p, *mv) else {
                 continue;
             };
-            keys.push(*child);
+            keys.push(child);
             for reply in by_pos
-                .get(&(*child, black))
+                .get(&(child, black))
                 .into_iter()
                 .flat_map(BTreeMap::keys)
             {
-                keys.extend(children.get(child).and_then(|c| c.get(reply)));
+                keys.extend(child_of(children, child, *reply));
             }
         }
     }
     keys.sort_unstable_by_key(|k| k.0);
     keys.dedup();
-    let mut evals = Evals::new();
+    let mut evals = Evals::default();
     for chunk in keys.chunks(1000) {
         for (k, e) in chunk.iter().zip(store.evaluations(chunk)?) {
             if let Some(e) = e {
@@ -975,7 +1017,7 @@ fn unpunished(tree: &Tree<'_>) -> Vec<Unpunished> {
             .then(a.mistake.mv.cmp(&b.mistake.mv))
     });
     // Mistakes that transpose to one position meet the same reply: it is listed once.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::default();
     out.retain(|u| seen.insert(tree.child(u.place.pos, u.mistake.mv)));
     out.truncate(tree.opts.limit);
     out
