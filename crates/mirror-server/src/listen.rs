@@ -1,8 +1,21 @@
 //! The accept loop: a cap on connections, a time limit on headers (and on idle keep-alive
 //! connections) and on each request, answers in JSON for requests too large to route, and
 //! a shutdown that ends within a bounded time whatever the clients do.
+//!
+//! Idle connections cannot starve the others: when a new client finds every slot taken,
+//! the oldest connection with no request in flight (idle between requests, or still
+//! waiting for its first request's headers) is closed to make room. Only connections with
+//! a request being answered keep their slot; a client past the cap waits for one of those.
 
-use std::{net::SocketAddr, sync::Arc, time::Duration};
+use std::{
+    collections::BTreeMap,
+    net::SocketAddr,
+    sync::{
+        Arc, Mutex,
+        atomic::{AtomicUsize, Ordering},
+    },
+    time::Duration,
+};
 
 use axum::{
     Router,
@@ -15,7 +28,7 @@ use hyper_util::{
     server::graceful::GracefulShutdown,
     service::TowerToHyperService,
 };
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, Semaphore};
 use tower::ServiceExt;
 
 use crate::ApiError;
@@ -137,6 +150,53 @@ async fn bound(limits: Limits, local: SocketAddr, req: Request, next: Next) -> R
     }
 }
 
+/// The connections being served, oldest first, each with its requests in flight and the
+/// signal that closes it.
+#[derive(Default)]
+struct Open {
+    next: u64,
+    conns: BTreeMap<u64, (Arc<AtomicUsize>, Arc<Notify>)>,
+}
+
+impl Open {
+    fn lock(m: &Mutex<Open>) -> std::sync::MutexGuard<'_, Open> {
+        // Every update leaves the map consistent: a poisoned lock is still usable.
+        m.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Closes the oldest connection with no request in flight; whether there was one.
+    fn evict_oldest_idle(&mut self) -> bool {
+        let idle = self
+            .conns
+            .iter()
+            .find(|(_, (busy, _))| busy.load(Ordering::Acquire) == 0)
+            .map(|(id, _)| *id);
+        match idle.and_then(|id| self.conns.remove(&id)) {
+            Some((_, close)) => {
+                close.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// Counts a request in flight on its connection until dropped (with the answer's body).
+struct InFlight(Arc<AtomicUsize>);
+
+impl InFlight {
+    fn new(busy: &Arc<AtomicUsize>) -> InFlight {
+        busy.fetch_add(1, Ordering::AcqRel);
+        InFlight(busy.clone())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
 /// Serves `app` on `listener` within `limits` until `shutdown` resolves; then stops
 /// accepting, lets in-flight requests finish for `limits.shutdown_grace`, and returns.
 pub async fn serve_router<F>(
@@ -161,14 +221,8 @@ where
         // Well above `uri_limit` + `header_limit`: the JSON answers come from `bound`.
         .max_buf_size(4 * (limits.uri_limit + limits.header_limit).max(8192));
     tokio::pin!(shutdown);
+    let open = Arc::new(Mutex::new(Open::default()));
     loop {
-        let slot = tokio::select! {
-            () = &mut shutdown => break,
-            slot = slots.clone().acquire_owned() => match slot {
-                Ok(slot) => slot,
-                Err(_) => break,
-            },
-        };
         let (stream, peer) = tokio::select! {
             () = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
@@ -181,12 +235,51 @@ where
                 }
             },
         };
-        let service = app
-            .clone()
-            .map_request(move |mut req: Request<hyper::body::Incoming>| {
-                req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
-                req.map(axum::body::Body::new)
-            });
+        // Every slot taken: the oldest idle connection makes room; with none idle, the
+        // client waits for a request to end.
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(tokio::sync::TryAcquireError::Closed) => break,
+            Err(tokio::sync::TryAcquireError::NoPermits) => {
+                if Open::lock(&open).evict_oldest_idle() {
+                    tracing::debug!(%peer, "every connection slot taken: the oldest idle closed");
+                }
+                tokio::select! {
+                    () = &mut shutdown => break,
+                    slot = slots.clone().acquire_owned() => match slot {
+                        Ok(slot) => slot,
+                        Err(_) => break,
+                    },
+                }
+            }
+        };
+        let busy = Arc::new(AtomicUsize::new(0));
+        let close = Arc::new(Notify::new());
+        let id = {
+            let mut o = Open::lock(&open);
+            let id = o.next;
+            o.next += 1;
+            o.conns.insert(id, (busy.clone(), close.clone()));
+            id
+        };
+        let app = app.clone();
+        let service = tower::service_fn(move |req: Request<hyper::body::Incoming>| {
+            // In flight from the request's headers until its answer's body is sent.
+            let flight = InFlight::new(&busy);
+            let mut req = req.map(axum::body::Body::new);
+            req.extensions_mut().insert(ConnectInfo::<SocketAddr>(peer));
+            let app = app.clone();
+            async move {
+                let res = app.oneshot(req).await?;
+                Ok::<_, std::convert::Infallible>(res.map(move |body| {
+                    use http_body_util::BodyExt;
+                    axum::body::Body::new(body.map_frame(move |frame| {
+                        let _ = &flight;
+                        frame
+                    }))
+                }))
+            }
+        });
         let conn = builder.serve_connection(
             TokioIo::new(crate::unparsed::JsonErrors::new(
                 stream,
@@ -195,11 +288,17 @@ where
             TowerToHyperService::new(service),
         );
         let conn = graceful.watch(conn);
+        let open = open.clone();
         tokio::spawn(async move {
             let _slot = slot;
-            if let Err(e) = conn.await {
-                tracing::debug!(%peer, error = %e, "connection ended with an error");
+            tokio::select! {
+                ended = conn => if let Err(e) = ended {
+                    tracing::debug!(%peer, error = %e, "connection ended with an error");
+                },
+                // Closed to make room (dropping the connection closes its socket).
+                () = close.notified() => {}
             }
+            Open::lock(&open).conns.remove(&id);
         });
     }
     drop(listener);
