@@ -229,21 +229,40 @@ fn file_err(path: &Path, e: impl Into<Box<dyn std::error::Error + Send + Sync>>)
     }
 }
 
-/// Saves `net` (an inference copy is taken) and `meta` into `dir`.
+/// Makes `path` its owner's alone: 0700 for a directory, 0600 for a file (a model is
+/// learnt from one player's games; other local users have no business reading it).
+pub(crate) fn private(path: &Path) -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = if path.is_dir() { 0o700 } else { 0o600 };
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// Saves `net` (an inference copy is taken) and `meta` into `dir`, the directory and its
+/// files the owner's alone.
 pub fn save(net: &Net, meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     std::fs::create_dir_all(dir).map_err(|e| file_err(dir, e))?;
+    private(dir).map_err(|e| file_err(dir, e))?;
     let weights = dir.join(WEIGHTS);
     net.clone()
         .save_file(&weights)
         .map_err(|e| file_err(&weights, format!("{e:?}")))?;
+    private(&weights).map_err(|e| file_err(&weights, e))?;
     write_meta(meta, dir)
 }
 
-/// Rewrites the metadata of the model saved in `dir` (its weights untouched).
+/// Rewrites the metadata of the model saved in `dir` (its weights untouched), the file
+/// the owner's alone.
 pub fn write_meta(meta: &ModelMeta, dir: &Path) -> Result<(), ModelError> {
     let meta_path = dir.join(META);
     let text = serde_json::to_string_pretty(meta).map_err(|e| file_err(&meta_path, e))?;
-    std::fs::write(&meta_path, text).map_err(|e| file_err(&meta_path, e))
+    std::fs::write(&meta_path, text).map_err(|e| file_err(&meta_path, e))?;
+    private(&meta_path).map_err(|e| file_err(&meta_path, e))
 }
 
 /// The metadata of the model saved in `dir`, without its weights; an error if this build

@@ -111,9 +111,11 @@ pub fn shipped(player: &str) -> Option<(&'static [u8], &'static str)> {
 /// (a process still reading the old weights keeps its file).
 fn install_shipped(weights: &[u8], meta: &str, dir: &Path) -> std::io::Result<()> {
     std::fs::create_dir_all(dir)?;
+    crate::inference::private(dir)?;
     let put = |name: &str, bytes: &[u8]| {
         let tmp = dir.join(format!("{name}.tmp"));
         std::fs::write(&tmp, bytes)?;
+        crate::inference::private(&tmp)?;
         std::fs::rename(&tmp, dir.join(name))
     };
     // The weights first: meta.json's presence marks a complete model, and until it is

@@ -104,6 +104,16 @@ fn short_training_lowers_the_loss_beats_random_and_reloads_identically() {
     let mut m = meta();
     m.val_top1 = top1;
     save(&net, &m, dir.path()).expect("save");
+    // The model is its owner's alone: learnt from one player's games.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &std::path::Path| std::fs::metadata(p).expect("stat").permissions().mode();
+        assert_eq!(mode(dir.path()) & 0o777, 0o700);
+        for f in ["model.bpk", "meta.json"] {
+            assert_eq!(mode(&dir.path().join(f)) & 0o777, 0o600, "{f}");
+        }
+    }
     let loaded = Predictor::load(dir.path()).expect("load");
     assert_eq!(loaded.meta, m);
     let direct = Predictor::from_net(net, m.clone());

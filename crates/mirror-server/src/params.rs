@@ -428,6 +428,7 @@ impl MoveQuery {
                 .set(knob.name, value)
                 .map_err(|e| bad(format!("{}: {e}", knob.http_name())))?;
         }
+        check_search_cost(&options.search)?;
         let seed = number::<u64>("seed", self.seed.as_deref())?;
         Ok(MoveRequest {
             user,
@@ -437,6 +438,35 @@ impl MoveQuery {
             seed,
         })
     }
+}
+
+/// The most nodes `/api/v1/move` searches a position for (`searchNodes`), and the most
+/// for the judge's own choice (`searchOwn`): with `searchTop` at most
+/// [`MAX_HTTP_SEARCH_TOP`], one request costs a few milliseconds of Stockfish (or at most
+/// this many positions judged by the model), where the knobs' own range (a million nodes)
+/// let one request cost hundreds of times that. The command line and UCI keep the range.
+pub const MAX_HTTP_SEARCH_NODES: u32 = 2_000;
+
+/// The most moves `/api/v1/move` searches (`searchTop`).
+pub const MAX_HTTP_SEARCH_TOP: usize = 16;
+
+/// Refuses a search dearer than the HTTP bounds, naming the knob and its bound.
+fn check_search_cost(search: &mirror_engine::search::SearchOptions) -> Result<(), ApiError> {
+    for (name, value) in [("searchNodes", search.nodes), ("searchOwn", search.own)] {
+        if value > MAX_HTTP_SEARCH_NODES {
+            return Err(bad(format!(
+                "{name}: {value} is more than {MAX_HTTP_SEARCH_NODES} over HTTP (the command \
+                 line takes more)"
+            )));
+        }
+    }
+    if search.top > MAX_HTTP_SEARCH_TOP {
+        return Err(bad(format!(
+            "searchTop: {} is more than {MAX_HTTP_SEARCH_TOP} over HTTP",
+            search.top
+        )));
+    }
+    Ok(())
 }
 
 query! {

@@ -1401,3 +1401,37 @@ async fn names_that_would_be_paths_are_refused_on_every_route() {
         }
     }
 }
+
+/// `/move`'s search knobs are bounded over HTTP (the knobs' own range let one request cost
+/// hundreds of times the default): beyond the bound a 400 names the knob; at it the request
+/// is answered.
+#[tokio::test]
+async fn move_search_knobs_are_bounded_over_http() {
+    let s = start(20).await;
+    let max = mirror_server::params::MAX_HTTP_SEARCH_NODES;
+    for (q, named) in [
+        (format!("searchNodes={}", max + 1), "searchNodes"),
+        ("searchNodes=1000000".to_string(), "searchNodes"),
+        (format!("searchOwn={}", max + 1), "searchOwn"),
+        (
+            format!(
+                "searchTop={}",
+                mirror_server::params::MAX_HTTP_SEARCH_TOP + 1
+            ),
+            "searchTop",
+        ),
+    ] {
+        let (status, err) = get(&s, &format!("/api/v1/move?user=Biskupstunga&{q}")).await;
+        assert_eq!(status, 400, "{q}: {err}");
+        assert!(
+            err["error"].as_str().is_some_and(|e| e.starts_with(named)),
+            "{q}: {err}"
+        );
+    }
+    let (status, ok) = get(
+        &s,
+        &format!("/api/v1/move?user=Biskupstunga&searchNodes={max}&searchBy=puct&seed=1"),
+    )
+    .await;
+    assert_eq!(status, 200, "{ok}");
+}
