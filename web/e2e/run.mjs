@@ -29,6 +29,19 @@ const api = async (p, params) => {
   return r.json();
 };
 const pct = x => `${Math.round(x * 100)}%`;
+/** A duration as people write it, as the page shows it: 1.2 s, 3 min 20 s, 2 h 5 min, 2 d 4 h. */
+function duration(seconds) {
+  if (seconds < 59.95) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  const [big, small, names] =
+    whole < 3600
+      ? [Math.floor(whole / 60), whole % 60, ['min', 's']]
+      : whole < 86400
+        ? [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), ['h', 'min']]
+        : [Math.floor(whole / 86400), Math.floor((whole % 86400) / 3600), ['d', 'h']];
+  return small === 0 ? `${big} ${names[0]}` : `${big} ${names[0]} ${small} ${names[1]}`;
+}
+
 const MARKS = { inaccuracy: '?!', mistake: '?', blunder: '??' };
 const evalText = e =>
   e.mate !== undefined ? `#${e.mate}` : `${e.cp >= 0 ? '+' : '-'}${(Math.abs(e.cp) / 100).toFixed(2)}`;
@@ -135,7 +148,7 @@ async function tableMatchesApi(params) {
       perf: m.performance === null ? '–' : String(m.performance),
       opp: m.averageOpponentRating === null ? '–' : String(m.averageOpponentRating),
       last: m.lastPlayed ?? '–',
-      time: m.time ? `${m.time.averageSeconds.toFixed(1)} s` : '–',
+      time: m.time ? duration(m.time.averageSeconds) : '–',
     })),
   );
   const heading = await page.textContent('h2.opening-name');
@@ -152,8 +165,25 @@ check('a linked position shows the API\'s table, arrows and breadcrumbs', async 
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
   const want = await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
   assert.ok(want.moves.length > 0, 'the player has games after 1.e4 c5');
-  const arrows = await page.$$eval('svg.cg-shapes g[cgHash]', gs => gs.length);
-  assert.equal(arrows, Math.min(8, want.moves.length), 'one arrow per move (at most 8)');
+  const arrows = await page.$$eval('svg.cg-shapes g[cgHash]', gs => gs.map(g => g.getAttribute('cgHash')));
+  assert.equal(arrows.length, Math.min(8, want.moves.length), 'one arrow per move (at most 8)');
+  // A move under a tenth of the games gets a pale arrow, the main moves a full one.
+  const total = want.moves.reduce((n, m) => n + m.white + m.draws + m.black, 0);
+  const pale = want.moves.slice(0, 8).filter(m => (m.white + m.draws + m.black) / total < 0.1);
+  assert.ok(pale.length > 0 && pale.length < Math.min(8, want.moves.length), 'both kinds here');
+  for (const m of want.moves.slice(0, 8)) {
+    // chessground's hash: the board's size, then orig, dest and the brush.
+    const [orig, dest] = [m.uci.slice(0, 2), m.uci.slice(2, 4)];
+    const parts = arrows.map(h => h.split(',')).find(p => p.some((x, i) => x === orig && p[i + 1] === dest));
+    assert.ok(parts, `an arrow for ${m.uci}: ${arrows}`);
+    const brush = parts[parts.indexOf(orig) + 2];
+    assert.equal(brush.startsWith('pale'), pale.includes(m), `${m.uci}: ${parts}`);
+  }
+  // Recent games open on their site.
+  const links = await page.$$eval('section.recent a.game', as => as.map(a => [a.href, a.target]));
+  const urls = want.recentGames.filter(g => g.url).map(g => [g.url, '_blank']);
+  assert.ok(urls.length > 0, 'Chess.com games have their address');
+  assert.deepEqual(links, urls);
   assert.equal(await page.textContent('nav.crumbs'), 'start 1.e4 c5');
   assert.equal(await page.inputValue('#player'), user);
   await shot('explore-desktop');
@@ -170,6 +200,16 @@ check('clicking a move goes deeper; back and forward walk the history', async ()
   await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
   await page.goForward();
   await page.waitForFunction(n => new URL(location.href).searchParams.get('moves')?.split(',').length === n, 3);
+  await tableMatchesApi({ user, moves: `e2e4,c7c5,${first}` });
+  // The arrow keys: left steps back, right forward along the line walked.
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4,c7c5');
+  await page.keyboard.press('ArrowLeft');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4,c7c5');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(m => new URL(location.href).searchParams.get('moves') === m, `e2e4,c7c5,${first}`);
   await tableMatchesApi({ user, moves: `e2e4,c7c5,${first}` });
   await page.click('nav.crumbs a[data-ply="1"]');
   await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4');

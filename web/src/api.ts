@@ -76,6 +76,8 @@ export interface RecentGame {
   year: number | null;
   month: string | null;
   uci: string;
+  /** The game's page on Chess.com or lichess, where known. */
+  url: string | null;
 }
 
 export interface Explore {

@@ -5,7 +5,7 @@ import type { DrawShape } from 'chessground/draw';
 import { type Eval, type Explore, type ExploreMove, getJson } from './api';
 import { type Line, boardAt, ends, moveNumber, play, sanOf } from './chess';
 import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
-import { count, el, message, pct, resultBar } from './ui';
+import { count, duration, el, message, pct, resultBar } from './ui';
 
 export interface ExploreHost {
   state: PageState;
@@ -31,14 +31,20 @@ function brush(score: number): string {
   return 'blue';
 }
 
+/** A move under this share of the position's games gets a pale arrow: a 4-game sideline
+ * does not look like a main move. */
+export const MINOR_SHARE = 0.1;
+
 export function arrows(moves: ExploreMove[]): DrawShape[] {
   const most = Math.max(1, ...moves.map(games));
+  const total = Math.max(1, moves.reduce((n, m) => n + games(m), 0));
   return moves.slice(0, 8).map(m => {
     const [orig, dest] = ends(m.uci);
+    const main = brush(m.score.value);
     return {
       orig,
       dest,
-      brush: brush(m.score.value),
+      brush: games(m) / total < MINOR_SHARE ? `pale${main[0].toUpperCase()}${main.slice(1)}` : main,
       modifiers: { lineWidth: Math.round(3 + 12 * (games(m) / most)) },
     };
   });
@@ -205,7 +211,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
           class: 'num time',
           title: m.time ? `${m.time.timed} timed games, ${m.time.trouble} in time trouble` : 'no clock in these games',
         },
-        m.time ? `${m.time.averageSeconds.toFixed(1)} s` : '–',
+        m.time ? duration(m.time.averageSeconds) : '–',
       ),
       evaluated
         ? el(
@@ -242,7 +248,7 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('th', { class: 'num', title: "the player's score and its 95% interval" }, 'Score'),
         el('th', { class: 'num', title: 'performance rating' }, 'Perf.'),
         el('th', { class: 'num', title: 'average opponent rating' }, 'Opp.'),
-        el('th', { class: 'num', title: 'average time the move took, where the clocks say' }, 'Time'),
+        el('th', { class: 'num', title: 'mean time the move took (the average over the timed games), where the clocks say' }, 'Mean time'),
         evaluated ? el('th', { class: 'num', title: "the engine's evaluation after the move, from White's side" }, 'Eval') : null,
         el('th', {}, 'Last played'),
         el('th', {}, 'Opening'),
@@ -270,10 +276,11 @@ function recent(data: Explore, line: Line): HTMLElement | null {
   const items = data.recentGames.map(g => {
     const result = g.winner === 'white' ? '1-0' : g.winner === 'black' ? '0-1' : '½-½';
     const who = (p: { name: string; rating: number | null }) => `${p.name}${p.rating ? ` (${p.rating})` : ''}`;
+    const players = `${who(g.white)} – ${who(g.black)} `;
     return el(
       'li',
       {},
-      `${who(g.white)} – ${who(g.black)} `,
+      g.url ? el('a', { href: g.url, target: '_blank', rel: 'noopener noreferrer', class: 'game' }, players) : players,
       el('b', {}, result),
       ` · ${g.speed} · ${g.month ?? g.year ?? ''} · `,
       el('b', {}, sanOf(line.pos, g.uci)),

@@ -29,6 +29,13 @@ const board = Chessground(boardEl, {
   premovable: { enabled: false },
 });
 
+/** The longest line walked (the right arrow steps forward along it): kept while the
+ * moves shown are a start of it, else the moves shown. */
+let ahead: string[] = [];
+function walked(moves: string[]): void {
+  if (!(moves.length <= ahead.length && moves.every((m, i) => ahead[i] === m))) ahead = [...moves];
+}
+
 const host = {
   state: read(),
   board,
@@ -38,6 +45,7 @@ const host = {
     if (push) history.pushState(null, '', url);
     else history.replaceState(null, '', url);
     host.state = state;
+    walked(state.moves);
     void show();
   },
   reloadPlayers: loadPlayers,
@@ -83,14 +91,21 @@ for (const a of nav.querySelectorAll('a')) {
 picker.addEventListener('change', () =>
   host.go({ user: picker.value, moves: host.state.view === 'play' || host.state.view === 'prep' ? [] : host.state.moves }),
 );
+walked(host.state.moves);
 window.addEventListener('popstate', () => {
   host.state = read();
+  walked(host.state.moves);
   void show();
 });
 document.addEventListener('keydown', e => {
   const target = e.target as HTMLElement | null;
   if (host.state.view !== 'explore' || target?.closest('input, select, textarea')) return;
-  if (e.key === 'ArrowLeft' && host.state.moves.length) host.go({ moves: host.state.moves.slice(0, -1) });
+  const moves = host.state.moves;
+  if (e.key === 'ArrowLeft' && moves.length) host.go({ moves: moves.slice(0, -1) });
+  // Forward along the line last walked back from (as lichess's explorer does).
+  if (e.key === 'ArrowRight' && ahead.length > moves.length && moves.every((m, i) => ahead[i] === m)) {
+    host.go({ moves: ahead.slice(0, moves.length + 1) });
+  }
 });
 
 /** Fills the player picker from the server; returns the players. */

@@ -25,6 +25,20 @@ export const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 export const count = (n: number): string => n.toLocaleString('en-US');
 
+/** A duration as people write it (the CLI's `duration_text`): 1.2 s, 3 min 20 s, 2 h 5 min, 2 d 4 h. */
+export function duration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds < 0) return '–';
+  if (seconds < 59.95) return `${seconds.toFixed(1)} s`;
+  const whole = Math.round(seconds);
+  const [big, small, names] =
+    whole < 3600
+      ? [Math.floor(whole / 60), whole % 60, ['min', 's']]
+      : whole < 86400
+        ? [Math.floor(whole / 3600), Math.floor((whole % 3600) / 60), ['h', 'min']]
+        : [Math.floor(whole / 86400), Math.floor((whole % 86400) / 3600), ['d', 'h']];
+  return small === 0 ? `${big} ${names[0]}` : `${big} ${names[0]} ${small} ${names[1]}`;
+}
+
 /** A win/draw/loss bar, the player's results from their side. */
 export function resultBar(wins: number, draws: number, losses: number): HTMLElement {
   const n = wins + draws + losses;

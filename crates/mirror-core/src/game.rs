@@ -17,6 +17,22 @@ use crate::{
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct GameId(pub String);
 
+impl GameId {
+    /// The game's page on the site that played it (Chess.com or lichess), where its id is
+    /// that address; `None` for a game from a PGN file without one.
+    pub fn url(&self) -> Option<&str> {
+        let lower = self.0.to_ascii_lowercase();
+        let site = [
+            "https://www.chess.com/",
+            "https://chess.com/",
+            "https://lichess.org/",
+        ];
+        site.iter()
+            .any(|s| lower.starts_with(s))
+            .then_some(self.0.as_str())
+    }
+}
+
 impl fmt::Display for GameId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)

@@ -335,6 +335,15 @@ impl Visitor for GameVisitor {
             Convention::Lichess
         };
         let event = tags.event.to_ascii_lowercase();
+        // An over-the-board game (no site's address) without a TimeControl tag: by its
+        // event (a master's games are mostly classical; "World Blitz" is not).
+        let untimed = matches!(tags.time_control.trim(), "" | "?");
+        let time_class =
+            if untimed && crate::game::GameSource::of_id(&id) == crate::game::GameSource::Otb {
+                TimeClass::of_otb_event(&tags.event)
+            } else {
+                TimeClass::from_time_control(&tags.time_control, convention)
+            };
         Decoded::Game(GameRecord {
             id,
             white: PlayerSide {
@@ -346,7 +355,7 @@ impl Visitor for GameVisitor {
                 rating: tags.black_elo,
             },
             result,
-            time_class: TimeClass::from_time_control(&tags.time_control, convention),
+            time_class,
             rated: !event.contains("casual"),
             date,
             moves,

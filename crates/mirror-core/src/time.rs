@@ -270,6 +270,27 @@ impl TimeClass {
             .unwrap_or(TimeClass::Unknown)
     }
 
+    /// The time class of an over-the-board game without a `TimeControl` tag, by its
+    /// `Event`: rapid, blitz or bullet where the event says so (`Amber Rapidplay`, `World
+    /// Blitz`, `lightning`, `armageddon`, `active`), unknown where it cannot be told
+    /// (blindfold, simultaneous, exhibition, internet and online events), else classical:
+    /// the standard of over-the-board chess.
+    pub fn of_otb_event(event: &str) -> TimeClass {
+        let e = event.to_ascii_lowercase();
+        let has = |words: &[&str]| words.iter().any(|w| e.contains(w));
+        if has(&["bullet"]) {
+            TimeClass::Bullet
+        } else if has(&["blitz", "lightning", "armageddon"]) {
+            TimeClass::Blitz
+        } else if has(&["rapid", "active", "quickplay"]) {
+            TimeClass::Rapid
+        } else if has(&["blind", "simul", "exhib", "internet", "online", "corr"]) {
+            TimeClass::Unknown
+        } else {
+            TimeClass::Classical
+        }
+    }
+
     /// Classifies a PGN `TimeControl` tag (`180`, `180+2`, `1/259200`, `40/7200:3600`, `-`).
     pub fn from_time_control(tag: &str, convention: Convention) -> TimeClass {
         let tag = tag.trim();
@@ -344,9 +365,72 @@ impl FromStr for TimeClass {
     }
 }
 
+/// A duration as people write it: `1.2 s` under a minute, `3 min 20 s` under an hour,
+/// `2 h 5 min` under a day, `2 d 4 h` beyond (whole units past the seconds, a zero
+/// second unit left out: `3 min`, `2 d`).
+pub fn duration_text(seconds: f64) -> String {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return "-".into();
+    }
+    if seconds < 59.95 {
+        return format!("{seconds:.1} s");
+    }
+    let whole = seconds.round() as u64;
+    let (big, small, names) = if whole < 3600 {
+        (whole / 60, whole % 60, ["min", "s"])
+    } else if whole < 86_400 {
+        (whole / 3600, whole % 3600 / 60, ["h", "min"])
+    } else {
+        (whole / 86_400, whole % 86_400 / 3600, ["d", "h"])
+    };
+    if small == 0 {
+        format!("{big} {}", names[0])
+    } else {
+        format!("{big} {} {small} {}", names[0], names[1])
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn over_the_board_events_tell_the_time_class() {
+        for (event, want) in [
+            ("Wch", TimeClass::Classical),
+            ("Linares", TimeClass::Classical),
+            ("World Blitz", TimeClass::Blitz),
+            ("Amber Rapidplay", TimeClass::Rapid),
+            ("Roquebrune rapid", TimeClass::Rapid),
+            ("Amber Blindfold", TimeClass::Unknown),
+            ("Simul, 30b", TimeClass::Unknown),
+            ("Internet Chess Club", TimeClass::Unknown),
+            ("Armageddon", TimeClass::Blitz),
+            ("bullet arena", TimeClass::Bullet),
+        ] {
+            assert_eq!(TimeClass::of_otb_event(event), want, "{event}");
+        }
+    }
+
+    #[test]
+    fn durations_read_as_people_write_them() {
+        let cases = [
+            (0.04, "0.0 s"),
+            (1.23, "1.2 s"),
+            (59.9, "59.9 s"),
+            (59.96, "1 min"),
+            (180.0, "3 min"),
+            (200.4, "3 min 20 s"),
+            (3_600.0, "1 h"),
+            (7_500.0, "2 h 5 min"),
+            (86_400.0 * 2.0, "2 d"),
+            (86_400.0 * 2.0 + 4.0 * 3600.0 + 59.0, "2 d 4 h"),
+            (f64::NAN, "-"),
+        ];
+        for (s, want) in cases {
+            assert_eq!(duration_text(s), want, "{s}");
+        }
+    }
 
     #[test]
     fn dates() {

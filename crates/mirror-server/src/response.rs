@@ -263,6 +263,8 @@ pub(crate) struct RecentJson {
     pub(crate) year: Option<u16>,
     pub(crate) month: Option<String>,
     pub(crate) uci: String,
+    /// mirror's own: the game's page on Chess.com or lichess, where known.
+    pub(crate) url: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -320,6 +322,7 @@ pub(crate) fn recent_json(r: &RecentGame) -> RecentJson {
         year: g.date.map(|d| d.year),
         month: g.date.and_then(|d| d.month()).map(|m| m.to_string()),
         uci: r.mv.to_string(),
+        url: g.id.url().map(str::to_string),
     }
 }
 
@@ -1062,7 +1065,7 @@ impl std::fmt::Display for ExploreTable {
             "score% (95%)",
             "avg opp",
             "perf",
-            "avg time",
+            "mean time",
             if evaluated {
                 format!("{:>7} {:>5}  ", "eval", "lost")
             } else {
@@ -1102,8 +1105,9 @@ impl std::fmt::Display for ExploreTable {
                 m.average_opponent_rating
                     .map_or("-".to_string(), |r| r.to_string()),
                 m.performance.map_or("-".to_string(), |r| r.to_string()),
-                m.time
-                    .map_or("-".to_string(), |t| format!("{:.1}s", t.average_seconds)),
+                m.time.map_or("-".to_string(), |t| {
+                    mirror_core::time::duration_text(t.average_seconds)
+                }),
                 if evaluated {
                     format!(
                         "{:>7} {:>5}  ",

@@ -296,3 +296,34 @@ pub fn reference_stats(lines: &[serde_json::Value]) -> Vec<serde_json::Value> {
         .map(|l| serde_json::from_str(l).expect("a JSON line"))
         .collect()
 }
+
+/// The 95% Wilson interval (low, high) of score `p` over `n` games, written out here as
+/// the tests' own reference of the intervals mirror prints.
+pub fn wilson_interval(p: f64, n: f64) -> (f64, f64) {
+    let z: f64 = 1.959_963_984_540_054;
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
+    (centre - half, centre + half)
+}
+
+/// The EPD (a FEN's first four fields) of `fen` (the start when `None`) after the UCI
+/// `moves`.
+pub fn epd_after(fen: Option<&str>, moves: &[&str]) -> String {
+    use shakmaty::{CastlingMode, Chess, EnPassantMode, Position, fen::Fen, uci::UciMove};
+    let mut pos: Chess = fen.map_or_else(Chess::default, |f| {
+        f.parse::<Fen>()
+            .expect("a FEN")
+            .into_position(CastlingMode::Standard)
+            .expect("a legal position")
+    });
+    for m in moves {
+        let m = m
+            .parse::<UciMove>()
+            .expect("a UCI move")
+            .to_move(&pos)
+            .expect("a legal move");
+        pos.play_unchecked(m);
+    }
+    let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
+    fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
+}

@@ -141,6 +141,47 @@ fn drift_equals_scipy(env: &Env) {
             "{d}: scipy {theirs}"
         );
     }
+    prep_suggests_only_what_holds(env);
+}
+
+/// Prep against Karpov on the 27k games: a suggestion only where the intervals of the two
+/// scores do not overlap (no analysis here), given once.
+fn prep_suggests_only_what_holds(env: &Env) {
+    env.ingest_as(
+        "Karpov, Anatoly",
+        &shared().join("pgn/masters/Karpov.pgn.zst"),
+        &[],
+    );
+    let mut found = 0;
+    for color in ["white", "black"] {
+        let out = env.ok(&[
+            "prep",
+            "--user",
+            PLAYER,
+            "--opponent",
+            "karpov, anatoly",
+            "--color",
+            color,
+            "--json",
+        ]);
+        let answer = &serde_json::from_str::<serde_json::Value>(&out).expect("json")[0];
+        let mut seen = std::collections::HashSet::new();
+        for line in answer["lines"].as_array().expect("lines") {
+            let uci = line["uci"].as_array().expect("uci");
+            for g in line["suggestions"].as_array().expect("suggestions") {
+                found += 1;
+                assert_eq!(g["backing"], "interval", "{g}");
+                let ply = g["ply"].as_u64().expect("ply") as usize;
+                let key = format!("{:?} {} {}", &uci[..ply], g["played"], g["instead"]);
+                assert!(seen.insert(key), "given once: {g}");
+                let num = |k: &str| g[k].as_f64().expect("a number");
+                let instead = wilson_interval(num("insteadScore"), num("insteadGames"));
+                let played = wilson_interval(num("playedScore"), num("playedGames"));
+                assert!(instead.0 > played.1, "intervals apart: {g}");
+            }
+        }
+    }
+    assert!(found >= 1, "the 27k games against Karpov hold a suggestion");
 }
 
 /// The sums of a reference's time columns: (timed moves, milliseconds, in time trouble).
@@ -287,7 +328,7 @@ fn explore_shows_the_times_python_chess_finds() {
         assert!(want.len() >= 2, "{moves}: {want:?}");
         assert_eq!(got, want, "{moves}");
         let table = env.ok(&["explore", "--user", PLAYER, at[0], at[1]]);
-        assert!(table.contains("avg time"), "{table}");
+        assert!(table.contains("mean time"), "{table}");
     }
 }
 
