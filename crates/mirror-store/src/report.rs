@@ -413,8 +413,34 @@ fn place_of(
 type Evals = HashMap<PositionKey, Evaluation>;
 
 /// The graph of one player's games, as the report walks it.
+/// A position of the report's size: (position, the player's colour, who moves, its
+/// moves).
+type Spot<'a> = (PositionKey, Color, Color, &'a Moves);
+
+/// The positions of the report's size (reached in `min_games` games, on a line from the
+/// start), in a fixed order: read once, walked by every list.
+fn spots<'a>(
+    by_pos: &'a HashMap<(PositionKey, bool), Moves>,
+    line: &HashMap<PositionKey, Step>,
+    min_games: u32,
+) -> Vec<Spot<'a>> {
+    let mut out: Vec<_> = by_pos
+        .iter()
+        .filter_map(|(&(p, black), moves)| {
+            let color = if black { Color::Black } else { Color::White };
+            let games: u32 = moves.values().map(MoveStats::games).sum();
+            let side = to_move(line, p)?;
+            (games >= min_games.max(1)).then_some((p, color, side, moves))
+        })
+        .collect();
+    out.sort_by_key(|(p, c, _, _)| (p.0, index(*c)));
+    out
+}
+
 struct Tree<'a> {
     by_pos: &'a HashMap<(PositionKey, bool), Moves>,
+    /// The positions of the report's size ([`spots`]).
+    places: Vec<Spot<'a>>,
     /// Games through each position with each colour of the player.
     totals: &'a HashMap<(PositionKey, bool), u32>,
     children: &'a Children,
@@ -432,23 +458,6 @@ impl Tree<'_> {
     /// The games through `p` with the player's colour `black`.
     fn games(&self, p: PositionKey, black: bool) -> u32 {
         self.totals.get(&(p, black)).copied().unwrap_or(0)
-    }
-
-    /// The positions of the report's size: (position, the player's colour, who moves,
-    /// its moves), in a fixed order.
-    fn places(&self) -> Vec<(PositionKey, Color, Color, &Moves)> {
-        let mut out: Vec<_> = self
-            .by_pos
-            .iter()
-            .filter_map(|(&(p, black), moves)| {
-                let color = if black { Color::Black } else { Color::White };
-                let games: u32 = moves.values().map(MoveStats::games).sum();
-                let side = to_move(self.line, p)?;
-                (games >= self.opts.min_games.max(1)).then_some((p, color, side, moves))
-            })
-            .collect();
-        out.sort_by_key(|(p, c, _, _)| (p.0, index(*c)));
-        out
     }
 
     /// The position `p` itself (replayed along its line).
@@ -507,7 +516,7 @@ fn lists(tree: &Tree<'_>, average: [Option<f64>; 2]) -> Lists {
     let mut deviations = Vec::new();
     let mut drift = Vec::new();
     let mut surprises = Vec::new();
-    for (p, color, side, moves) in tree.places() {
+    for &(p, color, side, moves) in &tree.places {
         let here = place(tree.line, p, color, moves);
         let scored = move_scores(moves);
         if side == color {
@@ -798,9 +807,11 @@ pub fn report<S: GraphStore + ?Sized>(
             average[index(color)] = t.score_interval().map(|i| i.score);
         }
     }
-    let evals = read_evals(store, &by_pos, &children, &line, opts)?;
+    let places = spots(&by_pos, &line, opts.min_games);
+    let evals = read_evals(store, &by_pos, &places, &children)?;
     let tree = Tree {
         by_pos: &by_pos,
+        places,
         totals: &totals,
         children: &children,
         line: &line,
@@ -851,16 +862,12 @@ pub fn report<S: GraphStore + ?Sized>(
 fn read_evals<S: GraphStore + ?Sized>(
     store: &S,
     by_pos: &HashMap<(PositionKey, bool), Moves>,
+    places: &[Spot<'_>],
     children: &Children,
-    line: &HashMap<PositionKey, Step>,
-    opts: &ReportOptions,
 ) -> Result<Evals> {
     let mut keys: Vec<PositionKey> = Vec::new();
-    for (&(p, black), moves) in by_pos {
-        let games: u32 = moves.values().map(MoveStats::games).sum();
-        if games < opts.min_games.max(1) || !line.contains_key(&p) {
-            continue;
-        }
+    for &(p, color, _, moves) in places {
+        let black = color == Color::Black;
         keys.push(p);
         for mv in moves.keys() {
             let Some(child) = child_of(children, p, *mv) else {
@@ -894,8 +901,9 @@ fn read_evals<S: GraphStore + ?Sized>(
 /// positions).
 fn engine_losses(tree: &Tree<'_>) -> (Vec<EngineLoss>, (usize, usize)) {
     let places: Vec<_> = tree
-        .places()
-        .into_iter()
+        .places
+        .iter()
+        .copied()
         .filter(|(_, color, side, _)| side == color)
         .collect();
     let analysed = places
@@ -956,7 +964,7 @@ const PATTERN_GAMES: u32 = 2;
 /// gives back at least half, the costliest first (the reply's games x win% given back).
 fn unpunished(tree: &Tree<'_>) -> Vec<Unpunished> {
     let mut out = Vec::new();
-    for (p, color, side, moves) in tree.places() {
+    for &(p, color, side, moves) in &tree.places {
         if side == color || !tree.evals.contains_key(&p) {
             continue;
         }
@@ -1027,7 +1035,7 @@ fn unpunished(tree: &Tree<'_>) -> Vec<Unpunished> {
 fn book(tree: &Tree<'_>) -> Vec<BookLine> {
     let mut lines: BTreeMap<(usize, String), BookLine> = BTreeMap::new();
     let min = tree.opts.min_games.max(1);
-    for (p, color, _, moves) in tree.places() {
+    for &(p, color, _, moves) in &tree.places {
         let black = color == Color::Black;
         let goes_on = moves
             .keys()
