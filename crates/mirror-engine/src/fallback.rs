@@ -153,6 +153,40 @@ impl Fallback for RandomLegal {
     }
 }
 
+/// Each player's model fallback from `load` (the player's own model or the base that plays
+/// for them), for a process that serves many players: a player whose model cannot be
+/// loaded plays random legal moves, `report` is told once (player, why) and the load is not
+/// tried again for them.
+#[cfg(feature = "model")]
+pub fn model_fallbacks<L, R>(load: L, report: R) -> FallbackFactory
+where
+    L: Fn(&str) -> Result<std::sync::Arc<mirror_model::Predictor>, String> + Send + Sync + 'static,
+    R: Fn(&str, &str) + Send + Sync + 'static,
+{
+    let failed: std::sync::Mutex<std::collections::HashSet<String>> = std::sync::Mutex::default();
+    std::sync::Arc::new(move |player: &str| -> Box<dyn Fallback> {
+        let key = player.to_lowercase();
+        let failed_set = || {
+            failed
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        let unloadable = || Box::new(RandomLegal::because("the player's model cannot be loaded"));
+        if failed_set().contains(&key) {
+            return unloadable();
+        }
+        match load(player) {
+            Ok(model) => Box::new(ModelFallback::new(model)),
+            Err(why) => {
+                if failed_set().insert(key) {
+                    report(player, &why);
+                }
+                unloadable()
+            }
+        }
+    })
+}
+
 /// The trained CNN as the fallback: the legal move with the highest score, unless
 /// the guard finds that it gives material away (then the model's next best that does
 /// not). The predictor is shared (it is `Send + Sync`), so a server loads a player's

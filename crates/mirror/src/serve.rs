@@ -1,15 +1,10 @@
 //! `mirror serve`.
 
-use std::{
-    collections::HashSet,
-    net::SocketAddr,
-    process::ExitCode,
-    sync::{Arc, Mutex},
-};
+use std::{net::SocketAddr, process::ExitCode, sync::Arc};
 
 use anyhow::Context;
 use clap::Args;
-use mirror_engine::{Fallback, FallbackFactory, ModelFallback, RandomLegal};
+use mirror_engine::FallbackFactory;
 use mirror_server::{AppState, client::ServerFile, serve};
 use mirror_store::embedded::OpenMode;
 
@@ -40,30 +35,17 @@ pub struct ServeArgs {
 /// (after one error on stderr: the load is not tried again).
 pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     let models = crate::train::FallbackModels::new(store_args);
-    let failed: Mutex<HashSet<String>> = Mutex::new(HashSet::new());
-    Arc::new(move |player: &str| -> Box<dyn Fallback> {
-        let key = player.to_lowercase();
-        let failed_set = || {
-            failed
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-        };
-        let unloadable = || Box::new(RandomLegal::because("the player's model cannot be loaded"));
-        if failed_set().contains(&key) {
-            return unloadable();
-        }
-        match models.load(player) {
-            Ok((model, _)) => Box::new(ModelFallback::new(model)),
-            Err(e) => {
-                if failed_set().insert(key) {
-                    eprintln!(
-                        "mirror: error: {e:#}; {player}'s moves outside their games will be random"
-                    );
-                }
-                unloadable()
-            }
-        }
-    })
+    mirror_engine::fallback::model_fallbacks(
+        move |player| {
+            models
+                .load(player)
+                .map(|(m, _)| m)
+                .map_err(|e| format!("{e:#}"))
+        },
+        |player, why| {
+            eprintln!("mirror: error: {why}; {player}'s moves outside their games will be random");
+        },
+    )
 }
 
 /// The server holding this invocation's embedded store, if its file says so (a Neo4j
