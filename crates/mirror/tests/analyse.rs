@@ -23,12 +23,12 @@ fn count(v: &Value, k: &str) -> u64 {
     v[k].as_u64().unwrap_or_else(|| panic!("{k} in {v}"))
 }
 
-/// The stored evaluations of the player's positions, by EPD.
-fn listed(env: &Env, min_games: &str) -> BTreeMap<String, Value> {
+/// The stored evaluations of `user`'s positions, by EPD.
+fn listed_for(env: &Env, user: &str, min_games: &str) -> BTreeMap<String, Value> {
     env.ok(&[
         "analyse",
         "--user",
-        PLAYER,
+        user,
         "--min-games",
         min_games,
         "--list",
@@ -39,6 +39,11 @@ fn listed(env: &Env, min_games: &str) -> BTreeMap<String, Value> {
         (v["epd"].as_str().expect("epd").to_string(), v)
     })
     .collect()
+}
+
+/// The stored evaluations of the player's positions, by EPD.
+fn listed(env: &Env, min_games: &str) -> BTreeMap<String, Value> {
+    listed_for(env, PLAYER, min_games)
 }
 
 /// python-chess + Stockfish's evaluation of each EPD at `depth`, by EPD.
@@ -431,22 +436,7 @@ fn comment_evaluations_are_stored_at_ingest_and_give_way_to_the_engine() {
     let env = Env::new();
     let pgn = profile_fixture("drnykterstein_lichess.pgn");
     env.ingest_as("DrNykterstein", &pgn, &[]);
-    let list = |min: &str| -> BTreeMap<String, Value> {
-        env.ok(&[
-            "analyse",
-            "--user",
-            "DrNykterstein",
-            "--min-games",
-            min,
-            "--list",
-        ])
-        .lines()
-        .map(|l| {
-            let v: Value = serde_json::from_str(l).expect("a JSON line");
-            (v["epd"].as_str().expect("epd").to_string(), v)
-        })
-        .collect()
-    };
+    let list = |min: &str| listed_for(&env, "DrNykterstein", min);
     let stored = list("1");
     let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
         .arg(repo().join("tests/reference/evals.py"))

@@ -618,13 +618,11 @@ fn wilson_low(m: &Value) -> f64 {
 /// An explorer move row's score (wins + half the draws, per game) and its 95% Wilson
 /// interval (z = 1.96), computed here from the row's W/D/L, unclamped.
 fn wilson(m: &Value) -> (f64, f64, f64) {
-    let z: f64 = 1.959_963_984_540_054;
     let f = |k: &str| m[k].as_f64().expect("n");
     let n = f("wins") + f("draws") + f("losses");
     let p = (f("wins") + f("draws") / 2.0) / n;
-    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
-    let half = z * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt() / (1.0 + z * z / n);
-    (p, centre - half, centre + half)
+    let (low, high) = wilson_interval(p, n);
+    (p, low, high)
 }
 
 /// `mirror prep`: the lines where the player's tree meets Karpov's, on real games. Every
