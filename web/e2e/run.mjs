@@ -219,13 +219,15 @@ check('clicking a move goes deeper; back and forward walk the history', async ()
 check('a move played on the board goes there', async () => {
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4`);
   await tableMatchesApi({ user, moves: 'e2e4' });
-  // Orientation: black to move, so the player is black and the board is turned.
+  // Orientation: the walk is in the player's White games (no colour chosen), so the board
+  // stays White's way up although Black is to move; the opponent's reply is played on it.
+  assert.ok(await page.$('.cg-wrap.orientation-white'), 'the board keeps its side');
   const box = await page.locator('cg-board').boundingBox();
   const square = sq => {
     const file = sq.charCodeAt(0) - 97;
     const rank = Number(sq[1]) - 1;
     const s = box.width / 8;
-    return { x: box.x + (7 - file + 0.5) * s, y: box.y + (rank + 0.5) * s };
+    return { x: box.x + (file + 0.5) * s, y: box.y + (7 - rank + 0.5) * s };
   };
   for (const sq of ['e7', 'e5']) {
     const p = square(sq);
@@ -233,6 +235,33 @@ check('a move played on the board goes there', async () => {
   }
   await page.waitForFunction(() => new URL(location.href).searchParams.get('moves') === 'e2e4,e7e5');
   await tableMatchesApi({ user, moves: 'e2e4,e7e5' });
+});
+
+check('one colour per walk: the colour chosen holds across clicks, the board keeps its side', async () => {
+  for (const color of ['black', 'white']) {
+    const first = color === 'black' ? `&color=black` : '';
+    await page.goto(`${base}/?user=${encodeURIComponent(user)}${first}`);
+    const walked = [];
+    // Three clicks: the opponent's move, the player's, the opponent's again (as Black), or
+    // the player's, the opponent's, the player's (as White).
+    for (let click = 0; click < 3; click++) {
+      const want = await tableMatchesApi({ user, moves: walked.join(','), color });
+      assert.ok(want.moves.length > 0, `${color}: games after ${walked}`);
+      assert.equal(await page.inputValue('select[name=color]'), color);
+      assert.ok(await page.$(`.cg-wrap.orientation-${color}`), `${color}: the board's side after ${walked}`);
+      const uci = await page.getAttribute('table.moves tbody tr:first-child', 'data-uci');
+      await page.click('table.moves tbody tr:first-child');
+      walked.push(uci);
+      await page.waitForFunction(m => new URL(location.href).searchParams.get('moves') === m, walked.join(','));
+    }
+    const want = await tableMatchesApi({ user, moves: walked.join(','), color });
+    assert.ok(await page.$(`.cg-wrap.orientation-${color}`), `${color}: the board's side after ${walked}`);
+    // The counts are the player's games with that colour alone: the API's for the colour.
+    const total = want.white + want.draws + want.black;
+    const other = await api('/api/v1/explore', { user, moves: walked.join(','), color: color === 'white' ? 'black' : 'white' });
+    assert.notDeepEqual(other.moves, want.moves, 'the other colour is another tree');
+    assert.ok(total > 0);
+  }
 });
 
 check('filters: speed, colour, opponent rating and dates are in the URL and the table', async () => {

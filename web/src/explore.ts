@@ -13,8 +13,10 @@ export interface ExploreHost {
   go(next: Partial<PageState>, push?: boolean): void;
 }
 
-/** The player's colour in this position: the filter's, else the side to move. */
-const playerColour = (f: Filters, line: Line): 'white' | 'black' => f.color || line.pos.turn;
+/** The player's colour for the whole walk: the one chosen, else White (as the API does
+ * for a line from the start). It never follows the side to move, so the board keeps its
+ * side and the opponents' replies show in the player's own games. */
+const playerColour = (f: Filters): 'white' | 'black' => f.color || 'white';
 
 function mine(m: { white: number; draws: number; black: number }, colour: 'white' | 'black') {
   return colour === 'white'
@@ -115,7 +117,7 @@ function filtersForm(host: ExploreHost): HTMLElement {
       'label',
       {},
       'Colour ',
-      select('color', f.color, [['', 'side to move'], ['white', 'white'], ['black', 'black']], v =>
+      select('color', playerColour(f), [['white', 'as white'], ['black', 'as black']], v =>
         change({ color: v as Filters['color'] }),
       ),
     ),
@@ -294,7 +296,7 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
   const { line, bad } = play(s.moves);
   side.replaceChildren(filtersForm(host));
   below.replaceChildren(crumbs(host, line));
-  const colour = playerColour(s.filters, line);
+  const colour = playerColour(s.filters);
   host.board.set(boardAt(line, colour, line.pos.turn, uci => host.go({ moves: [...s.moves, uci] })));
   if (bad) {
     side.append(message(`The link's move ${bad} is not legal here; the board shows the moves before it.`, 'error'));
@@ -303,7 +305,7 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
     side.append(message('Choose a player above.'));
     return;
   }
-  const params = filterParams(s.filters, new URLSearchParams({ user: s.user }));
+  const params = filterParams({ ...s.filters, color: colour }, new URLSearchParams({ user: s.user }));
   params.set('moves', s.moves.slice(0, line.sans.length).join(','));
   const status = message('Reading the games…');
   side.append(status);

@@ -169,7 +169,8 @@ query! {
         moves = "moves",
         /// lichess's name for `moves`.
         play = "play",
-        /// The player's colour (default: the side to move).
+        /// The player's colour, kept for the whole walk (default: White for `moves`/`play`,
+        /// the side to move for a lone `fen`).
         color = "color",
         /// How many of the newest games to list.
         recent_games = "recentGames",
@@ -571,7 +572,8 @@ pub struct ExploreRequest {
     pub pos: Chess,
     /// The opening: the last named position on the path given.
     pub opening: Option<&'static Opening>,
-    /// Whose games (the colour defaults to the side to move).
+    /// Whose games (the colour defaults to White for a line of moves, to the side to move
+    /// for a lone FEN).
     pub filter: Filter,
     /// How many recent games to list (at most 20).
     pub recent_games: usize,
@@ -582,7 +584,15 @@ impl ExploreQuery {
     pub fn parse(self) -> Result<ExploreRequest, ApiError> {
         let (user, Located { pos, opening, .. }) =
             user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
-        let filter = filter(&filter_text!(self, self.color.as_deref()), Some(pos.turn()))?;
+        // One tree per walk: a line of moves walks from the start, so the player is White
+        // unless told (never the side to move, which flips at every step); a lone FEN is
+        // the walk's own start, so its side to move.
+        let walk_start = if self.fen.is_some() {
+            pos.turn()
+        } else {
+            Color::White
+        };
+        let filter = filter(&filter_text!(self, self.color.as_deref()), Some(walk_start))?;
         let recent_games =
             number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
         if recent_games > 20 {

@@ -98,10 +98,14 @@ async fn the_game_being_played_weighs_the_book() {
             .collect()
     };
     let ask = "/api/v1/move?user=Biskupstunga&moves=e2e4&seed=1&policy=habit:0&recentMonths=0";
-    let (_, all) = get(&s, "/api/v1/explore?user=Biskupstunga&play=e2e4").await;
+    let (_, all) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=black",
+    )
+    .await;
     let (_, rapid) = get(
         &s,
-        "/api/v1/explore?user=Biskupstunga&play=e2e4&speeds=rapid",
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=black&speeds=rapid",
     )
     .await;
     let (all, rapid) = (games(&all), games(&rapid));
@@ -235,7 +239,7 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
     let s = start(499).await;
     let (status, v) = get(
         &s,
-        "/api/v1/explore?user=Biskupstunga&play=e2e4&recentGames=3",
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=black&recentGames=3",
     )
     .await;
     assert_eq!(status, 200, "{v}");
@@ -250,7 +254,7 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
     ] {
         assert!(v.get(k).is_some(), "missing {k}: {v}");
     }
-    // Default colour: the side to move (Black), i.e. the player's own replies to 1. e4.
+    // As Black: the player's own replies to 1. e4.
     let d5 = v["moves"]
         .as_array()
         .expect("moves")
@@ -342,6 +346,34 @@ async fn explore_has_the_lichess_shape_and_the_stores_numbers() {
     )
     .await;
     assert_ne!(w["moves"], v["moves"]);
+    // One tree per walk: a line of moves without a colour stays in the player's White
+    // games at every step (not the side to move, which flips); a lone FEN is its own
+    // start, so its side to move.
+    for play in ["e2e4", "e2e4,c7c5", "e2e4,c7c5,g1f3"] {
+        let (_, given) = get(
+            &s,
+            &format!("/api/v1/explore?user=Biskupstunga&play={play}&color=white"),
+        )
+        .await;
+        let (_, default) = get(
+            &s,
+            &format!("/api/v1/explore?user=Biskupstunga&play={play}"),
+        )
+        .await;
+        assert!(games(&given) > 0, "{play}: {given}");
+        assert_eq!(default["moves"], given["moves"], "{play}");
+    }
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    let (status, fen) = get(
+        &s,
+        &format!(
+            "/api/v1/explore?user=Biskupstunga&fen={}",
+            after_e4.replace(' ', "%20").replace('/', "%2F")
+        ),
+    )
+    .await;
+    assert_eq!(status, 200, "{fen}");
+    assert_eq!(fen["moves"], v["moves"]);
     let (_, none) = get(&s, "/api/v1/explore?user=Biskupstunga&since=2099-01").await;
     assert_eq!(none["moves"].as_array().expect("moves").len(), 0);
     let (_, blitz) = get(
@@ -1309,7 +1341,7 @@ async fn prep_answers_lines_and_names_what_is_wrong() {
 }
 
 /// `/api/v1/pace`: in the book, the player's average time there in games of the clock's
-/// time class (as the explorer sums it for the side to move; 3+2 is blitz); out of it, their share of the clock left at that stage and clock
+/// time class (as the explorer sums it for the side to move's games; 3+2 is blitz); out of it, their share of the clock left at that stage and clock
 /// (as the report shows it) of the clock given; bad clocks are 400s that name them.
 #[tokio::test]
 async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
@@ -1323,7 +1355,7 @@ async fn pace_answers_the_books_time_else_the_players_share_of_the_clock() {
     assert_eq!(book["source"], "book", "{book}");
     let (_, explore) = get(
         &s,
-        "/api/v1/explore?user=Biskupstunga&moves=e2e4&speeds=blitz",
+        "/api/v1/explore?user=Biskupstunga&moves=e2e4&color=black&speeds=blitz",
     )
     .await;
     let (mut timed, mut secs) = (0.0, 0.0);
