@@ -1,18 +1,19 @@
 //! Any query string (and any JSON body) through the HTTP parameter parsing of every
-//! endpoint that takes parameters (move, explore, report, prep, book, book/newest): an
+//! endpoint that takes parameters (move, explore, player, report, prep, book, book/newest): an
 //! answer or a 400-class error, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mirror_server::params::{
-    BookQuery, ExploreQuery, MoveQuery, NewestQuery, PrepQuery, Raw, ReportQuery, from_json,
-    from_query,
+    BookQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery, PrepQuery, Raw, ReportQuery,
+    from_json, from_query,
 };
 
 fn check(raw: Raw) {
     for result in [
         MoveQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         ExploreQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
+        PlayerQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         ReportQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         PrepQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         BookQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),

@@ -264,6 +264,24 @@ where
     T: serde::Serialize,
     F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
 {
+    kept_body(state, user, key, heavy, answer)
+        .await
+        .map(json_bytes)
+}
+
+/// [`kept`]'s answer as JSON bytes (one line: no newline inside).
+async fn kept_body<S, T, F>(
+    state: &Arc<AppState<S>>,
+    user: String,
+    key: String,
+    heavy: bool,
+    answer: F,
+) -> Result<Bytes, ApiError>
+where
+    S: GraphStore + Send + Sync + 'static,
+    T: serde::Serialize,
+    F: FnOnce(&S) -> Result<T, ApiError> + Send + 'static,
+{
     // The version is read before the data: an answer is never kept under a version older
     // than the data it was read from.
     let version = crate::versions::player_version(state, &user).await?;
@@ -272,7 +290,7 @@ where
     if let Some(v) = version
         && let Some(body) = cache.get(&key, v)
     {
-        return Ok(json_bytes(body));
+        return Ok(body);
     }
     let merged = heavy.then(|| format!("{key}\n{version:?}"));
     let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
@@ -317,7 +335,7 @@ where
     } else {
         state.quick(work).await?
     };
-    Ok(json_bytes(body))
+    Ok(body)
 }
 
 /// `GET /api/v1/explore`, shaped like lichess's player explorer (answers kept, see
@@ -326,24 +344,50 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     q: RawQuery,
 ) -> Result<Response, ApiError> {
+    let asked = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
+    explore_body(&state, asked).await.map(json_bytes)
+}
+
+/// `GET /api/v1/player`: lichess's player explorer under mirror's prefix, with lichess's
+/// parameters (`player`, a required `color`, `fen` and `play` together), answered as
+/// lichess answers it: NDJSON, whose last line is the complete answer (mirror's games are
+/// all indexed already, so it is the only line).
+pub(crate) async fn player<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let asked = params::PlayerQuery::from_raw(query(q)?)?.parse()?;
+    let body = explore_body(&state, asked).await?;
+    let mut line = Vec::with_capacity(body.len() + 1);
+    line.extend_from_slice(&body);
+    line.push(b'\n');
+    Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], line).into_response())
+}
+
+/// The explorer's answer (kept, see [`kept`]) as JSON bytes.
+async fn explore_body<S: GraphStore + Send + Sync + 'static>(
+    state: &Arc<AppState<S>>,
+    asked: params::ExploreRequest,
+) -> Result<Bytes, ApiError> {
     let params::ExploreRequest {
         user,
         pos,
         opening,
         filter,
         recent_games: recent,
-    } = params::ExploreQuery::from_raw(query(q)?)?.parse()?;
+        moves: listed,
+    } = asked;
     // Keyed by what was asked, parsed: the same question written another way (another
     // order, another move path to the same position and opening) shares one answer.
     let key = format!(
-        "explore\n{}\n{:016x}\n{}\n{filter:?}\n{recent}",
+        "explore\n{}\n{:016x}\n{}\n{filter:?}\n{recent}\n{listed:?}",
         mirror_store::player_key(&user)?,
         PositionKey::from_position(&pos).0,
         opening.map_or("", |o| o.name.as_str()),
     );
     let player = filter.color.unwrap_or(pos.turn());
     let known = state.known_players.clone();
-    kept(&state, user.clone(), key, false, move |store| {
+    kept_body(state, user.clone(), key, false, move |store| {
         require_player(&known, store, &user)?;
         let key = PositionKey::from_position(&pos);
         let rows = store.moves(&user, key, &filter)?;
@@ -392,6 +436,10 @@ pub(crate) async fn explore<S: GraphStore + Send + Sync + 'static>(
                 .map(recent_json)
                 .collect()
         };
+        if let Some(n) = listed {
+            // lichess's `moves`: the most played first, the totals still the position's.
+            moves.truncate(n);
+        }
         let (white, draws, black) = by_colour(&total, player);
         Ok(ExploreResponse {
             white,

@@ -5,6 +5,8 @@
 //! - `GET /api/v1/explore`: the player's moves from a position in the shape of lichess's
 //!   opening explorer player endpoint (`white`, `draws`, `black`, `moves[]`,
 //!   `recentGames[]`).
+//! - `GET /api/v1/player` (and lichess's own `/player`): lichess's player explorer with
+//!   lichess's parameters, answered as NDJSON, for clients written for lichess.
 //! - `GET /api/v1/players`: the players in the store.
 //! - `GET /api/v1/book`, `GET /api/v1/book/newest`: what the engine reads (a position's
 //!   summed move rows, the newest game's month), for `mirror play`/`uci` in another
@@ -448,6 +450,16 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/explore",
             get(handlers::explore::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/player",
+            get(handlers::player::<S>).fallback(handlers::method_not_allowed),
+        )
+        // lichess's own path, for clients that join their explorer's path to a host (berserk
+        // asks `/player` of the explorer's address, whatever path that address has).
+        .route(
+            "/player",
+            get(handlers::player::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/report",

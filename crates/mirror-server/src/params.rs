@@ -179,6 +179,30 @@ query! {
 }
 
 query! {
+    /// `/api/v1/player`: lichess's player explorer, with lichess's names and rules (`player`
+    /// and `color` required; `play` walks from `fen`); mirror's own filters are taken too.
+    PlayerQuery {
+        /// The player (lichess's name for `user`).
+        player = "player",
+        /// The player's colour: required, as lichess's explorer requires it.
+        color = "color",
+        /// lichess's variant: `standard` (or `chess`) only.
+        variant = "variant",
+        /// The position the walk starts from (default: the start position).
+        fen = "fen",
+        /// UCI moves from `fen`.
+        play = "play",
+        /// How many moves to list, most played first (default: all).
+        moves = "moves",
+        /// How many of the newest games to list.
+        recent_games = "recentGames",
+        /// lichess's top games: its player explorer lists none; only `0` is taken.
+        top_games = "topGames",
+    } + /// Whose games.
+        filters: FilterQuery
+}
+
+query! {
     /// `/api/v1/report`: whose games, and how much to list.
     ReportQuery {
         /// The player.
@@ -577,6 +601,8 @@ pub struct ExploreRequest {
     pub filter: Filter,
     /// How many recent games to list (at most 20).
     pub recent_games: usize,
+    /// How many moves to list, most played first (all when none).
+    pub moves: Option<usize>,
 }
 
 impl ExploreQuery {
@@ -604,6 +630,48 @@ impl ExploreQuery {
             opening,
             filter,
             recent_games,
+            moves: None,
+        })
+    }
+}
+
+impl PlayerQuery {
+    /// Checks every parameter as lichess's player explorer does, naming the first bad one.
+    pub fn parse(self) -> Result<ExploreRequest, ApiError> {
+        let user = named_user("player", self.player.as_deref())?;
+        if self.color.is_none() {
+            return Err(bad("missing parameter \"color\" (white or black)"));
+        }
+        if let Some(v) = self.variant.as_deref()
+            && !matches!(v, "standard" | "chess")
+        {
+            return Err(bad(format!(
+                "variant: {v:?}: mirror keeps standard chess only"
+            )));
+        }
+        match number::<usize>("topGames", self.top_games.as_deref())? {
+            None | Some(0) => {}
+            Some(_) => {
+                return Err(bad(
+                    "topGames: lichess's player explorer lists no top games; ask for recentGames",
+                ));
+            }
+        }
+        let Located { pos, opening, .. } = walk(self.fen.as_deref(), self.play.as_deref())?;
+        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let recent_games =
+            number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
+        if recent_games > 20 {
+            return Err(bad(format!("recentGames: {recent_games} is more than 20")));
+        }
+        let moves = number::<usize>("moves", self.moves.as_deref())?;
+        Ok(ExploreRequest {
+            user,
+            pos,
+            opening,
+            filter,
+            recent_games,
+            moves,
         })
     }
 }
@@ -631,12 +699,17 @@ struct Located {
     last: Option<shakmaty::Move>,
 }
 
-/// The player's name: required, sane.
+/// The player's name (`user`): required, sane.
 fn user(given: Option<&str>) -> Result<String, ApiError> {
+    named_user("user", given)
+}
+
+/// The player's name, given as the parameter `name`: required, sane.
+fn named_user(name: &str, given: Option<&str>) -> Result<String, ApiError> {
     let u = given
         .map(|s| s.trim())
         .filter(|s| !s.is_empty())
-        .ok_or_else(|| bad("missing parameter \"user\""))?;
+        .ok_or_else(|| bad(format!("missing parameter {name:?}")))?;
     player_key(u).map_err(|e| bad(e.to_string()))?;
     Ok(u.to_string())
 }
@@ -648,53 +721,51 @@ fn position(fen: Option<&str>, moves: Option<&str>, both_lists: bool) -> Result<
     if both_lists {
         return Err(bad("give either \"moves\" or \"play\", not both"));
     }
-    match (fen, moves) {
-        (Some(_), Some(_)) => Err(bad("give either \"fen\" or \"moves\"/\"play\", not both")),
-        (Some(fen), None) => {
-            let pos = notation::parse_fen(fen).map_err(|e| bad(e.to_string()))?;
-            let opening = Openings::builtin().at(&pos);
-            Ok(Located {
-                pos,
-                opening,
-                last: None,
-            })
-        }
-        (None, moves) => {
-            let mut pos = Chess::default();
-            let mut opening = None;
-            let mut last = None;
-            let text = moves.unwrap_or("").trim();
-            // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not
-            // nothing.
-            let mut items = Vec::new();
-            if !text.is_empty() {
-                for (i, part) in text.split(',').enumerate() {
-                    let part = part.trim();
-                    if part.is_empty() {
-                        return Err(bad(format!("moves: item {} of {text:?} is empty", i + 1)));
-                    }
-                    items.extend(part.split_whitespace());
-                }
+    if fen.is_some() && moves.is_some() {
+        return Err(bad("give either \"fen\" or \"moves\"/\"play\", not both"));
+    }
+    walk(fen, moves)
+}
+
+/// The position `moves` (UCI, comma or space separated) lead to from `fen` (default: the
+/// start), as lichess's explorers read `fen` and `play` together; its opening, the last
+/// named position on the path (the FEN's own name to begin with); the last move.
+fn walk(fen: Option<&str>, moves: Option<&str>) -> Result<Located, ApiError> {
+    let mut pos = match fen {
+        Some(fen) => notation::parse_fen(fen).map_err(|e| bad(e.to_string()))?,
+        None => Chess::default(),
+    };
+    let mut opening = fen.and_then(|_| Openings::builtin().at(&pos));
+    let mut last = None;
+    let text = moves.unwrap_or("").trim();
+    // Comma- or space-separated; an empty item (`e2e4,,e7e5`) is a mistake, not nothing.
+    let mut items = Vec::new();
+    if !text.is_empty() {
+        for (i, part) in text.split(',').enumerate() {
+            let part = part.trim();
+            if part.is_empty() {
+                return Err(bad(format!("moves: item {} of {text:?} is empty", i + 1)));
             }
-            for (i, m) in items.into_iter().enumerate() {
-                let mv = m
-                    .parse::<UciMove>()
-                    .map_err(|_| bad(format!("moves: {m:?} (move {}) is not UCI", i + 1)))?
-                    .to_move(&pos)
-                    .map_err(|_| {
-                        bad(format!(
-                            "moves: {m:?} (move {}) is not legal in {}",
-                            i + 1,
-                            notation::fen(&pos)
-                        ))
-                    })?;
-                pos.play_unchecked(mv);
-                last = Some(mv);
-                opening = Openings::builtin().at(&pos).or(opening);
-            }
-            Ok(Located { pos, opening, last })
+            items.extend(part.split_whitespace());
         }
     }
+    for (i, m) in items.into_iter().enumerate() {
+        let mv = m
+            .parse::<UciMove>()
+            .map_err(|_| bad(format!("moves: {m:?} (move {}) is not UCI", i + 1)))?
+            .to_move(&pos)
+            .map_err(|_| {
+                bad(format!(
+                    "moves: {m:?} (move {}) is not legal in {}",
+                    i + 1,
+                    notation::fen(&pos)
+                ))
+            })?;
+        pos.play_unchecked(mv);
+        last = Some(mv);
+        opening = Openings::builtin().at(&pos).or(opening);
+    }
+    Ok(Located { pos, opening, last })
 }
 
 /// `given` as a month (a bare year: its first month, or its last for `until`); an error

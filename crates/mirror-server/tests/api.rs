@@ -968,8 +968,8 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
-        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PaceQuery, PrepQuery, ReportQuery,
-        UploadQuery,
+        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PaceQuery, PlayerQuery, PrepQuery,
+        ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -998,6 +998,10 @@ async fn the_openapi_document_names_every_route_and_parameter() {
     assert_eq!(
         params("/api/v1/explore", "get"),
         sorted(ExploreQuery::params())
+    );
+    assert_eq!(
+        params("/api/v1/player", "get"),
+        sorted(PlayerQuery::params())
     );
     assert_eq!(
         params("/api/v1/report", "get"),
@@ -1034,8 +1038,9 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         let mut query = Vec::new();
         for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
             if let Some(example) = p["example"].as_str()
-                && ["user", "opponent", "moves", "key"]
+                && ["user", "player", "color", "opponent", "moves", "key"]
                     .contains(&p["name"].as_str().unwrap_or_default())
+                && (p["name"] != "color" || path.ends_with("/player"))
             {
                 query.push(format!(
                     "{}={example}",
@@ -1062,6 +1067,8 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         "/api/v1/imports/{id}",
         "/api/v1/move",
         "/api/v1/explore",
+        "/api/v1/player",
+        "/player",
         "/api/v1/report",
         "/api/v1/pace",
         "/api/v1/players",
@@ -1466,4 +1473,94 @@ async fn move_search_knobs_are_bounded_over_http() {
     )
     .await;
     assert_eq!(status, 200, "{ok}");
+}
+
+/// `/api/v1/player` (and lichess's `/player`): lichess's player explorer answered as lichess
+/// answers it (NDJSON, the last line complete), with lichess's parameters: `color` required,
+/// `play` from `fen`, `moves` cutting the list but not the totals, `topGames` refused.
+#[tokio::test]
+async fn the_player_explorer_answers_lichess_parameters_in_ndjson() {
+    let s = start(499).await;
+    let raw = |path: &str| {
+        let url = format!("{}{path}", s.base);
+        async move {
+            let r = reqwest::get(url).await.expect("request");
+            let status = r.status().as_u16();
+            let kind = r
+                .headers()
+                .get("content-type")
+                .map(|v| v.to_str().expect("ascii").to_string());
+            (status, kind, r.text().await.expect("body"))
+        }
+    };
+    let (status, kind, body) =
+        raw("/api/v1/player?player=biskupstunga&color=black&play=e2e4&recentGames=2").await;
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(kind.as_deref(), Some("application/x-ndjson"));
+    assert!(body.ends_with('\n') && body.lines().count() == 1, "{body}");
+    let line: Value = serde_json::from_str(body.trim_end()).expect("a JSON line");
+    let (_, explore) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=black&recentGames=2",
+    )
+    .await;
+    assert_eq!(line, explore);
+    // lichess's own path, the same answer.
+    let (_, _, same) = raw("/player?player=Biskupstunga&color=black&play=e2e4&recentGames=2").await;
+    assert_eq!(same, body);
+    // `fen` and `play` together: the walk goes on from the FEN.
+    let after_e4 =
+        "rnbqkbnr%2Fpppppppp%2F8%2F8%2F4P3%2F8%2FPPPP1PPP%2FRNBQKBNR%20b%20KQkq%20-%200%201";
+    let (status, _, from_fen) = raw(&format!(
+        "/api/v1/player?player=Biskupstunga&color=white&fen={after_e4}&play=c7c5"
+    ))
+    .await;
+    assert_eq!(status, 200, "{from_fen}");
+    let (_, walked) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4,c7c5&color=white",
+    )
+    .await;
+    let from_fen: Value = serde_json::from_str(from_fen.trim_end()).expect("JSON");
+    assert_eq!(from_fen["moves"], walked["moves"]);
+    assert_eq!(from_fen["white"], walked["white"]);
+    // `moves`: the most played first, the totals still the position's.
+    let (_, _, two) = raw("/api/v1/player?player=Biskupstunga&color=black&play=e2e4&moves=1").await;
+    let two: Value = serde_json::from_str(two.trim_end()).expect("JSON");
+    assert_eq!(two["moves"].as_array().expect("moves").len(), 1);
+    assert_eq!(two["moves"][0], explore["moves"][0]);
+    for k in ["white", "draws", "black"] {
+        assert_eq!(two[k], explore[k], "{k}");
+    }
+    // Refusals name what is wrong.
+    for (path, names) in [
+        ("/api/v1/player?player=Biskupstunga&play=e2e4", "color"),
+        ("/api/v1/player?color=white", "player"),
+        (
+            "/api/v1/player?player=Biskupstunga&color=white&variant=atomic",
+            "variant",
+        ),
+        (
+            "/api/v1/player?player=Biskupstunga&color=white&topGames=4",
+            "topGames",
+        ),
+        (
+            "/api/v1/player?player=Biskupstunga&color=white&user=x",
+            "user",
+        ),
+        (
+            "/api/v1/player?player=Biskupstunga&color=white&moves=two",
+            "moves",
+        ),
+    ] {
+        let (status, v) = get(&s, path).await;
+        assert_eq!(status, 400, "{path}: {v}");
+        assert!(
+            v["error"].as_str().expect("error").contains(names),
+            "{path}: {v}"
+        );
+    }
+    let (status, _, _) =
+        raw("/api/v1/player?player=Biskupstunga&color=white&topGames=0&variant=standard").await;
+    assert_eq!(status, 200);
 }

@@ -698,3 +698,144 @@ fn the_pace_reads_the_players_games_of_the_clocks_time_class() {
     let _ = child.kill();
     let _ = child.wait();
 }
+
+/// A client written for lichess's player explorer, lichess's own Python client (berserk,
+/// from PyPI: `tests/reference/lichess_client.py`), pointed at `mirror serve`, gets the
+/// counts of `mirror explore` for every question: lichess's parameters (`player` in any
+/// case, a required `color`, `play` from the start or from a `fen`, `speeds`, `since`,
+/// `moves`, `recentGames`), its NDJSON answer, and its refusals as HTTP errors.
+#[test]
+fn lichesss_own_client_reads_the_player_explorer_as_mirror_explore_counts() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+    // (berserk's arguments, `mirror explore`'s arguments for the same question)
+    let questions: Vec<(serde_json::Value, Vec<&str>)> = vec![
+        (
+            serde_json::json!({"player": "Biskupstunga", "color": "white"}),
+            vec!["--color", "white"],
+        ),
+        (
+            serde_json::json!({"player": "biskupstunga", "color": "black", "play": ["e2e4"],
+                "recent_games": 2}),
+            vec!["--moves", "e4", "--color", "black"],
+        ),
+        (
+            serde_json::json!({"player": "Biskupstunga", "color": "white",
+                "play": ["e2e4", "c7c5"], "speeds": ["blitz"], "since": "2017-02"}),
+            vec![
+                "--moves",
+                "e4 c5",
+                "--color",
+                "white",
+                "--time-class",
+                "blitz",
+                "--since",
+                "2017-02",
+            ],
+        ),
+        (
+            serde_json::json!({"player": "Biskupstunga", "color": "white",
+                "position": after_e4, "play": ["c7c5"]}),
+            vec!["--moves", "e4 c5", "--color", "white"],
+        ),
+        (
+            serde_json::json!({"player": "Biskupstunga", "color": "black", "play": ["d2d4"]}),
+            vec!["--moves", "d4", "--color", "black"],
+        ),
+    ];
+    // `mirror explore` first: the server will hold the store.
+    let wanted: Vec<serde_json::Value> = questions
+        .iter()
+        .map(|(_, args)| {
+            let mut all = vec!["explore", "--user", "Biskupstunga", "--json"];
+            all.extend(args);
+            serde_json::from_str(&env.ok(&all)).expect("explore's JSON")
+        })
+        .collect();
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
+    let mut lines: Vec<String> = questions.iter().map(|(q, _)| q.to_string()).collect();
+    // Refused as lichess would: no colour; a variant mirror does not keep.
+    lines.push(serde_json::json!({"player": "Biskupstunga", "color": null}).to_string());
+    lines.push(
+        serde_json::json!({"player": "Biskupstunga", "color": "white", "variant": "atomic"})
+            .to_string(),
+    );
+    let out = with_stdin(
+        {
+            let mut c = std::process::Command::new(
+                std::env::var("MIRROR_PYTHON").unwrap_or("python3".into()),
+            );
+            c.arg(repo().join("tests/reference/lichess_client.py"))
+                .arg(&url);
+            c
+        },
+        &lines.join("\n"),
+    );
+    let answers: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    assert!(
+        out.status.success() && answers.len() == lines.len(),
+        "berserk: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let count =
+        |v: &serde_json::Value, k: &str| v[k].as_u64().unwrap_or_else(|| panic!("{k}: {v}"));
+    for (((q, _), want), got) in questions.iter().zip(&wanted).zip(&answers) {
+        // lichess counts by colour; mirror explore by the player's result.
+        let (wins, losses) = if q["color"] == "white" {
+            ("white", "black")
+        } else {
+            ("black", "white")
+        };
+        assert!(count(want, "games") > 0, "{q}: no games to compare");
+        assert_eq!(count(got, wins), count(want, "wins"), "{q}: {got}");
+        assert_eq!(count(got, "draws"), count(want, "draws"), "{q}");
+        assert_eq!(count(got, losses), count(want, "losses"), "{q}");
+        let moves = |v: &serde_json::Value, keys: [&str; 3]| -> Vec<(String, u64, u64, u64)> {
+            v["moves"]
+                .as_array()
+                .expect("moves")
+                .iter()
+                .map(|m| {
+                    (
+                        m["uci"].as_str().expect("uci").to_string(),
+                        count(m, keys[0]),
+                        count(m, keys[1]),
+                        count(m, keys[2]),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            moves(got, [wins, "draws", losses]),
+            moves(want, ["wins", "draws", "losses"]),
+            "{q}"
+        );
+        let recent = got["recentGames"].as_array().expect("recentGames").len();
+        assert_eq!(
+            recent,
+            q["recent_games"]
+                .as_u64()
+                .unwrap_or(4)
+                .min(count(want, "games")) as usize,
+            "{q}"
+        );
+    }
+    for refused in &answers[questions.len()..] {
+        assert_eq!(refused["error"], 400, "{refused}");
+    }
+    assert!(
+        answers[questions.len()]["body"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("color"))
+    );
+    assert!(
+        answers[questions.len() + 1]["body"]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("variant"))
+    );
+    stop(child, stderr);
+}
