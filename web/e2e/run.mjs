@@ -264,6 +264,60 @@ check('one colour per walk: the colour chosen holds across clicks, the board kee
   }
 });
 
+check('a recent game replays on the board, move by move, and leads back to the explorer', async () => {
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4&color=black`);
+  const want = await tableMatchesApi({ user, moves: 'e2e4', color: 'black' });
+  const first = want.recentGames[0];
+  assert.ok(first, 'a recent game after 1.e4');
+  await page.click('section.recent li:first-child a.replay');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'game');
+  const q = new URL(page.url()).searchParams;
+  assert.equal(q.get('game'), first.id);
+  assert.equal(q.get('ply'), '1');
+  const game = await api('/api/v1/game', { user, id: first.id });
+  await page.waitForSelector('ol.score-sheet a.move');
+  const sheet = await page.$$eval('ol.score-sheet a.move', as => as.map(a => a.textContent));
+  assert.deepEqual(sheet, game.moves.map(m => m.san), 'the score sheet is the game');
+  assert.equal(game.moves[1].uci, first.uci, 'the game plays the move the explorer listed');
+  // Shown at the explored position: after 1.e4, the board Black's way up (his colour).
+  assert.equal(await page.textContent('ol.score-sheet a.move.current'), 'e4');
+  assert.ok(await page.$('.cg-wrap.orientation-black'));
+  const pieceCount = () => page.evaluate(() => document.querySelector('cg-board')?.querySelectorAll('piece').length);
+  const pieces = await pieceCount();
+  // Forward with the key, then a click on a later move, then back to the start.
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('ply') === '2');
+  assert.equal(await page.textContent('ol.score-sheet a.move.current'), game.moves[1].san);
+  const later = Math.min(game.moves.length, 12);
+  await page.click(`ol.score-sheet a.move[data-ply="${later}"]`);
+  await page.waitForFunction(n => new URL(location.href).searchParams.get('ply') === String(n), later);
+  assert.equal(await page.textContent('ol.score-sheet a.move.current'), game.moves[later - 1].san);
+  assert.ok((await pieceCount()) <= pieces, 'captures leave fewer pieces, never more');
+  if (shots) await page.waitForTimeout(400); // the board's animation ends
+  await shot('game-replay');
+  await page.keyboard.press('End');
+  await page.waitForFunction(n => new URL(location.href).searchParams.get('ply') === String(n), game.moves.length);
+  assert.ok(await page.$('p.game-end'), 'the end of the game is said');
+  await page.keyboard.press('Home');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('ply') === '0');
+  // Back to the explorer at a position of the game, in his colour.
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('ply') === '2');
+  await page.click('a.explore-here');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === null);
+  assert.deepEqual(movesInUrl(), game.moves.slice(0, 2).map(m => m.uci));
+  await tableMatchesApi({ user, moves: game.moves.slice(0, 2).map(m => m.uci).join(','), color: game.color });
+  // An id that is not one of his games says so (the browser logs the 404 it was
+  // answered: that one line is expected, any other error still fails the check).
+  const before = errors.length;
+  await page.goto(`${base}/?view=game&user=${encodeURIComponent(user)}&game=nope&ply=0`);
+  await page.waitForSelector('p.error');
+  assert.match(await page.textContent('.side'), /no game "nope"/);
+  const logged = errors.splice(before);
+  errors.push(...logged.filter(e => !/status of 404/.test(e)));
+});
+
 check('filters: speed, colour, opponent rating and dates are in the URL and the table', async () => {
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4`);
   await tableMatchesApi({ user, moves: 'e2e4' });
@@ -527,6 +581,22 @@ check("the engine's evaluations: a bar for the position, an Eval column and lich
   const width = await page.$eval('.evalbar .fill', d => parseFloat(d.style.width));
   assert.ok(width > 0 && width < 100, `the bar is filled in part: ${width}%`);
   await shot('explore-evaluations');
+  // Nothing clipped: with every column (the Eval one too) the table fits beside the board
+  // on a 1366 px laptop, and on a phone; the opening shows under each move there.
+  for (const [w, h] of [[1366, 768], [390, 844]]) {
+    await page.setViewportSize({ width: w, height: h });
+    await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=${found.join(',')}`);
+    await tableMatchesApi({ user, moves: found.join(',') });
+    const clipped = await page.$eval('.table-scroll', d => d.scrollWidth - d.clientWidth);
+    assert.ok(clipped <= 0, `at ${w} px the table is ${clipped}px wider than its box`);
+    const shown = await page.$$eval('table.moves tbody .opening-inline', s => s.filter(e => e.offsetParent !== null).length);
+    const named = want.moves.filter(m => m.opening).length;
+    assert.equal(shown, named, `at ${w} px every move's opening shows under it`);
+    const headings = await page.$$eval('table.moves thead th', ths => ths.filter(t => t.offsetParent !== null).length);
+    const cells = await page.$$eval('table.moves tbody tr:first-child td', tds => tds.filter(t => t.offsetParent !== null).length);
+    assert.equal(headings, cells, `at ${w} px each shown column has its heading`);
+  }
+  await page.setViewportSize({ width: 1280, height: 900 });
 });
 
 check('a phone-sized screen shows the board and the tables without sideways scrolling', async () => {
@@ -535,7 +605,15 @@ check('a phone-sized screen shows the board and the tables without sideways scro
   await tableMatchesApi({ user, moves: 'e2e4,c7c5' });
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   assert.ok(overflow <= 0, `the page is ${overflow}px wider than the screen`);
+  // The filters fold away (their summary says what is set), so the moves table starts on
+  // the first screen; opened, they are all there.
+  assert.equal(await page.$eval('details.filters-fold', d => d.open), false);
+  assert.match(await page.textContent('details.filters-fold > summary'), /as white/);
+  const row = await page.locator('table.moves tbody tr:first-child').boundingBox();
+  assert.ok(row.y + row.height <= 844, `the first move's row ends at ${row.y + row.height}px`);
   await shot('explore-phone');
+  await page.click('details.filters-fold > summary');
+  assert.ok(await page.isVisible('input[name=speeds][value=blitz]'));
   await page.goto(`${base}/?view=prep&user=${encodeURIComponent(user)}&opponent=${encodeURIComponent(user)}&moves=e2e4,c7c5`);
   await page.waitForSelector('ol.prep-lines');
   const wider = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);

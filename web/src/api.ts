@@ -80,6 +80,23 @@ export interface RecentGame {
   url: string | null;
 }
 
+/** `/api/v1/game`: one stored game, to replay. */
+export interface Game {
+  id: string;
+  url: string | null;
+  white: { name: string; rating: number | null };
+  black: { name: string; rating: number | null };
+  winner: 'white' | 'black' | null;
+  result: '1-0' | '0-1' | '1/2-1/2';
+  speed: string;
+  mode: string;
+  date: string | null;
+  /** The player's colour in the game. */
+  color: 'white' | 'black' | null;
+  opening: Opening | null;
+  moves: { uci: string; san: string; seconds: number | null; clock: number | null }[];
+}
+
 export interface Explore {
   white: number;
   draws: number;

@@ -4,7 +4,7 @@ import type { Api as Board } from 'chessground/api';
 import type { DrawShape } from 'chessground/draw';
 import { type Eval, type Explore, type ExploreMove, getJson } from './api';
 import { type Line, boardAt, ends, moveNumber, play, sanOf } from './chess';
-import { type Filters, type PageState, SOURCES, SPEEDS, filterParams } from './state';
+import { type Filters, type PageState, SOURCES, SPEEDS, filterParams, href } from './state';
 import { count, duration, el, message, pct, resultBar } from './ui';
 
 export interface ExploreHost {
@@ -135,6 +135,28 @@ function filtersForm(host: ExploreHost): HTMLElement {
   return form;
 }
 
+/** Whether the person opened or closed the filters (else: open beside the board, folded
+ * on a phone so that the moves table is on the first screen). */
+let filtersOpen: boolean | undefined;
+
+/** The filters form in a fold whose summary says which filters are set. */
+function folded(f: Filters, form: HTMLElement): HTMLElement {
+  const set = [
+    `as ${playerColour(f)}`,
+    f.speeds.length ? f.speeds.join(', ') : '',
+    f.rated === 'true' ? 'rated' : f.rated === 'false' ? 'casual' : '',
+    f.sources.length ? f.sources.join(', ') : '',
+    f.since || f.until ? `${f.since || '…'} to ${f.until || '…'}` : '',
+    f.opponentRating ? `opponents ${f.opponentRating}` : '',
+  ].filter(Boolean);
+  const open = filtersOpen ?? !window.matchMedia('(max-width: 700px)').matches;
+  const fold = el('details', { class: 'filters-fold', open }, el('summary', {}, `Filters: ${set.join(' · ')}`), form);
+  fold.addEventListener('toggle', () => {
+    filtersOpen = fold.open;
+  });
+  return fold;
+}
+
 function crumbs(host: ExploreHost, line: Line): HTMLElement {
   const nav = el('nav', { class: 'crumbs', 'aria-label': 'moves' });
   const link = (label: string, upto: number) => {
@@ -189,12 +211,19 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
     const r = mine(m, colour);
     const row = el(
       'tr',
-      { class: m.score.fewGames ? 'move few' : 'move', 'data-uci': m.uci, tabindex: 0, title: `play ${m.san}` },
+      {
+        class: m.score.fewGames ? 'move few' : 'move',
+        'data-uci': m.uci,
+        tabindex: 0,
+        title: `play ${m.san}${m.lastPlayed ? ` · last played ${m.lastPlayed}` : ''}`,
+      },
       el(
         'td',
         { class: 'san' },
         m.san,
         m.judgement ? el('span', { class: `judgement ${m.judgement}`, title: `${m.judgement}: loses ${m.winLoss} win% points` }, MARKS[m.judgement]) : null,
+        // Under the move where the table is narrow (its own column then folds away).
+        m.opening ? el('small', { class: 'opening-inline' }, `${m.opening.eco} ${m.opening.name}`) : null,
       ),
       el('td', { class: 'num games' }, count(games(m))),
       el('td', { class: 'wdl' }, resultBar(r.wins, r.draws, r.losses)),
@@ -244,16 +273,17 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
       el(
         'tr',
         {},
-        el('th', {}, 'Move'),
-        el('th', { class: 'num' }, 'Games'),
-        el('th', {}, `Result (${colour})`),
-        el('th', { class: 'num', title: "the player's score and its 95% interval" }, 'Score'),
-        el('th', { class: 'num', title: 'performance rating' }, 'Perf.'),
-        el('th', { class: 'num', title: 'average opponent rating' }, 'Opp.'),
-        el('th', { class: 'num', title: 'mean time the move took (the average over the timed games), where the clocks say' }, 'Mean time'),
-        evaluated ? el('th', { class: 'num', title: "the engine's evaluation after the move, from White's side" }, 'Eval') : null,
-        el('th', {}, 'Last played'),
-        el('th', {}, 'Opening'),
+        // Each heading has its column's class: narrow screens fold columns away by class.
+        el('th', { class: 'san' }, 'Move'),
+        el('th', { class: 'num games' }, 'Games'),
+        el('th', { class: 'wdl' }, `Result (${colour})`),
+        el('th', { class: 'num score', title: "the player's score and its 95% interval" }, 'Score'),
+        el('th', { class: 'num perf', title: 'performance rating' }, 'Perf.'),
+        el('th', { class: 'num opp', title: 'average opponent rating' }, 'Opp.'),
+        el('th', { class: 'num time', title: 'mean time the move took (the average over the timed games), where the clocks say' }, 'Mean time'),
+        evaluated ? el('th', { class: 'num eval', title: "the engine's evaluation after the move, from White's side" }, 'Eval') : null,
+        el('th', { class: 'last' }, 'Last played'),
+        el('th', { class: 'opening' }, 'Opening'),
       ),
     ),
     body,
@@ -267,13 +297,18 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
         el('td', { class: 'num games' }, count(n)),
         el('td', {}, resultBar(total.wins, total.draws, total.losses)),
         el('td', { class: 'num' }, n ? pct(score) : '–'),
-        el('td', { colspan: evaluated ? 6 : 5 }),
+        el('td', { class: 'perf' }),
+        el('td', { class: 'opp' }),
+        el('td', { class: 'time' }),
+        evaluated ? el('td', { class: 'eval' }) : null,
+        el('td', { class: 'last' }),
+        el('td', { class: 'opening' }),
       ),
     ),
   );
 }
 
-function recent(data: Explore, line: Line): HTMLElement | null {
+function recent(host: ExploreHost, data: Explore, line: Line): HTMLElement | null {
   if (!data.recentGames.length) return null;
   const items = data.recentGames.map(g => {
     const result = g.winner === 'white' ? '1-0' : g.winner === 'black' ? '0-1' : '½-½';
@@ -286,15 +321,27 @@ function recent(data: Explore, line: Line): HTMLElement | null {
       el('b', {}, result),
       ` · ${g.speed} · ${g.month ?? g.year ?? ''} · `,
       el('b', {}, sanOf(line.pos, g.uci)),
+      ' · ',
+      replay(host, g.id, line.sans.length),
     );
   });
   return el('section', { class: 'recent' }, el('h3', {}, 'Recent games'), el('ul', {}, ...items));
 }
 
+/** A link replaying game `id` on the board from ply `ply` (the position explored). */
+function replay(host: ExploreHost, id: string, ply: number): HTMLElement {
+  const a = el('a', { class: 'replay', href: href({ ...host.state, view: 'game', game: id, ply }) }, 'replay');
+  a.addEventListener('click', e => {
+    e.preventDefault();
+    host.go({ view: 'game', game: id, ply });
+  });
+  return a;
+}
+
 export async function render(host: ExploreHost, side: HTMLElement, below: HTMLElement): Promise<void> {
   const s = host.state;
   const { line, bad } = play(s.moves);
-  side.replaceChildren(filtersForm(host));
+  side.replaceChildren(folded(s.filters, filtersForm(host)));
   below.replaceChildren(crumbs(host, line));
   const colour = playerColour(s.filters);
   host.board.set(boardAt(line, colour, line.pos.turn, uci => host.go({ moves: [...s.moves, uci] })));
@@ -326,7 +373,7 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
   const parts: (HTMLElement | null)[] = [heading];
   if (data.eval) parts.push(evalBar(data.eval, colour));
   if (data.moves.length) {
-    parts.push(el('div', { class: 'table-scroll' }, table(host, data, colour)), recent(data, line));
+    parts.push(el('div', { class: 'table-scroll' }, table(host, data, colour)), recent(host, data, line));
   } else {
     parts.push(message(`${s.user} has no games from here with these filters (as ${colour}).`));
   }

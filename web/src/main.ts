@@ -6,6 +6,7 @@ import { Chessground } from 'chessground';
 import * as add from './add';
 import { type Player, getJson } from './api';
 import * as explore from './explore';
+import * as gameView from './game';
 import * as playView from './play';
 import * as prepView from './prep';
 import * as report from './report';
@@ -76,6 +77,7 @@ async function show(): Promise<void> {
     main.replaceChildren(left, side);
     if (s.view === 'play') playView.render(host, side, below);
     else if (s.view === 'prep') await prepView.render(host, side, below, players);
+    else if (s.view === 'game') await gameView.render(host, side, below);
     else await explore.render(host, side, below);
     board.redrawAll();
   }
@@ -99,7 +101,20 @@ window.addEventListener('popstate', () => {
 });
 document.addEventListener('keydown', e => {
   const target = e.target as HTMLElement | null;
-  if (host.state.view !== 'explore' || target?.closest('input, select, textarea')) return;
+  if (target?.closest('input, select, textarea')) return;
+  if (host.state.view === 'game') {
+    // A replayed game: left and right step a move, Home and End go to its ends.
+    const plies = gameView.length(host.state);
+    if (plies === undefined) return;
+    const ply = host.state.ply;
+    const to = { ArrowLeft: ply - 1, ArrowRight: ply + 1, Home: 0, End: plies }[e.key];
+    if (to !== undefined && to >= 0 && to <= plies && to !== ply) {
+      e.preventDefault();
+      host.go({ ply: to });
+    }
+    return;
+  }
+  if (host.state.view !== 'explore') return;
   const moves = host.state.moves;
   if (e.key === 'ArrowLeft' && moves.length) host.go({ moves: moves.slice(0, -1) });
   // Forward along the line last walked back from (as lichess's explorer does).

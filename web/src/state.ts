@@ -1,6 +1,6 @@
 // What the page shows, held in its URL: a view is a link.
 
-export type View = 'explore' | 'play' | 'prep' | 'report' | 'add';
+export type View = 'explore' | 'play' | 'prep' | 'report' | 'add' | 'game';
 export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 export const SOURCES = ['chesscom', 'lichess', 'otb'];
 
@@ -24,6 +24,10 @@ export interface PageState {
   side: 'white' | 'black';
   /** The player prepared against in the prepare view. */
   opponent: string;
+  /** The stored game replayed in the game view (its id, as the explorer lists it). */
+  game: string;
+  /** The moves of the game shown in the game view (0: the start position). */
+  ply: number;
 }
 
 const list = (v: string | null): string[] =>
@@ -38,7 +42,7 @@ export function read(search: string = location.search): PageState {
   const color = q.get('color');
   const rated = q.get('rated');
   return {
-    view: view === 'play' || view === 'prep' || view === 'report' || view === 'add' ? view : 'explore',
+    view: view === 'play' || view === 'prep' || view === 'report' || view === 'add' || view === 'game' ? view : 'explore',
     user: q.get('user') ?? '',
     moves: list(q.get('moves')),
     filters: {
@@ -52,6 +56,8 @@ export function read(search: string = location.search): PageState {
     },
     side: q.get('side') === 'black' ? 'black' : 'white',
     opponent: q.get('opponent') ?? '',
+    game: q.get('game') ?? '',
+    ply: Math.max(0, Math.floor(Number(q.get('ply') ?? 0)) || 0),
   };
 }
 
@@ -72,6 +78,11 @@ export function href(s: PageState): string {
   if (s.view !== 'explore') q.set('view', s.view);
   if (s.user) q.set('user', s.user);
   if (s.view === 'add') return `/?${q.toString()}`;
+  if (s.view === 'game') {
+    q.set('game', s.game);
+    q.set('ply', String(s.ply));
+    return `/?${q.toString()}`;
+  }
   if (s.moves.length) q.set('moves', s.moves.join(','));
   if (s.view === 'play') {
     q.set('side', s.side);

@@ -19,6 +19,14 @@ pub enum ApiError {
     /// No such route.
     #[error("no such endpoint: {0}")]
     NotFound(String),
+    /// The game asked for is not one of the player's.
+    #[error("no game {id:?} among {player}'s games")]
+    UnknownGame {
+        /// The player.
+        player: String,
+        /// The id asked for.
+        id: String,
+    },
     /// The route exists, the method does not.
     #[error("method {method} not allowed for {path}")]
     MethodNotAllowed {
@@ -87,7 +95,9 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::UnknownPlayer(_) | ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::UnknownPlayer(_) | ApiError::NotFound(_) | ApiError::UnknownGame { .. } => {
+                StatusCode::NOT_FOUND
+            }
             ApiError::MethodNotAllowed { .. } => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -108,6 +118,7 @@ impl ApiError {
         match self {
             ApiError::BadRequest(_) => "bad_request",
             ApiError::UnknownPlayer(_) => "unknown_player",
+            ApiError::UnknownGame { .. } => "unknown_game",
             ApiError::NotFound(_) => "not_found",
             ApiError::MethodNotAllowed { .. } => "method_not_allowed",
             ApiError::TooLarge(_) => "too_large",

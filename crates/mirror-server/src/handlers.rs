@@ -364,6 +364,36 @@ pub(crate) async fn player<S: GraphStore + Send + Sync + 'static>(
     Ok(([(header::CONTENT_TYPE, "application/x-ndjson")], line).into_response())
 }
 
+/// `GET /api/v1/game`: one of the player's stored games, to replay on the page (its moves
+/// in UCI and SAN, their times, the players, the result, its opening).
+pub(crate) async fn game<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let params::GameRequest { user, id } = params::GameQuery::from_raw(query(q)?)?.parse()?;
+    let known = state.known_players.clone();
+    let answer = state
+        .blocking(move |store, _| {
+            require_player(&known, store, &user)?;
+            let unknown = || ApiError::UnknownGame {
+                player: user.clone(),
+                id: id.0.clone(),
+            };
+            if store.ingested(&user, std::slice::from_ref(&id))?.is_empty() {
+                return Err(unknown());
+            }
+            let record = store.game(&id)?.ok_or_else(|| {
+                ApiError::Internal(format!("game {id} is listed for {user} but has no record"))
+            })?;
+            let mut names = vec![user.clone()];
+            names.extend(store.accounts(&user)?.into_iter().map(|a| a.name));
+            crate::response::GameJson::new(&record, record.color_of(&names))
+                .map_err(ApiError::Internal)
+        })
+        .await?;
+    Ok(Json(answer).into_response())
+}
+
 /// The explorer's answer (kept, see [`kept`]) as JSON bytes.
 async fn explore_body<S: GraphStore + Send + Sync + 'static>(
     state: &Arc<AppState<S>>,

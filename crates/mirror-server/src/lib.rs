@@ -7,6 +7,7 @@
 //!   `recentGames[]`).
 //! - `GET /api/v1/player` (and lichess's own `/player`): lichess's player explorer with
 //!   lichess's parameters, answered as NDJSON, for clients written for lichess.
+//! - `GET /api/v1/game`: one of the player's stored games, to replay.
 //! - `GET /api/v1/players`: the players in the store.
 //! - `GET /api/v1/book`, `GET /api/v1/book/newest`: what the engine reads (a position's
 //!   summed move rows, the newest game's month), for `mirror play`/`uci` in another
@@ -460,6 +461,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/player",
             get(handlers::player::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/game",
+            get(handlers::game::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/report",

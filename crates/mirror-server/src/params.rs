@@ -203,6 +203,47 @@ query! {
 }
 
 query! {
+    /// `/api/v1/game`: one of the player's stored games, to replay.
+    GameQuery {
+        /// The player.
+        user = "user",
+        /// The game, as the explorer's `recentGames[].id` names it.
+        id = "id",
+    }
+}
+
+/// What `/api/v1/game` asks, checked.
+#[derive(Debug)]
+pub struct GameRequest {
+    /// The player.
+    pub user: String,
+    /// The game.
+    pub id: mirror_core::GameId,
+}
+
+impl GameQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<GameRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let id = self
+            .id
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .ok_or_else(|| bad("missing parameter \"id\""))?;
+        if id.len() > 512 || id.chars().any(char::is_control) {
+            return Err(bad(
+                "id: not a game's id (at most 512 characters, no control characters)",
+            ));
+        }
+        Ok(GameRequest {
+            user,
+            id: mirror_core::GameId(id.to_string()),
+        })
+    }
+}
+
+query! {
     /// `/api/v1/report`: whose games, and how much to list.
     ReportQuery {
         /// The player.

@@ -267,6 +267,101 @@ pub(crate) struct RecentJson {
     pub(crate) url: Option<String>,
 }
 
+/// `/api/v1/game`: one stored game, to replay move by move.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GameJson {
+    pub(crate) id: String,
+    /// The game's page on Chess.com or lichess, where known.
+    pub(crate) url: Option<String>,
+    pub(crate) white: PlayerJson,
+    pub(crate) black: PlayerJson,
+    pub(crate) winner: Option<&'static str>,
+    /// `1-0`, `0-1` or `1/2-1/2`.
+    pub(crate) result: &'static str,
+    pub(crate) speed: &'static str,
+    pub(crate) mode: &'static str,
+    /// `YYYY-MM-DD`, where known.
+    pub(crate) date: Option<String>,
+    /// The player's colour in it (none where neither side has one of their names).
+    pub(crate) color: Option<&'static str>,
+    /// The last named opening on its moves.
+    pub(crate) opening: Option<OpeningJson>,
+    pub(crate) moves: Vec<GameMoveJson>,
+}
+
+/// One move of a replayed game.
+#[derive(Serialize)]
+#[serde(rename_all = "camelCase")]
+pub(crate) struct GameMoveJson {
+    pub(crate) uci: String,
+    pub(crate) san: String,
+    /// The seconds it took, where the game's clock says.
+    pub(crate) seconds: Option<f64>,
+    /// The mover's clock left after it (before any increment), seconds, where known.
+    pub(crate) clock: Option<f64>,
+}
+
+impl GameJson {
+    /// The game as the page replays it; a stored move that does not replay is a damaged
+    /// store, named.
+    pub(crate) fn new(
+        g: &mirror_core::GameRecord,
+        color: Option<Color>,
+    ) -> Result<GameJson, String> {
+        let mut moves = Vec::with_capacity(g.moves.len());
+        let mut opening = None;
+        for (i, ply) in g.replay().enumerate() {
+            let ply = ply.map_err(|e| format!("game {}: {e}", g.id))?;
+            let time = g.times.get(i).copied().flatten();
+            moves.push(GameMoveJson {
+                uci: notation::uci(ply.mv),
+                san: notation::san_plus(&ply.pos, ply.mv),
+                seconds: time.map(|t| f64::from(t.spent_ms) / 1000.0),
+                clock: time
+                    .and_then(|t| t.left_ms)
+                    .map(|ms| f64::from(ms) / 1000.0),
+            });
+            let mut after = ply.pos;
+            after.play_unchecked(ply.mv);
+            opening = Openings::builtin().at(&after).or(opening);
+        }
+        Ok(GameJson {
+            id: g.id.0.clone(),
+            url: g.id.url().map(str::to_string),
+            white: PlayerJson {
+                name: g.white.name.clone(),
+                rating: g.white.rating,
+            },
+            black: PlayerJson {
+                name: g.black.name.clone(),
+                rating: g.black.rating,
+            },
+            winner: winner(g.result),
+            result: match g.result {
+                GameResult::WhiteWins => "1-0",
+                GameResult::BlackWins => "0-1",
+                GameResult::Draw => "1/2-1/2",
+            },
+            speed: speed(g.time_class),
+            mode: if g.rated { "rated" } else { "casual" },
+            date: g.date.map(|d| d.to_string()),
+            color: color.map(color_name),
+            opening: opening.map(OpeningJson::from),
+            moves,
+        })
+    }
+}
+
+/// lichess's `winner`: the colour that won, none for a draw.
+fn winner(r: GameResult) -> Option<&'static str> {
+    match r {
+        GameResult::WhiteWins => Some("white"),
+        GameResult::BlackWins => Some("black"),
+        GameResult::Draw => None,
+    }
+}
+
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 pub(crate) struct ExploreResponse {
@@ -304,11 +399,7 @@ pub(crate) fn recent_json(r: &RecentGame) -> RecentJson {
     let g = &r.game;
     RecentJson {
         id: g.id.0.clone(),
-        winner: match g.result {
-            GameResult::WhiteWins => Some("white"),
-            GameResult::BlackWins => Some("black"),
-            GameResult::Draw => None,
-        },
+        winner: winner(g.result),
         speed: speed(g.time_class),
         mode: if g.rated { "rated" } else { "casual" },
         white: PlayerJson {

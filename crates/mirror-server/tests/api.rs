@@ -968,8 +968,8 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
-        BookQuery, ExploreQuery, MoveQuery, NewestQuery, PaceQuery, PlayerQuery, PrepQuery,
-        ReportQuery, UploadQuery,
+        BookQuery, ExploreQuery, GameQuery, MoveQuery, NewestQuery, PaceQuery, PlayerQuery,
+        PrepQuery, ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -1003,6 +1003,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         params("/api/v1/player", "get"),
         sorted(PlayerQuery::params())
     );
+    assert_eq!(params("/api/v1/game", "get"), sorted(GameQuery::params()));
     assert_eq!(
         params("/api/v1/report", "get"),
         sorted(ReportQuery::params())
@@ -1038,7 +1039,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         let mut query = Vec::new();
         for p in ops["get"]["parameters"].as_array().into_iter().flatten() {
             if let Some(example) = p["example"].as_str()
-                && ["user", "player", "color", "opponent", "moves", "key"]
+                && ["user", "player", "color", "opponent", "moves", "key", "id"]
                     .contains(&p["name"].as_str().unwrap_or_default())
                 && (p["name"] != "color" || path.ends_with("/player"))
             {
@@ -1069,6 +1070,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         "/api/v1/explore",
         "/api/v1/player",
         "/player",
+        "/api/v1/game",
         "/api/v1/report",
         "/api/v1/pace",
         "/api/v1/players",
@@ -1563,4 +1565,87 @@ async fn the_player_explorer_answers_lichess_parameters_in_ndjson() {
     let (status, _, _) =
         raw("/api/v1/player?player=Biskupstunga&color=white&topGames=0&variant=standard").await;
     assert_eq!(status, 200);
+}
+
+/// `/api/v1/game`: a stored game of the player, to replay: its moves in SAN and UCI as the
+/// PGN has them, with the clock's times; the game behind a recent game of the explorer;
+/// another player's or an unknown id a 404 naming it.
+#[tokio::test]
+async fn a_stored_game_replays_move_by_move() {
+    let s = start(20).await;
+    let first = "https://www.chess.com/game/live/1960894102";
+    let (status, g) = get(&s, &format!("/api/v1/game?user=biskupstunga&id={first}")).await;
+    assert_eq!(status, 200, "{g}");
+    // The PGN: 1. e4 {[%clk 0:10:00]} 1... d5 {[%clk 0:10:00]} 2. exd5 {[%clk 0:09:54.6]}
+    // 2... c5 {[%clk 0:09:55.7]} 3. Nc3 ...
+    let sans: Vec<&str> = g["moves"]
+        .as_array()
+        .expect("moves")
+        .iter()
+        .map(|m| m["san"].as_str().expect("san"))
+        .collect();
+    assert_eq!(sans[..6], ["e4", "d5", "exd5", "c5", "Nc3", "c4"], "{g}");
+    assert_eq!(sans[10], "Bb5+", "{g}");
+    assert_eq!(g["moves"][2]["uci"], "e4d5");
+    assert_eq!(g["moves"][2]["clock"], 594.6);
+    assert!(
+        (g["moves"][2]["seconds"].as_f64().expect("seconds") - 5.4).abs() < 1e-9,
+        "{g}"
+    );
+    assert_eq!(g["color"], "white");
+    assert_eq!(g["white"]["name"], "Biskupstunga");
+    assert_eq!(g["black"]["name"], "DARTH-ZANE");
+    assert_eq!(g["url"], first);
+    assert_eq!(g["date"], "2017-02-20");
+    assert!(["1-0", "0-1", "1/2-1/2"].contains(&g["result"].as_str().expect("result")));
+    // Every SAN is the UCI move in its position: the line replays.
+    let mut pos = shakmaty::Chess::default();
+    for m in g["moves"].as_array().expect("moves") {
+        let san: shakmaty::san::SanPlus = m["san"].as_str().expect("san").parse().expect("SAN");
+        let mv = san.san.to_move(&pos).expect("legal");
+        // The check marks are the position's: `+` after a check, `#` after mate.
+        let after = shakmaty::Position::play(pos.clone(), mv).expect("plays");
+        assert_eq!(
+            san.suffix.is_some(),
+            shakmaty::Position::is_check(&after),
+            "{m}"
+        );
+        assert_eq!(
+            shakmaty::uci::UciMove::from_standard(mv).to_string(),
+            m["uci"].as_str().expect("uci")
+        );
+        pos = shakmaty::Position::play(pos, mv).expect("plays");
+    }
+    // The explorer's recent games open here, each at the move it lists.
+    let (_, e) = get(
+        &s,
+        "/api/v1/explore?user=Biskupstunga&play=e2e4&color=black&recentGames=3",
+    )
+    .await;
+    for r in e["recentGames"].as_array().expect("recent") {
+        let id = r["id"].as_str().expect("id");
+        let (status, g) = get(&s, &format!("/api/v1/game?user=Biskupstunga&id={id}")).await;
+        assert_eq!(status, 200, "{g}");
+        assert_eq!(g["moves"][0]["uci"], "e2e4");
+        assert_eq!(g["moves"][1]["uci"], r["uci"]);
+        assert_eq!(g["white"], r["white"]);
+        assert_eq!(g["winner"], r["winner"]);
+    }
+    for (path, status, names) in [
+        (
+            "/api/v1/game?user=Biskupstunga&id=https://www.chess.com/game/live/1",
+            404,
+            "live/1",
+        ),
+        ("/api/v1/game?user=nobody&id=x", 404, "nobody"),
+        ("/api/v1/game?user=Biskupstunga", 400, "id"),
+        ("/api/v1/game?user=Biskupstunga&id=a%0Ab", 400, "id"),
+    ] {
+        let (got, v) = get(&s, path).await;
+        assert_eq!(got, status, "{path}: {v}");
+        assert!(
+            v["error"].as_str().expect("error").contains(names),
+            "{path}: {v}"
+        );
+    }
 }
