@@ -70,7 +70,7 @@ check('an empty store opens on "Add a player"', async () => {
   assert.equal(new URL(page.url()).searchParams.get('view'), 'add');
   assert.equal(await page.textContent('#player option'), 'no players yet');
   assert.equal(await page.isVisible('#add-file'), false);
-  assert.equal(await page.isVisible('#add-token'), false, 'no token on a loopback server');
+  assert.equal(await page.isVisible('#add-token'), false, 'no token field for the owner');
 });
 
 check('a Chess.com account is imported with its months and games shown', async () => {
@@ -81,6 +81,11 @@ check('a Chess.com account is imported with its months and games shown', async (
   assert.equal(job.what, 'Chess.com hikaru');
   assert.equal(job.gamesNew, 214);
   assert.equal((await page.textContent('#add-progress .months')).trim(), '2 of 2 months');
+  // The owner's page got the token from its server (the import needed it): nothing typed.
+  assert.equal(await page.isVisible('#add-token'), false, 'no token typed by the owner');
+  assert.ok(await page.evaluate(() => sessionStorage.getItem('mirror-token')), 'the token kept for this tab');
+  const without = await fetch(`${base}/api/v1/imports`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"user":"hikaru"}' });
+  assert.equal(without.status, 401, 'an import without the token is refused on loopback too');
   await shot('add-chesscom');
   const players = await api('/api/v1/players');
   assert.deepEqual(players, [{ name: 'hikaru', games: 214 }]);

@@ -1,7 +1,8 @@
 // Add a player: a Chess.com or lichess account, or a PGN file, imported by the server
 // while the page follows it (months, games, errors); and the new games of the chosen
-// player, from the accounts recorded with it. On a loopback server nothing more is
-// needed; beyond it, the server's token (asked for once, kept for this tab).
+// player, from the accounts recorded with it. Every import needs the server's token: the
+// page of the user who started the server, on the same machine, gets it from the server
+// (`/api/v1/session`); anyone else types it once (kept for this tab).
 
 import { ApiError, type Job, getJson, post } from './api';
 import type { PageState } from './state';
@@ -63,7 +64,7 @@ export function render(host: AddHost, side: HTMLElement): void {
   const file = el('input', { id: 'add-file', type: 'file', accept: '.pgn,application/x-chess-pgn,text/plain' });
   const token = el('input', { id: 'add-token', type: 'password', placeholder: "the server's token", autocomplete: 'off' });
   token.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
-  const tokenRow = el('label', { class: 'row token', hidden: !token.value }, 'Token ', token);
+  const tokenRow = el('label', { class: 'row token', hidden: true }, 'Token ', token);
   const go = el('button', { id: 'add-go', type: 'submit' }, 'Import');
   const out = el('div', { class: 'add-out' });
   const form = el('form', { class: 'filters add' }, kind, name, file, go, tokenRow);
@@ -107,6 +108,9 @@ export function render(host: AddHost, side: HTMLElement): void {
       }
     } catch (e) {
       if (e instanceof ApiError && e.status === 401) {
+        // A token kept from an earlier server (or mistyped): asked afresh next time.
+        sessionStorage.removeItem(TOKEN_KEY);
+        token.value = '';
         tokenRow.hidden = false;
         out.replaceChildren(message(`${e.message}. Enter the token and import again.`, 'error'));
       } else {
@@ -118,10 +122,22 @@ export function render(host: AddHost, side: HTMLElement): void {
       if (sync) sync.disabled = false;
     }
   };
-  const secret = (): string | undefined => {
-    const t = token.value.trim();
-    if (t) sessionStorage.setItem(TOKEN_KEY, t);
-    return t || undefined;
+  /** The write token: typed, kept for this tab, or given by the server to its owner's page. */
+  const secret = async (): Promise<string | undefined> => {
+    const typed = token.value.trim();
+    if (typed) {
+      sessionStorage.setItem(TOKEN_KEY, typed);
+      return typed;
+    }
+    try {
+      const given = await getJson<{ token: string }>('/api/v1/session');
+      sessionStorage.setItem(TOKEN_KEY, given.token);
+      return given.token;
+    } catch {
+      // Not the owner's page: the person types it (the 401 below says where it is).
+      tokenRow.hidden = false;
+      return undefined;
+    }
   };
 
   form.addEventListener('submit', e => {
@@ -135,13 +151,13 @@ export function render(host: AddHost, side: HTMLElement): void {
         return;
       }
       const q = new URLSearchParams({ user: who });
-      void run(() => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', secret()));
+      void run(async () => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', await secret()));
     } else {
-      void run(() => post<Job>('/api/v1/imports', JSON.stringify({ [k]: who }), 'application/json', secret()));
+      void run(async () => post<Job>('/api/v1/imports', JSON.stringify({ [k]: who }), 'application/json', await secret()));
     }
   });
   sync?.addEventListener('click', () => {
-    void run(() => post<Job>('/api/v1/imports', JSON.stringify({ user }), 'application/json', secret()));
+    void run(async () => post<Job>('/api/v1/imports', JSON.stringify({ user }), 'application/json', await secret()));
   });
 
   side.replaceChildren(

@@ -590,7 +590,7 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
 ) -> Result<Json<crate::CommandOutput>, ApiError> {
     // The token before the body, and the body within its bound and deadline: the route has
     // no time limit of its own (an ingest runs long).
-    let writes = writer(&state, &headers, true)?;
+    let writes = writer(&state, &headers)?;
     let bytes = crate::body::read(
         body,
         &headers,
@@ -615,19 +615,18 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
     Ok(Json(job.output()))
 }
 
-/// The server's writes, if `headers` may use them: with the token, or (`page`) from a
-/// same-site page when the server answers on loopback only.
+/// The server's writes, if `headers` carry the token (on every address: the owner's page
+/// gets it from `/api/v1/session`).
 fn writer<S>(
     state: &Arc<AppState<S>>,
     headers: &axum::http::HeaderMap,
-    token_always: bool,
 ) -> Result<Arc<crate::Writes>, ApiError> {
     let Some(writes) = &state.writes else {
         return Err(ApiError::Unauthorized(
             "this server accepts no writes".into(),
         ));
     };
-    if (token_always || writes.page_needs_token) && !writes.authorized(headers) {
+    if !writes.authorized(headers) {
         return Err(ApiError::Unauthorized(
             "a write needs the server's token (Authorization: Bearer TOKEN): the file next \
              to the store, or MIRROR_SERVER_TOKEN where the server was started"
@@ -635,6 +634,61 @@ fn writer<S>(
         ));
     }
     Ok(writes.clone())
+}
+
+/// `GET /api/v1/session`: the write token, for the page of the server's owner: asked from
+/// this machine by the user the server runs as (the kernel's socket table says, see
+/// [`crate::owner`]) and from the server's own page (a browser's `Sec-Fetch-Site` and
+/// `Origin` say no other site asked). Never kept by a cache.
+pub(crate) async fn session<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    request: axum::extract::Request,
+) -> Result<Response, ApiError> {
+    let Some(writes) = state.writes.clone() else {
+        return Err(ApiError::Forbidden("this server accepts no writes".into()));
+    };
+    let headers = request.headers();
+    let refuse = |why: String| {
+        ApiError::Forbidden(format!(
+            "the token goes only to the page of the user who started the server, on this \
+             machine ({why}); enter it in the page: the file next to the store, or \
+             MIRROR_SERVER_TOKEN where the server was started"
+        ))
+    };
+    if let Some(site) = headers.get("sec-fetch-site")
+        && site.as_bytes() != b"same-origin"
+    {
+        return Err(refuse(format!(
+            "asked from {:?}, not the server's own page",
+            String::from_utf8_lossy(site.as_bytes())
+        )));
+    }
+    if let Some(origin) = headers.get(header::ORIGIN) {
+        let host = headers
+            .get(header::HOST)
+            .map(|h| String::from_utf8_lossy(h.as_bytes()).into_owned())
+            .unwrap_or_default();
+        if origin.as_bytes() != format!("http://{host}").as_bytes() {
+            return Err(refuse(format!(
+                "asked from {:?}",
+                String::from_utf8_lossy(origin.as_bytes())
+            )));
+        }
+    }
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|c| c.0)
+        .ok_or_else(|| refuse("the connection's address is unknown".into()))?;
+    tokio::task::spawn_blocking(move || crate::owner::check(peer))
+        .await
+        .map_err(|e| ApiError::Internal(format!("the owner's check failed: {e}")))?
+        .map_err(|e| refuse(e.to_string()))?;
+    Ok((
+        [(header::CACHE_CONTROL, "no-store")],
+        Json(serde_json::json!({ "token": writes.token })),
+    )
+        .into_response())
 }
 
 /// Runs `request` as `job` once the ingest before it has ended; `upload` (a PGN sent by
@@ -673,7 +727,7 @@ pub(crate) async fn import<S: GraphStore + Send + Sync + 'static>(
     headers: axum::http::HeaderMap,
     body: Result<Json<serde_json::Value>, JsonRejection>,
 ) -> Result<Response, ApiError> {
-    let writes = writer(&state, &headers, false)?;
+    let writes = writer(&state, &headers)?;
     let asked: crate::jobs::ImportRequest = serde_json::from_value(json_value(body)?)
         .map_err(|e| ApiError::BadRequest(format!("invalid import request: {e}")))?;
     let (request, what) = asked.ingest()?;
@@ -701,7 +755,7 @@ pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
     body: axum::body::Body,
 ) -> Result<Response, ApiError> {
     // The token and the query before the body; the body to a file as it arrives.
-    let writes = writer(&state, &headers, false)?;
+    let writes = writer(&state, &headers)?;
     let (user, alias) = params::UploadQuery::from_raw(query(q)?)?.parse()?;
     let (saved, size) = crate::body::to_file(
         body,

@@ -7,6 +7,8 @@
 //!   `recentGames[]`).
 //! - `GET /api/v1/player` (and lichess's own `/player`): lichess's player explorer with
 //!   lichess's parameters, answered as NDJSON, for clients written for lichess.
+//! - `GET /api/v1/session`: the write token, for the page of the server's owner only
+//!   (this machine, the same user: `owner.rs`).
 //! - `GET /api/v1/game`: one of the player's stored games, to replay.
 //! - `GET /api/v1/players`: the players in the store.
 //! - `GET /api/v1/book`, `GET /api/v1/book/newest`: what the engine reads (a position's
@@ -37,6 +39,7 @@ pub mod listen;
 
 pub use handlers::openapi_document;
 pub mod metrics;
+pub mod owner;
 pub mod params;
 pub mod prep;
 pub mod response;
@@ -238,10 +241,6 @@ pub struct Writes {
     /// One write at a time (held by the ingest itself, which goes on when its caller
     /// leaves).
     pub lock: Arc<tokio::sync::Mutex<()>>,
-    /// Whether the page's imports need the token too: yes when the server answers beyond
-    /// this machine; on a loopback address a same-site page may import without it (the
-    /// listener refuses other sites and other host names).
-    pub page_needs_token: bool,
 }
 
 impl Writes {
@@ -358,14 +357,12 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
         fallbacks: Option<FallbackFactory>,
         token: String,
         (fetch, place): (FetchSetup, String),
-        page_needs_token: bool,
     ) -> Arc<AppState<S>> {
         let writes = Writes {
             token,
             fetch,
             place,
             lock: Arc::new(tokio::sync::Mutex::new(())),
-            page_needs_token,
         };
         Self::build(store, blocking, fallbacks, Some(Arc::new(writes)))
     }
@@ -461,6 +458,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/player",
             get(handlers::player::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/session",
+            get(handlers::session::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/game",

@@ -47,14 +47,7 @@ async fn start_on(limits: Limits, writes: bool) -> Server {
             lichess_token: None,
             batch_size: 1000,
         };
-        AppState::with_writes(
-            store,
-            4,
-            None,
-            TOKEN.into(),
-            (fetch, "a test store".into()),
-            true,
-        )
+        AppState::with_writes(store, 4, None, TOKEN.into(), (fetch, "a test store".into()))
     } else {
         AppState::new(store, 4)
     };

@@ -111,7 +111,6 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             Some(model_fallbacks(store_args)),
             token,
             (args.fetch.setup(store_args)?, store_args.describe()?),
-            !local.ip().is_loopback(),
         );
         serve(listener, state, stop).await?;
         anyhow::Ok(())

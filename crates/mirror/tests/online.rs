@@ -263,9 +263,27 @@ fn http(
         })
 }
 
-fn post_json(url: &str, body: &serde_json::Value) -> (u16, serde_json::Value) {
+fn post_json(url: &str, body: &serde_json::Value, bearer: &str) -> (u16, serde_json::Value) {
     let bytes = serde_json::to_vec(body).expect("json");
-    http("POST", url, &[], Some(("application/json", bytes)))
+    http(
+        "POST",
+        url,
+        &[("authorization", bearer)],
+        Some(("application/json", bytes)),
+    )
+}
+
+/// The write token as the owner's page gets it: `/api/v1/session`, asked by this process
+/// (the user who started the server) as the server's own page asks it.
+fn page_token(url: &str) -> String {
+    let (status, session) = http(
+        "GET",
+        &format!("{url}/api/v1/session"),
+        &[("sec-fetch-site", "same-origin")],
+        None,
+    );
+    assert_eq!(status, 200, "{session}");
+    format!("Bearer {}", session["token"].as_str().expect("a token"))
 }
 
 /// Follows job `id` until it ends; returns its last status.
@@ -298,7 +316,24 @@ fn the_page_adds_a_player_and_syncs_through_the_server() {
     let (status, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
     assert_eq!((status, players), (200, serde_json::json!([])));
     let imports = format!("{url}/api/v1/imports");
-    let (status, job) = post_json(&imports, &serde_json::json!({ "chesscom": "hikaru" }));
+    // Every import needs the token, on loopback too; the owner's page gets it.
+    let (status, answer) = http(
+        "POST",
+        &imports,
+        &[],
+        Some(("application/json", br#"{"chesscom":"hikaru"}"#.to_vec())),
+    );
+    assert_eq!(status, 401, "{answer}");
+    assert!(
+        server.seen().is_empty(),
+        "nothing was fetched without the token"
+    );
+    let bearer = page_token(&url);
+    let (status, job) = post_json(
+        &imports,
+        &serde_json::json!({ "chesscom": "hikaru" }),
+        &bearer,
+    );
     assert_eq!(status, 202, "{job}");
     assert_eq!(job["what"], "Chess.com hikaru");
     assert_eq!(job["player"], "hikaru");
@@ -318,7 +353,7 @@ fn the_page_adds_a_player_and_syncs_through_the_server() {
     );
 
     // Sync: the profile's recorded account again, nothing new.
-    let (status, job) = post_json(&imports, &serde_json::json!({ "user": "hikaru" }));
+    let (status, job) = post_json(&imports, &serde_json::json!({ "user": "hikaru" }), &bearer);
     assert_eq!(status, 202, "{job}");
     let synced = wait_for_job(&url, &job);
     assert_eq!(synced["state"], "done", "{synced}");
@@ -333,7 +368,7 @@ fn the_page_adds_a_player_and_syncs_through_the_server() {
     let (status, job) = http(
         "POST",
         &format!("{imports}/pgn?user=Biskupstunga"),
-        &[],
+        &[("authorization", &bearer)],
         Some(("application/x-chess-pgn", pgn)),
     );
     assert_eq!(status, 202, "{job}");
@@ -373,7 +408,7 @@ fn the_page_adds_a_player_and_syncs_through_the_server() {
             "Nobody Here",
         ),
     ] {
-        let (got, answer) = post_json(&imports, &body);
+        let (got, answer) = post_json(&imports, &body, &bearer);
         assert_eq!(got, status, "{body}: {answer}");
         assert!(
             answer["error"].to_string().contains(says),
@@ -383,7 +418,10 @@ fn the_page_adds_a_player_and_syncs_through_the_server() {
     let (status, answer) = http(
         "POST",
         &imports,
-        &[("origin", "http://evil.example")],
+        &[
+            ("origin", "http://evil.example"),
+            ("authorization", &bearer),
+        ],
         Some(("application/json", br#"{"chesscom":"hikaru"}"#.to_vec())),
     );
     assert_eq!(status, 403, "{answer}");

@@ -839,3 +839,102 @@ fn lichesss_own_client_reads_the_player_explorer_as_mirror_explore_counts() {
     );
     stop(child, stderr);
 }
+
+/// The write token goes only to the page of the user who started the server, on this
+/// machine (`/api/v1/session`): to this process (the same user) it is the server file's;
+/// asked by another site's page (`Origin`, `Sec-Fetch-Site`) or by another user of the
+/// machine (run as `nobody` where the tests may switch users) it is a 403 saying where the
+/// token is; a write without it is a 401 on loopback too.
+#[test]
+fn the_token_goes_only_to_the_owners_page() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    let (child, url, _, stderr) = spawn_serve(env.cmd());
+    let server: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(format!("{}.serve", env.db().display())).expect("server file"),
+    )
+    .expect("json");
+    let ask = |headers: &[(&str, &str)]| -> (u16, serde_json::Value) {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("runtime")
+            .block_on(async {
+                let client = reqwest::Client::builder()
+                    .no_proxy()
+                    .build()
+                    .expect("client");
+                let mut req = client.get(format!("{url}/api/v1/session"));
+                for (k, v) in headers {
+                    req = req.header(*k, *v);
+                }
+                let r = req.send().await.expect("request");
+                let status = r.status().as_u16();
+                assert_eq!(
+                    r.headers().get("cache-control").map(|v| v.as_bytes()),
+                    (status == 200).then_some(&b"no-store"[..]),
+                );
+                (status, r.json().await.expect("json"))
+            })
+    };
+    let (status, own) = ask(&[("sec-fetch-site", "same-origin")]);
+    assert_eq!(status, 200, "{own}");
+    assert_eq!(own["token"], server["token"]);
+    assert_eq!(
+        ask(&[]).1["token"],
+        server["token"],
+        "a client that is not a browser"
+    );
+    for headers in [
+        [("sec-fetch-site", "cross-site")],
+        [("origin", "http://evil.example")],
+    ] {
+        let (status, refused) = ask(&headers);
+        assert_eq!(status, 403, "{headers:?}: {refused}");
+        assert!(refused.get("token").is_none());
+        assert!(
+            refused["error"]
+                .as_str()
+                .is_some_and(|e| e.contains("MIRROR_SERVER_TOKEN")),
+            "{refused}"
+        );
+    }
+    // Another user of this machine: the kernel says whose socket it is.
+    let root = std::process::Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| o.stdout == b"0\n");
+    if root {
+        let script = format!(
+            "import urllib.request, urllib.error\n\
+             opener = urllib.request.build_opener(urllib.request.ProxyHandler({{}}))\n\
+             try:\n    r = opener.open('{url}/api/v1/session'); print(r.status, r.read().decode())\n\
+             except urllib.error.HTTPError as e:\n    print(e.code, e.read().decode())\n"
+        );
+        let out = std::process::Command::new("setpriv")
+            .args([
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "/usr/bin/python3",
+                "-c",
+            ])
+            .arg(&script)
+            .output()
+            .expect("setpriv (util-linux) runs Debian's python3 as nobody");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.starts_with("403 "),
+            "as nobody: {text} {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("another user of this machine (uid 65534"),
+            "{text}"
+        );
+        assert!(!text.contains(server["token"].as_str().expect("token")));
+    } else {
+        eprintln!("not root: the other-user half of this test needs to switch users");
+    }
+    stop(child, stderr);
+}
