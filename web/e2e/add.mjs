@@ -45,7 +45,10 @@ async function start(selector) {
 
 /** The job the page followed, once it ended, and the API's account of it. */
 async function finished() {
-  await page.waitForSelector('#add-progress[data-state=done], #add-progress[data-state=failed]', { timeout: 60_000 });
+  await page.waitForSelector(
+    '#add-progress[data-state=done], #add-progress[data-state=failed], #add-progress[data-state=cancelled]',
+    { timeout: 60_000 },
+  );
   const jobs = await api('/api/v1/imports');
   const job = jobs[0];
   const shown = {
@@ -73,13 +76,33 @@ check('an empty store opens on "Add a player"', async () => {
   assert.equal(await page.isVisible('#add-token'), false, 'no token field for the owner');
 });
 
+/** Games kept by the cancelled import (the next import of the account adds the rest). */
+let keptByCancel = 0;
+
+check('an import is cancelled from the page: what it wrote stays', async () => {
+  await page.selectOption('#add-kind', 'chesscom');
+  await page.fill('#add-name', 'hikaru');
+  await start('#add-go');
+  await page.waitForSelector('#add-progress[data-state=running] #add-cancel');
+  await page.click('#add-cancel');
+  const job = await finished();
+  assert.equal(job.state, 'cancelled');
+  assert.equal(job.monthsDone, 1, 'stopped after the month it was writing');
+  assert.ok(job.gamesNew > 0 && job.gamesNew < 214, `${job.gamesNew} games kept`);
+  assert.match(await page.textContent('#add-progress .status'), /cancelled/);
+  assert.equal(await page.$('#add-cancel'), null, 'no cancel button once it ended');
+  keptByCancel = job.gamesNew;
+  await page.goto(`${base}/?view=add`);
+  await page.waitForSelector('#add-kind');
+});
+
 check('a Chess.com account is imported with its months and games shown', async () => {
   await page.fill('#add-name', 'hikaru');
   await start('#add-go');
   const job = await finished();
   assert.equal(job.state, 'done');
   assert.equal(job.what, 'Chess.com hikaru');
-  assert.equal(job.gamesNew, 214);
+  assert.equal(job.gamesNew, 214 - keptByCancel, 'the rest after the cancelled import');
   assert.equal((await page.textContent('#add-progress .months')).trim(), '2 of 2 months');
   // The owner's page got the token from its server (the import needed it): nothing typed.
   assert.equal(await page.isVisible('#add-token'), false, 'no token typed by the owner');
@@ -132,7 +155,7 @@ check('a name Chess.com cannot have is refused on the page, by name', async () =
   await page.waitForSelector('.add-out p.error');
   assert.match(await page.textContent('.add-out p.error'), /Chess\.com/);
   const jobs = await api('/api/v1/imports');
-  assert.equal(jobs.length, 3, 'no job for a refused name');
+  assert.equal(jobs.length, 4, 'no job for a refused name (the cancelled import, the Chess.com one, the sync, the PGN)');
   // The refused request's 400 is in the console as a failed load; nothing else.
   errors.splice(0, errors.length, ...errors.filter(e => !e.includes('400')));
 });

@@ -4,7 +4,7 @@
 // page of the user who started the server, on the same machine, gets it from the server
 // (`/api/v1/session`); anyone else types it once (kept for this tab).
 
-import { ApiError, type Job, getJson, post } from './api';
+import { ApiError, type Job, getJson, post, remove } from './api';
 import type { PageState } from './state';
 import { count, el, message } from './ui';
 
@@ -20,7 +20,7 @@ const POLL_MS = 400;
 
 type Kind = 'chesscom' | 'lichess' | 'pgn';
 
-function progressView(job: Job): HTMLElement {
+function progressView(job: Job, cancel?: () => void): HTMLElement {
   const months =
     job.monthsTotal !== null
       ? el(
@@ -30,13 +30,24 @@ function progressView(job: Job): HTMLElement {
           ` ${job.monthsDone} of ${job.monthsTotal} months`,
         )
       : null;
-  const state = { waiting: 'waiting for the import before it', running: 'importing…', done: 'done', failed: 'stopped with errors' }[
-    job.state
-  ];
+  const state = {
+    waiting: 'waiting for the import before it',
+    running: 'importing…',
+    done: 'done',
+    failed: 'stopped with errors',
+    cancelled: 'cancelled (the games imported before are kept; importing again goes on from there)',
+  }[job.state];
+  const live = job.state === 'waiting' || job.state === 'running';
+  const stop =
+    live && cancel ? el('button', { type: 'button', id: 'add-cancel', title: 'stops after the games being written' }, 'Cancel') : null;
+  stop?.addEventListener('click', () => {
+    stop.disabled = true;
+    cancel?.();
+  });
   return el(
     'div',
     { class: `job ${job.state}`, id: 'add-progress', 'data-state': job.state },
-    el('p', { class: 'status' }, `${job.what}: ${state}`),
+    el('p', { class: 'status' }, `${job.what}: ${state} `, stop),
     months,
     el(
       'p',
@@ -89,11 +100,18 @@ export function render(host: AddHost, side: HTMLElement): void {
     if (sync) sync.disabled = true;
     try {
       let job = await start();
-      out.replaceChildren(progressView(job));
+      let cancelling = false;
+      const cancel = () => {
+        cancelling = true;
+        void secret()
+          .then(t => remove<Job>(`/api/v1/imports/${job.id}`, t))
+          .catch((e: Error) => out.append(message(e.message, 'error')));
+      };
+      out.replaceChildren(progressView(job, cancel));
       while (job.state === 'waiting' || job.state === 'running') {
         await new Promise(r => setTimeout(r, POLL_MS));
         job = await getJson<Job>(`/api/v1/imports/${job.id}`);
-        out.replaceChildren(progressView(job));
+        out.replaceChildren(progressView(job, cancelling ? undefined : cancel));
       }
       await host.reloadPlayers();
       if (job.player && job.gamesNew + job.gamesRead > 0) {

@@ -311,7 +311,7 @@ export interface Job {
   id: number;
   what: string;
   player: string | null;
-  state: 'waiting' | 'running' | 'done' | 'failed';
+  state: 'waiting' | 'running' | 'done' | 'failed' | 'cancelled';
   monthsTotal: number | null;
   monthsDone: number;
   gamesRead: number;
@@ -323,11 +323,21 @@ export interface Job {
   elapsedMs: number;
 }
 
-/** A POST whose answer is JSON; `token` when the server needs one (beyond loopback). */
+/** A POST whose answer is JSON, with the server's write token. */
 export async function post<T>(path: string, body: BodyInit, type: string, token?: string): Promise<T> {
-  const headers: Record<string, string> = { accept: 'application/json', 'content-type': type };
+  return send<T>('POST', path, token, body, type);
+}
+
+/** A DELETE whose answer is JSON, with the server's write token. */
+export async function remove<T>(path: string, token?: string): Promise<T> {
+  return send<T>('DELETE', path, token);
+}
+
+async function send<T>(method: string, path: string, token?: string, body?: BodyInit, type?: string): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (type) headers['content-type'] = type;
   if (token) headers.authorization = `Bearer ${token}`;
-  const resp = await fetch(path, { method: 'POST', headers, body });
+  const resp = await fetch(path, { method, headers, body });
   const text = await resp.text();
   let answer: unknown;
   try {

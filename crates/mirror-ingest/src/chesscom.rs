@@ -66,6 +66,10 @@ pub trait ChesscomProgress {
     fn start(&mut self, _months: u64) {}
     /// A month was handled (`done` of the total so far).
     fn month(&mut self, _month: Month, _done: u64, _summary: &ChesscomSummary) {}
+    /// Whether to stop: asked before each month (a month written is kept).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 impl ChesscomProgress for crate::NoProgress {}
@@ -97,6 +101,9 @@ pub fn ingest_chesscom<S: GraphStore>(
     out.months.total = months.len() as u64;
     progress.start(out.months.total);
     for (i, month) in months.iter().enumerate() {
+        if progress.cancelled() {
+            return Err(IngestError::Cancelled);
+        }
         let unit = unit(&user, *month);
         let state = store.fetch_state(&opts.player, &unit)?;
         if state.as_ref().is_some_and(|s| s.complete) {

@@ -57,6 +57,10 @@ pub enum IngestError {
     /// export request failing).
     #[error(transparent)]
     Online(#[from] mirror_online::FetchError),
+    /// Cancelled by whoever ran it (the batches committed before stay: a new ingest
+    /// resumes after them).
+    #[error("cancelled")]
+    Cancelled,
 }
 
 /// What to ingest for whom.
@@ -235,6 +239,10 @@ pub trait Progress {
     fn committed(&mut self, _report: &WriteReport, _summary: &Summary) {}
     /// A game was invalid (reported and skipped).
     fn invalid(&mut self, _game: &InvalidGame) {}
+    /// Whether to stop: asked between batches (a committed batch is never undone).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// A [`Progress`] that ignores everything.
@@ -390,7 +398,14 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
         let mut outcome = Ok(());
         for msg in rx {
             match msg {
-                Msg::Seen(seen) => seen.record(&mut summary, progress, total),
+                Msg::Seen(seen) => {
+                    seen.record(&mut summary, progress, total);
+                    if outcome.is_ok() && progress.cancelled() {
+                        // Dropping the channel stops the reader at its next game.
+                        outcome = Err(IngestError::Cancelled);
+                        break;
+                    }
+                }
                 Msg::Other(white, black) => {
                     summary.other_players += 1;
                     *names.entry(white).or_default() += 1;
@@ -405,6 +420,10 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
                         Ok((report, dup, plies)) => {
                             summary.add_written(&report, dup, plies);
                             progress.committed(&report, &summary);
+                            if progress.cancelled() {
+                                outcome = Err(IngestError::Cancelled);
+                                break;
+                            }
                         }
                         Err(e) => outcome = Err(e),
                     }

@@ -253,6 +253,11 @@ pub trait Reporter {
     fn meter(&self, _kind: MeterKind) -> Option<Box<dyn Meter>> {
         None
     }
+    /// Whether whoever runs the ingest asked it to stop (checked between batches and
+    /// before each Chess.com month).
+    fn cancelled(&self) -> bool {
+        false
+    }
 }
 
 /// What a progress bar counts.
@@ -320,6 +325,9 @@ impl<'a> TextEvents<'a> {
 }
 
 impl Progress for TextEvents<'_> {
+    fn cancelled(&self) -> bool {
+        self.out.cancelled()
+    }
     fn source(&mut self, source: &str, index: usize, total: usize) {
         if let Some(bar) = &self.bar {
             bar.set_message(format!("[{}/{total}] {source}", index + 1));
@@ -362,6 +370,9 @@ impl Progress for TextEvents<'_> {
 }
 
 impl ChesscomProgress for TextEvents<'_> {
+    fn cancelled(&self) -> bool {
+        self.out.cancelled()
+    }
     fn start(&mut self, months: u64) {
         self.out.months(0, months);
         if let Some(bar) = &self.bar {

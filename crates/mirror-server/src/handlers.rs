@@ -702,6 +702,12 @@ async fn run_job<S: GraphStore + Send + Sync + 'static>(
 ) {
     let one_at_a_time = writes.lock.clone().lock_owned().await;
     job.start();
+    if job.cancelled() {
+        // Cancelled while it waited its turn: nothing read, nothing written.
+        job.warn("cancelled before it started");
+        job.finish(false);
+        return;
+    }
     let store = state.store.clone();
     let on_blocking = job.clone();
     let ran = tokio::task::spawn_blocking(move || {
@@ -819,6 +825,33 @@ pub(crate) async fn import_status<S: GraphStore + Send + Sync + 'static>(
         .get(id)
         .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{id} (no such job kept)")))?;
     Ok(Json(job.status()))
+}
+
+/// `DELETE /api/v1/imports/{id}` (with the token): cancels an ingest. A waiting one never
+/// starts; a running one stops after the batch it is writing (what it committed stays,
+/// and importing again resumes after it). Answers the job as it is now.
+pub(crate) async fn import_cancel<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    headers: axum::http::HeaderMap,
+    axum::extract::Path(id): axum::extract::Path<String>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    writer(&state, &headers)?;
+    params::none(&query(q)?)?;
+    let id: u64 = id
+        .parse()
+        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a job number")))?;
+    let job = state
+        .jobs
+        .get(id)
+        .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{id} (no such job kept)")))?;
+    if !job.cancel() {
+        return Err(ApiError::Unprocessable(format!(
+            "import {id} has already ended ({:?})",
+            job.status().state
+        )));
+    }
+    Ok((StatusCode::ACCEPTED, Json(job.status())).into_response())
 }
 
 /// `GET /api/v1/book`: the player's summed move rows from a position, exactly as the store

@@ -8,7 +8,7 @@ use std::{
     collections::VecDeque,
     sync::{
         Arc, Mutex, PoisonError,
-        atomic::{AtomicU64, Ordering},
+        atomic::{AtomicBool, AtomicU64, Ordering},
     },
     time::{Duration, Instant},
 };
@@ -42,6 +42,9 @@ pub enum JobState {
     Done,
     /// Finished with errors (what was read before them is kept; running it again resumes).
     Failed,
+    /// Cancelled: before it started, or at its next batch (the batches committed before
+    /// are kept; running it again resumes after them).
+    Cancelled,
 }
 
 /// A job as the page reads it.
@@ -103,6 +106,8 @@ pub struct Job {
     what: String,
     player: Option<String>,
     inner: Mutex<Inner>,
+    /// Asked to stop ([`Job::cancel`]); the ingest reads it between batches.
+    cancel: AtomicBool,
 }
 
 impl Job {
@@ -111,6 +116,7 @@ impl Job {
             id,
             what,
             player,
+            cancel: AtomicBool::new(false),
             inner: Mutex::new(Inner {
                 state: JobState::Waiting,
                 months_total: None,
@@ -212,13 +218,35 @@ impl Job {
     /// The ingest ended: `ok` when every source answered.
     pub fn finish(&self, ok: bool) {
         let mut inner = self.lock();
-        inner.state = if ok { JobState::Done } else { JobState::Failed };
+        inner.state = match (ok, self.cancel.load(Ordering::Relaxed)) {
+            (true, _) => JobState::Done,
+            (false, true) => JobState::Cancelled,
+            (false, false) => JobState::Failed,
+        };
         inner.took = inner.started.map(|s| s.elapsed());
+    }
+
+    /// Asks the job to stop: a waiting job never starts, a running one stops after the
+    /// batch it is writing. `false` when it had already ended.
+    pub fn cancel(&self) -> bool {
+        if self.ended() {
+            return false;
+        }
+        self.cancel.store(true, Ordering::Relaxed);
+        true
+    }
+
+    /// Whether it was asked to stop.
+    pub fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
     }
 
     /// Whether it has ended.
     pub fn ended(&self) -> bool {
-        matches!(self.lock().state, JobState::Done | JobState::Failed)
+        matches!(
+            self.lock().state,
+            JobState::Done | JobState::Failed | JobState::Cancelled
+        )
     }
 
     /// Where it is, for the page.
@@ -395,6 +423,10 @@ impl mirror_ingest::run::Reporter for Job {
 
     fn next_source(&self) {
         Job::next_source(self);
+    }
+
+    fn cancelled(&self) -> bool {
+        Job::cancelled(self)
     }
 }
 

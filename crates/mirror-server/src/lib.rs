@@ -493,7 +493,9 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         )
         .route(
             "/api/v1/imports/{id}",
-            get(handlers::import_status::<S>).fallback(handlers::method_not_allowed),
+            get(handlers::import_status::<S>)
+                .delete(handlers::import_cancel::<S>)
+                .fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/book",

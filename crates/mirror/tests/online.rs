@@ -292,7 +292,7 @@ fn wait_for_job(base: &str, job: &serde_json::Value) -> serde_json::Value {
     for _ in 0..600 {
         let (status, now) = http("GET", &format!("{base}/api/v1/imports/{id}"), &[], None);
         assert_eq!(status, 200, "{now}");
-        if matches!(now["state"].as_str(), Some("done" | "failed")) {
+        if matches!(now["state"].as_str(), Some("done" | "failed" | "cancelled")) {
             return now;
         }
         std::thread::sleep(Duration::from_millis(50));
@@ -489,6 +489,85 @@ fn beyond_loopback_an_import_needs_the_token() {
     );
     assert_eq!(status, 202, "{job}");
     assert_eq!(wait_for_job(&url, &job)["gamesNew"], 214);
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// An import can be cancelled (`DELETE /api/v1/imports/{id}`, with the token): one waiting
+/// its turn never starts; a running one stops after the month it is writing, keeps it, and
+/// never asks for the next; importing again goes on from there to the same 214 games.
+#[test]
+fn an_import_is_cancelled_waiting_or_running_and_resumes_after() {
+    let server = FakeChesscom::with_recordings();
+    // February answers late: the first import is surely running when it is cancelled.
+    server.fault(
+        "/pub/player/hikaru/games/2014/02",
+        Fault::Slow(Duration::from_secs(3)),
+    );
+    let env = Env::new();
+    let mut cmd = env.cmd();
+    cmd.env("MIRROR_CHESSCOM_API", &server.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid");
+    let (mut child, url, _, _stderr) = spawn_serve(cmd);
+    let bearer = page_token(&url);
+    let imports = format!("{url}/api/v1/imports");
+    let body = serde_json::json!({ "chesscom": "hikaru" });
+    let (status, first) = post_json(&imports, &body, &bearer);
+    assert_eq!(status, 202, "{first}");
+    let (status, second) = post_json(&imports, &body, &bearer);
+    assert_eq!(status, 202, "{second}");
+    let cancel = |job: &serde_json::Value, headers: &[(&str, &str)]| {
+        http("DELETE", &format!("{imports}/{}", job["id"]), headers, None)
+    };
+    // Without the token: refused, nothing changes.
+    let (status, answer) = cancel(&second, &[]);
+    assert_eq!(status, 401, "{answer}");
+    let (status, answer) = cancel(&second, &[("authorization", &bearer)]);
+    assert_eq!(status, 202, "{answer}");
+    assert_eq!(answer["state"], "waiting", "{answer}");
+    // The first, once it runs.
+    for _ in 0..100 {
+        let (_, now) = http("GET", &format!("{imports}/{}", first["id"]), &[], None);
+        if now["state"] == "running" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let (status, answer) = cancel(&first, &[("authorization", &bearer)]);
+    assert_eq!(status, 202, "{answer}");
+    let first = wait_for_job(&url, &first);
+    assert_eq!(first["state"], "cancelled", "{first}");
+    assert_eq!(first["monthsDone"], 1, "{first}");
+    let kept = first["gamesNew"].as_u64().expect("games");
+    assert!(kept > 0 && kept < 214, "February's games are kept: {first}");
+    let second = wait_for_job(&url, &second);
+    assert_eq!(second["state"], "cancelled", "{second}");
+    assert_eq!(second["gamesRead"], 0, "{second}");
+    assert!(
+        !server
+            .seen()
+            .iter()
+            .any(|s| s.path == "/pub/player/hikaru/games/2014/03"),
+        "March was never asked for"
+    );
+    let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
+    assert_eq!(players[0]["games"], kept, "{players}");
+    // An ended job is not cancelled again; an unknown one is not there.
+    let (status, answer) = cancel(&first, &[("authorization", &bearer)]);
+    assert_eq!(status, 422, "{answer}");
+    let (status, answer) = cancel(
+        &serde_json::json!({ "id": 999 }),
+        &[("authorization", &bearer)],
+    );
+    assert_eq!(status, 404, "{answer}");
+    // Again: the rest, to the same 214 games as one uninterrupted import.
+    let (status, again) = post_json(&imports, &body, &bearer);
+    assert_eq!(status, 202, "{again}");
+    let again = wait_for_job(&url, &again);
+    assert_eq!(again["state"], "done", "{again}");
+    assert_eq!(again["gamesNew"].as_u64(), Some(214 - kept), "{again}");
+    let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
+    assert_eq!(players[0]["games"], 214, "{players}");
     let _ = child.kill();
     let _ = child.wait();
 }

@@ -104,6 +104,11 @@ fn the_page_adds_players_from_chesscom_and_a_pgn_file() {
         return;
     }
     let chesscom = support::fake_chesscom::FakeChesscom::with_recordings();
+    // February answers late the first time: the page's first import is cancelled in it.
+    chesscom.fault(
+        "/pub/player/hikaru/games/2014/02",
+        support::fake_chesscom::Fault::Slow(std::time::Duration::from_secs(3)),
+    );
     let env = Env::new();
     let mut cmd = env.cmd();
     cmd.env("MIRROR_CHESSCOM_API", &chesscom.base)
