@@ -12,9 +12,11 @@ import { arg, launch, runChecks } from './browser.mjs';
 const base = arg('base');
 const pgn = arg('pgn');
 const pgnUser = arg('pgn-user');
+/** A zstd PGN whose player is spelt three ways (Kasparov's games). */
+const spellings = arg('spellings');
 const shots = arg('shots');
-if (!base || !pgn || !pgnUser) {
-  console.error('usage: node e2e/add.mjs --base URL --pgn FILE --pgn-user NAME [--shots DIR]');
+if (!base || !pgn || !pgnUser || !spellings) {
+  console.error('usage: node e2e/add.mjs --base URL --pgn FILE --pgn-user NAME --spellings FILE [--shots DIR]');
   process.exit(2);
 }
 if (shots) fs.mkdirSync(shots, { recursive: true });
@@ -158,6 +160,30 @@ check('a name Chess.com cannot have is refused on the page, by name', async () =
   assert.equal(jobs.length, 4, 'no job for a refused name (the cancelled import, the Chess.com one, the sync, the PGN)');
   // The refused request's 400 is in the console as a failed load; nothing else.
   errors.splice(0, errors.length, ...errors.filter(e => !e.includes('400')));
+});
+
+check('a compressed PGN with two spellings: the page says what it left out and adds the other on a click', async () => {
+  await page.goto(`${base}/?view=add`);
+  await page.waitForSelector('#add-kind');
+  await page.selectOption('#add-kind', 'pgn');
+  assert.match(await page.getAttribute('#add-file', 'accept'), /\.zst/);
+  await page.fill('#add-name', 'Kasparov, Gary');
+  await page.setInputFiles('#add-file', spellings);
+  await start('#add-go');
+  const first = await finished();
+  assert.equal(first.gamesNew, 1563);
+  assert.equal(first.leftOut.games, 415);
+  const said = await page.textContent('#add-left-out');
+  assert.match(said, /415 games were left out: neither White nor Black is called Kasparov, Gary/);
+  assert.doesNotMatch(said, /--/, 'words for the page, no command-line flag');
+  const names = await page.$$eval('#add-left-out li', lis => lis.map(li => li.textContent));
+  assert.match(names[0], /“Kasparov,G” in 413 games/);
+  await page.click('#add-left-out button.add-spelling[data-name="Kasparov,G"]');
+  await page.waitForSelector('#add-left-out', { state: 'detached' });
+  const second = await finished();
+  assert.equal(second.gamesNew, 413, 'the games of the other spelling, once');
+  const players = await api('/api/v1/players');
+  assert.equal(players.find(p => p.name === 'Kasparov, Gary').games, 1563 + 413);
 });
 
 await runChecks(checks, errors, shot, close, 'add-');

@@ -63,6 +63,39 @@ function progressView(job: Job, cancel?: () => void): HTMLElement {
   );
 }
 
+/** What a PGN import left out, in words, with the names most often in those games; each
+ * of the first three may be added as another spelling of the player (the same file again:
+ * only the games not yet stored are added). */
+function leftOutView(job: Job, addSpelling?: (name: string) => void): HTMLElement | null {
+  const left = job.leftOut;
+  if (!left || left.games === 0) return null;
+  const who = job.player ?? 'the player';
+  const names = left.names.slice(0, 3);
+  return el(
+    'div',
+    { class: 'left-out', id: 'add-left-out' },
+    el(
+      'p',
+      {},
+      `${count(left.games)} ${left.games === 1 ? 'game was' : 'games were'} left out: neither White nor Black is called ${who} in them.`,
+      names.length ? ' The names most often in them:' : '',
+    ),
+    names.length
+      ? el(
+          'ul',
+          {},
+          ...names.map(n => {
+            const add = addSpelling
+              ? el('button', { type: 'button', class: 'add-spelling', 'data-name': n.name }, `Add the games of “${n.name}” to ${who}`)
+              : null;
+            add?.addEventListener('click', () => addSpelling?.(n.name));
+            return el('li', {}, `“${n.name}” in ${count(n.games)} ${n.games === 1 ? 'game' : 'games'} `, add);
+          }),
+        )
+      : null,
+  );
+}
+
 export function render(host: AddHost, side: HTMLElement): void {
   const kind = el(
     'select',
@@ -72,16 +105,23 @@ export function render(host: AddHost, side: HTMLElement): void {
     el('option', { value: 'pgn' }, 'PGN file'),
   );
   const name = el('input', { id: 'add-name', placeholder: 'username', autocomplete: 'off', required: true });
-  const file = el('input', { id: 'add-file', type: 'file', accept: '.pgn,application/x-chess-pgn,text/plain' });
+  // Plain, gzip or zstd: the server knows them by their first bytes.
+  const file = el('input', {
+    id: 'add-file',
+    type: 'file',
+    accept: '.pgn,.gz,.zst,application/x-chess-pgn,text/plain,application/gzip,application/zstd',
+  });
+  const alias = el('input', { id: 'add-alias', placeholder: 'another spelling in the file (optional)', autocomplete: 'off' });
   const token = el('input', { id: 'add-token', type: 'password', placeholder: "the server's token", autocomplete: 'off' });
   token.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
   const tokenRow = el('label', { class: 'row token', hidden: true }, 'Token ', token);
   const go = el('button', { id: 'add-go', type: 'submit' }, 'Import');
   const out = el('div', { class: 'add-out' });
-  const form = el('form', { class: 'filters add' }, kind, name, file, go, tokenRow);
+  const form = el('form', { class: 'filters add' }, kind, name, file, alias, go, tokenRow);
   const setKind = () => {
     const pgn = (kind.value as Kind) === 'pgn';
     file.hidden = !pgn;
+    alias.hidden = !pgn;
     name.placeholder = pgn ? "the player's name in the games" : 'username';
   };
   setKind();
@@ -93,7 +133,7 @@ export function render(host: AddHost, side: HTMLElement): void {
     : null;
 
   let busy = false;
-  const run = async (start: () => Promise<Job>): Promise<void> => {
+  const run = async (start: () => Promise<Job>, addSpelling?: (name: string) => void): Promise<void> => {
     if (busy) return;
     busy = true;
     go.disabled = true;
@@ -113,6 +153,8 @@ export function render(host: AddHost, side: HTMLElement): void {
         job = await getJson<Job>(`/api/v1/imports/${job.id}`);
         out.replaceChildren(progressView(job, cancelling ? undefined : cancel));
       }
+      const dropped = leftOutView(job, addSpelling);
+      if (dropped) out.append(dropped);
       await host.reloadPlayers();
       if (job.player && job.gamesNew + job.gamesRead > 0) {
         const player = job.player;
@@ -158,6 +200,15 @@ export function render(host: AddHost, side: HTMLElement): void {
     }
   };
 
+  /** The games of `who` (and of `other`, another spelling of the same player) in `f`. */
+  const upload = (f: File, who: string, other: string) => {
+    const q = new URLSearchParams({ user: who });
+    if (other) q.set('alias', other);
+    void run(async () => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', await secret()), spelling =>
+      upload(f, who, spelling),
+    );
+  };
+
   form.addEventListener('submit', e => {
     e.preventDefault();
     const who = name.value.trim();
@@ -168,8 +219,7 @@ export function render(host: AddHost, side: HTMLElement): void {
         out.replaceChildren(message('Choose a PGN file.', 'error'));
         return;
       }
-      const q = new URLSearchParams({ user: who });
-      void run(async () => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', await secret()));
+      upload(f, who, alias.value.trim());
     } else {
       void run(async () => post<Job>('/api/v1/imports', JSON.stringify({ [k]: who }), 'application/json', await secret()));
     }

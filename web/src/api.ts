@@ -321,6 +321,8 @@ export interface Job {
   log: string[];
   logDropped: number;
   elapsedMs: number;
+  /** Games of a PGN left out as other players', with the names most often in them. */
+  leftOut: { games: number; names: { name: string; games: number }[] } | null;
 }
 
 /** A POST whose answer is JSON, with the server's write token. */

@@ -134,8 +134,9 @@ pub struct Summary {
     pub plies: u64,
     /// Wall time.
     pub elapsed: Duration,
-    /// The most frequent player names in the input, most frequent first (filled when no
-    /// game matched the player, to help spot a misspelling).
+    /// The names most often in the games left out as other players' (White's and
+    /// Black's), most frequent first, at most 10: another spelling of the player is
+    /// usually the first ("Kasparov,G" beside "Kasparov, Gary").
     pub frequent_names: Vec<(String, u64)>,
 }
 
@@ -436,7 +437,7 @@ pub fn ingest_inputs<S: GraphStore + Sync>(
         outcome
     });
     result?;
-    if summary.ingested + summary.duplicates == 0 {
+    if !names.is_empty() {
         let mut v: Vec<(String, u64)> = names.into_iter().collect();
         v.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         v.truncate(10);

@@ -170,7 +170,7 @@ pub enum ProfileError {
             String::new()
         } else {
             format!(
-                "; the most frequent names are: {} (use --user or --alias)",
+                "; the most frequent names are: {} (is the player one of them, under another spelling? add it as an alias)",
                 frequent
                     .iter()
                     .map(|(n, c)| format!("{n} ({c})"))

@@ -258,6 +258,9 @@ pub trait Reporter {
     fn cancelled(&self) -> bool {
         false
     }
+    /// A PGN source's games left out as other players': how many, and the names most
+    /// often in them (most frequent first), where a misspelt player usually is.
+    fn left_out(&self, _games: u64, _names: &[(String, u64)]) {}
 }
 
 /// What a progress bar counts.
@@ -427,6 +430,11 @@ impl ProfileEvents for TextEvents<'_> {
         self.clear();
         if let Some(result) = result {
             report_feed(self.out, &self.profile, self.place, feed, result);
+            if let FeedResult::Pgn(s) = result
+                && s.other_players > 0
+            {
+                self.out.left_out(s.other_players, &s.frequent_names);
+            }
         }
     }
 }

@@ -77,6 +77,29 @@ pub struct JobStatus {
     pub log_dropped: u64,
     /// Milliseconds since it started running (0 while waiting).
     pub elapsed_ms: u64,
+    /// Games of a PGN left out as other players', with the names most often in them
+    /// (none until a PGN source has been read).
+    pub left_out: Option<LeftOut>,
+}
+
+/// Games of a PGN left out as other players' ([`mirror_ingest::run::Reporter::left_out`]).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct LeftOut {
+    /// How many games.
+    pub games: u64,
+    /// The names most often in them, most frequent first: a spelling of the player the
+    /// import did not know is usually the first.
+    pub names: Vec<NameCount>,
+}
+
+/// A name and the games it is in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct NameCount {
+    /// The name as the games spell it.
+    pub name: String,
+    /// Its games.
+    pub games: u64,
 }
 
 #[derive(Debug)]
@@ -96,6 +119,7 @@ struct Inner {
     stderr: String,
     started: Option<Instant>,
     took: Option<Duration>,
+    left_out: Option<LeftOut>,
 }
 
 /// One ingest: the request, and what it has done so far. The ingest reports into it as it
@@ -131,6 +155,7 @@ impl Job {
                 stderr: String::new(),
                 started: None,
                 took: None,
+                left_out: None,
             }),
         }
     }
@@ -270,6 +295,7 @@ impl Job {
             log: inner.log.iter().cloned().collect(),
             log_dropped: inner.log_dropped,
             elapsed_ms: u64::try_from(elapsed.as_millis()).unwrap_or(u64::MAX),
+            left_out: inner.left_out.clone(),
         }
     }
 
@@ -427,6 +453,23 @@ impl mirror_ingest::run::Reporter for Job {
 
     fn cancelled(&self) -> bool {
         Job::cancelled(self)
+    }
+
+    fn left_out(&self, games: u64, names: &[(String, u64)]) {
+        let mut inner = self.lock();
+        let kept = inner.left_out.get_or_insert(LeftOut {
+            games: 0,
+            names: Vec::new(),
+        });
+        kept.games += games;
+        kept.names
+            .extend(names.iter().map(|(name, games)| NameCount {
+                name: name.clone(),
+                games: *games,
+            }));
+        kept.names
+            .sort_by(|a, b| b.games.cmp(&a.games).then_with(|| a.name.cmp(&b.name)));
+        kept.names.truncate(10);
     }
 }
 

@@ -124,6 +124,11 @@ fn the_page_adds_players_from_chesscom_and_a_pgn_file() {
         pgn.to_str().expect("utf-8 path"),
         "--pgn-user",
         PLAYER,
+        "--spellings",
+        shared()
+            .join("pgn/masters/Kasparov.pgn.zst")
+            .to_str()
+            .expect("utf-8 path"),
     ]);
     if let Ok(dir) = std::env::var("MIRROR_E2E_SHOTS") {
         node.args(["--shots", &dir]);
