@@ -10,6 +10,7 @@
 pub mod batch;
 pub mod clock;
 pub mod codec;
+pub mod errors;
 pub mod evaluation;
 pub mod game;
 pub mod key;

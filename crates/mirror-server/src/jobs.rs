@@ -496,13 +496,10 @@ pub(crate) fn run_ingest<S: GraphStore + Sync>(
             )
         });
     ran.unwrap_or_else(|e| {
-        let mut text = e.to_string();
-        let mut cause = std::error::Error::source(&e);
-        while let Some(c) = cause {
-            text.push_str(&format!(": {c}"));
-            cause = c.source();
-        }
-        job.warn(&format!("mirror: error: {text}"));
+        job.warn(&format!(
+            "mirror: error: {}",
+            mirror_core::errors::error_text(&e)
+        ));
         false
     })
 }

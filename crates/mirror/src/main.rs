@@ -43,7 +43,11 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::SUCCESS;
             }
-            eprintln!("mirror: error: {err:#}");
+            // Each cause once, however the libraries word their messages.
+            eprintln!(
+                "mirror: error: {}",
+                mirror_core::errors::error_text(err.as_ref())
+            );
             ExitCode::FAILURE
         }
     }

@@ -385,3 +385,12 @@ fn the_compose_services_commands_parse() {
     assert!(checked.contains(&"analyser".to_string()), "{checked:?}");
     assert!(checked.contains(&"mirror".to_string()), "{checked:?}");
 }
+
+/// An error says each of its causes once ("No such file or directory" not twice).
+#[test]
+fn an_error_says_its_cause_once() {
+    let env = Env::new();
+    let err = env.fails(&["ingest", "--user", "a", "--pgn", "/no/such/file.pgn"]);
+    assert!(err.contains("cannot read /no/such/file.pgn"), "{err}");
+    assert_eq!(err.matches("No such file or directory").count(), 1, "{err}");
+}
