@@ -810,6 +810,17 @@ pub(crate) async fn imports<S: GraphStore + Send + Sync + 'static>(
     Ok(Json(state.jobs.statuses()))
 }
 
+/// The job numbered `id` (as the path gives it), while it is kept.
+fn kept_job<S>(state: &AppState<S>, id: &str) -> Result<Arc<crate::jobs::Job>, ApiError> {
+    let n: u64 = id
+        .parse()
+        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a job number")))?;
+    state
+        .jobs
+        .get(n)
+        .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{n} (no such job kept)")))
+}
+
 /// `GET /api/v1/imports/{id}`: one ingest, as it runs.
 pub(crate) async fn import_status<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
@@ -817,13 +828,7 @@ pub(crate) async fn import_status<S: GraphStore + Send + Sync + 'static>(
     q: RawQuery,
 ) -> Result<Json<crate::jobs::JobStatus>, ApiError> {
     params::none(&query(q)?)?;
-    let id: u64 = id
-        .parse()
-        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a job number")))?;
-    let job = state
-        .jobs
-        .get(id)
-        .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{id} (no such job kept)")))?;
+    let job = kept_job(&state, &id)?;
     Ok(Json(job.status()))
 }
 
@@ -838,16 +843,11 @@ pub(crate) async fn import_cancel<S: GraphStore + Send + Sync + 'static>(
 ) -> Result<Response, ApiError> {
     writer(&state, &headers)?;
     params::none(&query(q)?)?;
-    let id: u64 = id
-        .parse()
-        .map_err(|_| ApiError::BadRequest(format!("{id:?} is not a job number")))?;
-    let job = state
-        .jobs
-        .get(id)
-        .ok_or_else(|| ApiError::NotFound(format!("/api/v1/imports/{id} (no such job kept)")))?;
+    let job = kept_job(&state, &id)?;
     if !job.cancel() {
         return Err(ApiError::Unprocessable(format!(
-            "import {id} has already ended ({:?})",
+            "import {} has already ended ({:?})",
+            job.id(),
             job.status().state
         )));
     }

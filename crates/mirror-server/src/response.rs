@@ -252,6 +252,16 @@ pub(crate) struct PlayerJson {
     pub(crate) rating: Option<u16>,
 }
 
+impl PlayerJson {
+    /// A side of a game as lichess writes it.
+    pub(crate) fn of(side: &mirror_core::game::PlayerSide) -> PlayerJson {
+        PlayerJson {
+            name: side.name.clone(),
+            rating: side.rating,
+        }
+    }
+}
+
 #[derive(Serialize)]
 pub(crate) struct RecentJson {
     pub(crate) id: String,
@@ -329,14 +339,8 @@ impl GameJson {
         Ok(GameJson {
             id: g.id.0.clone(),
             url: g.id.url().map(str::to_string),
-            white: PlayerJson {
-                name: g.white.name.clone(),
-                rating: g.white.rating,
-            },
-            black: PlayerJson {
-                name: g.black.name.clone(),
-                rating: g.black.rating,
-            },
+            white: PlayerJson::of(&g.white),
+            black: PlayerJson::of(&g.black),
             winner: winner(g.result),
             result: match g.result {
                 GameResult::WhiteWins => "1-0",
@@ -402,14 +406,8 @@ pub(crate) fn recent_json(r: &RecentGame) -> RecentJson {
         winner: winner(g.result),
         speed: speed(g.time_class),
         mode: if g.rated { "rated" } else { "casual" },
-        white: PlayerJson {
-            name: g.white.name.clone(),
-            rating: g.white.rating,
-        },
-        black: PlayerJson {
-            name: g.black.name.clone(),
-            rating: g.black.rating,
-        },
+        white: PlayerJson::of(&g.white),
+        black: PlayerJson::of(&g.black),
         year: g.date.map(|d| d.year),
         month: g.date.and_then(|d| d.month()).map(|m| m.to_string()),
         uci: r.mv.to_string(),
