@@ -34,6 +34,9 @@ pub enum ModelError {
         /// Their games.
         games: usize,
     },
+    /// A player's name that cannot name a model directory.
+    #[error(transparent)]
+    Name(#[from] mirror_core::InvalidName),
     /// A model could not be loaded (which one is named).
     #[error("cannot load {what}")]
     Unloadable {

@@ -8,6 +8,42 @@ use std::path::{Path, PathBuf};
 
 use crate::{ModelError, Predictor, inference::read_meta};
 
+/// The models of one data directory (`DATA/models`): where each player's model lives
+/// (its directory named by the player's key, never by the raw name) and its load.
+#[derive(Clone, Debug)]
+pub struct Models {
+    root: PathBuf,
+}
+
+impl Models {
+    /// The models under the data directory `data_dir`.
+    pub fn under(data_dir: &Path) -> Models {
+        Models {
+            root: data_dir.join("models"),
+        }
+    }
+
+    /// The directory of `player`'s model.
+    pub fn dir_of(&self, player: &str) -> Result<PathBuf, ModelError> {
+        Ok(mirror_core::PlayerKey::new(player)?.dir_under(&self.root))
+    }
+
+    /// `player`'s model (trained, or the shipped one installed on first use); `Ok(None)`
+    /// when they have none. An error names the model's directory.
+    pub fn load(&self, player: &str) -> Result<Option<Predictor>, ModelError> {
+        let dir = self.dir_of(player)?;
+        load_or_install(&dir, player).map_err(|e| ModelError::Unloadable {
+            what: format!("{player}'s model from {}", dir.display()),
+            source: Box::new(e),
+        })
+    }
+
+    /// A cache of these models, each loaded once and shared ([`ModelCache`]).
+    pub fn cache(&self) -> ModelCache {
+        ModelCache::new(self.root.clone())
+    }
+}
+
 /// The player's model in `dir` (their directory under the models root), installing the
 /// shipped one first if `player` has one and `dir` holds none, or holds one of an older
 /// encoding that this build cannot read (that one is moved aside to `DIR.encoding-N`, not
@@ -177,6 +213,15 @@ impl ModelCache {
     /// The directory of the player whose key is `key`.
     pub fn player_dir(&self, key: &mirror_core::PlayerKey) -> PathBuf {
         key.dir_under(&self.root)
+    }
+
+    /// The model that plays for `player` (their key checked here), the flag saying whether
+    /// it is their own; an error names the model ([`ModelCache::load_named`]).
+    pub fn load_player(
+        &self,
+        player: &str,
+    ) -> Result<(std::sync::Arc<Predictor>, bool), ModelError> {
+        self.load_named(player, &mirror_core::PlayerKey::new(player)?)
     }
 
     /// [`ModelCache::load`] with an error that names the model

@@ -183,31 +183,35 @@ impl TrainOpts {
     }
 }
 
+/// The models of this invocation's data directory.
+pub fn models(store_args: &StoreArgs) -> anyhow::Result<mirror_model::library::Models> {
+    Ok(mirror_model::library::Models::under(
+        &store_args.data_dir()?,
+    ))
+}
+
 /// The model directory of a player under the data directory.
 pub fn model_dir(store_args: &StoreArgs, player: &str) -> anyhow::Result<PathBuf> {
-    Ok(mirror_core::PlayerKey::new(player)?.dir_under(&store_args.data_dir()?.join("models")))
+    Ok(models(store_args)?.dir_of(player)?)
 }
 
 /// The player's model (trained, or the shipped one installed on first use); `Ok(None)`
 /// when they have none.
 pub fn load_model(store_args: &StoreArgs, player: &str) -> anyhow::Result<Option<Predictor>> {
-    let dir = model_dir(store_args, player)?;
-    mirror_model::library::load_or_install(&dir, player)
-        .with_context(|| format!("cannot load {player}'s model from {}", dir.display()))
+    Ok(models(store_args)?.load(player)?)
 }
 
 /// The models that play for players outside their book, loaded once per process
-/// ([`mirror_model::library::ModelCache`]) under this invocation's data directory (a data
-/// directory that cannot be found is the error of the first load, as a model that cannot
-/// be read is).
+/// ([`mirror_model::library::ModelCache`]; a data directory that cannot be found is the
+/// error of the first load, as a model that cannot be read is).
 pub struct FallbackModels(Result<mirror_model::library::ModelCache, String>);
 
 impl FallbackModels {
     /// Nothing loaded yet.
     pub fn new(store_args: &StoreArgs) -> FallbackModels {
-        let root = store_args.data_dir().map(|d| d.join("models"));
         FallbackModels(
-            root.map(mirror_model::library::ModelCache::new)
+            models(store_args)
+                .map(|m| m.cache())
                 .map_err(|e| format!("{e:#}")),
         )
     }
@@ -215,7 +219,7 @@ impl FallbackModels {
     /// The model that plays for `player`; the flag says whether it is their own.
     pub fn load(&self, player: &str) -> anyhow::Result<(Arc<Predictor>, bool)> {
         let cache = self.0.as_ref().map_err(|e| anyhow::anyhow!("{e}"))?;
-        Ok(cache.load_named(player, &mirror_core::PlayerKey::new(player)?)?)
+        Ok(cache.load_player(player)?)
     }
 }
 
