@@ -86,6 +86,17 @@ pub enum StoreError {
         #[source]
         source: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// The database has not the memory for a write even of one game (Neo4j's
+    /// `dbms.memory.transaction.total.max`, `db.memory.transaction.max` or heap); larger
+    /// writes that fail this way are split by the store and never reach the caller.
+    #[error("{what} (give it more heap, or raise dbms.memory.transaction.total.max)")]
+    TooLarge {
+        /// What was written, and where.
+        what: String,
+        /// The server's refusal.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A Cypher statement was given other parameters than its file declares (a bug of
     /// mirror's, caught before anything is sent).
     #[error("{file}: parameters {given:?} passed, {declared:?} declared")]

@@ -348,6 +348,10 @@ pub struct Neo4jStore {
     /// Always `Some` until drop (taken there to shut it down without blocking).
     rt: Option<tokio::runtime::Runtime>,
     cfg: Neo4jConfig,
+    /// The most games one write transaction carries: unbounded until the server refuses a
+    /// transaction for its memory, then half of what it refused (see
+    /// [`Neo4jStore::games_per_transaction`]).
+    games_per_txn: std::sync::atomic::AtomicUsize,
 }
 
 impl Drop for Neo4jStore {
@@ -430,13 +434,42 @@ const SCHEMA_RULE_RACED: &str = "Neo.ClientError.Schema.EquivalentSchemaRuleAlre
 /// fails the same way again.
 fn is_transient(e: &neo4rs::Error) -> bool {
     match e {
-        neo4rs::Error::Neo4j(n) => {
-            n.code().starts_with("Neo.TransientError.")
-                && n.code() != "Neo.TransientError.Transaction.Terminated"
-        }
         neo4rs::Error::IOError { .. } | neo4rs::Error::ConnectionError => true,
-        _ => false,
+        _ => failure_code(e).is_some_and(|code| {
+            code.starts_with("Neo.TransientError.")
+                && code != "Neo.TransientError.Transaction.Terminated"
+        }),
     }
+}
+
+/// The status code of the server's refusal: a failed statement's, or a failed `COMMIT`'s,
+/// which neo4rs 0.8 hands over as the text of the server's message (its `code` field a
+/// quoted `Neo.` string).
+fn failure_code(e: &neo4rs::Error) -> Option<&str> {
+    match e {
+        neo4rs::Error::Neo4j(n) => Some(n.code()),
+        neo4rs::Error::UnexpectedMessage(text) => {
+            let from = text.find("\"Neo.")? + 1;
+            let rest = &text[from..];
+            Some(&rest[..rest.find('"')?])
+        }
+        _ => None,
+    }
+}
+
+/// The codes with which Neo4j refuses a transaction for the memory it needs: the
+/// transactions' shared pool (`dbms.memory.transaction.total.max`, by default 70% of the
+/// heap), one transaction's bound (`db.memory.transaction.max`), or the heap itself.
+const MEMORY_CODES: [&str; 3] = [
+    "Neo.TransientError.General.MemoryPoolOutOfMemoryError",
+    "Neo.ClientError.General.TransactionOutOfMemoryError",
+    "Neo.TransientError.General.OutOfMemoryError",
+];
+
+/// Whether the server refused a transaction for its memory: the same transaction would
+/// fail again, a smaller one may pass.
+fn is_memory_error(e: &neo4rs::Error) -> bool {
+    failure_code(e).is_some_and(|code| MEMORY_CODES.contains(&code))
 }
 
 fn is_auth_failure(e: &neo4rs::Error) -> bool {
@@ -822,6 +855,7 @@ impl Neo4jStore {
             graph,
             rt: Some(rt),
             cfg,
+            games_per_txn: std::sync::atomic::AtomicUsize::new(usize::MAX),
         };
         for stmt in schema_statements() {
             store.run_schema(&stmt)?;
@@ -910,6 +944,15 @@ impl Neo4jStore {
             match outcome {
                 Ok(v) => return Ok(v),
                 Err(TxnError::Store(e)) => return Err(e),
+                Err(TxnError::Driver(e)) if is_memory_error(&e) => {
+                    return Err(StoreError::TooLarge {
+                        what: format!(
+                            "Neo4j at {} has not the memory to {what} in one transaction",
+                            self.cfg.uri
+                        ),
+                        source: Box::new(e),
+                    });
+                }
                 Err(TxnError::Driver(e)) => {
                     if !is_transient(&e) || attempts > self.cfg.retries {
                         return Err(self.server_error(what, attempts, e));
@@ -929,6 +972,8 @@ impl Neo4jStore {
                  and MIRROR_NEO4J_PASSWORD) while trying to {what}",
                 self.cfg.user
             )
+        } else if failure_code(&e).is_some() && is_transient(&e) {
+            format!("cannot {what}: Neo4j at {uri} refused it {attempts} time(s)")
         } else if is_transient(&e) {
             format!(
                 "cannot {what}: Neo4j at {uri} did not answer after {attempts} attempt(s) \
@@ -1287,20 +1332,81 @@ impl BatchParams {
     }
 }
 
+impl Neo4jStore {
+    /// The most games one write transaction carries now: `usize::MAX` until the server
+    /// refused a write for its memory, then half of the smallest write it refused.
+    pub fn games_per_transaction(&self) -> usize {
+        self.games_per_txn
+            .load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// Writes one player's batch in transactions the server has the memory for: a batch
+    /// of more games than [`Self::games_per_transaction`] is written in parts of that
+    /// many, and a part the server refuses for its memory is halved (down to one game,
+    /// which fails with [`StoreError::TooLarge`]). Each part is its own transaction, so a
+    /// failure keeps the parts before it, as a crash between batches would; an ingest run
+    /// again skips their games.
+    fn write_sized(&self, key: &str, display: &str, batch: &Batch) -> Result<WriteReport> {
+        let limit = self.games_per_transaction().max(1);
+        if batch.len() > limit {
+            let mut total = WriteReport::default();
+            for part in batch.games().chunks(limit) {
+                total.add(&self.write_sized(key, display, &rebuilt(part)?)?);
+            }
+            return Ok(total);
+        }
+        let players = [(key.to_string(), display, BatchParams::new(key, batch)?)];
+        match self.transaction("write a batch of games", |txn| {
+            self.write_txn(txn, &players)
+        }) {
+            Err(StoreError::TooLarge { what, source }) if batch.len() > 1 => {
+                let half = batch.len().div_ceil(2);
+                let was = self
+                    .games_per_txn
+                    .fetch_min(half, std::sync::atomic::Ordering::Relaxed);
+                tracing::warn!(
+                    games = batch.len(),
+                    now = half.min(was),
+                    cause = %source,
+                    "{what}: writing fewer games per transaction"
+                );
+                self.write_sized(key, display, batch)
+            }
+            other => other,
+        }
+    }
+}
+
+/// A batch of some of another batch's games (already replayed once, so a move that does
+/// not replay is the store's bug).
+fn rebuilt(games: &[(mirror_core::GameRecord, Color)]) -> Result<Batch> {
+    Batch::from_games(games)
+        .map_err(|e| StoreError::Corrupt(format!("a batch's game no longer replays: {e}")))
+}
+
 impl GraphStore for Neo4jStore {
     fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
         let _span = tracing::debug_span!("store.write", backend = "neo4j", player).entered();
         let key = player_key(player)?;
-        let display = player.trim();
-        let players = [(key.clone(), display, BatchParams::new(&key, batch)?)];
-        self.transaction("write a batch of games", |txn| {
-            self.write_txn(txn, &players)
-        })
+        self.write_sized(&key, player.trim(), batch)
     }
 
+    /// Several players in one transaction while the server has the memory for it; past
+    /// that, each player's batch on its own ([`Self::write_sized`]).
     fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
         let _span = tracing::debug_span!("store.write", backend = "neo4j", players = batches.len())
             .entered();
+        let games: usize = batches.iter().map(|(_, b)| b.len()).sum();
+        let alone = || {
+            let mut total = WriteReport::default();
+            for (player, batch) in batches {
+                total.add(&self.write_sized(&player_key(player)?, player.trim(), batch)?);
+            }
+            Ok(total)
+        };
+        if games > self.games_per_transaction() {
+            return alone();
+        }
         let players = batches
             .iter()
             .map(|(player, batch)| {
@@ -1309,9 +1415,12 @@ impl GraphStore for Neo4jStore {
                 Ok((key, player.trim(), params))
             })
             .collect::<Result<Vec<_>>>()?;
-        self.transaction("write batches of several players", |txn| {
+        match self.transaction("write batches of several players", |txn| {
             self.write_txn(txn, &players)
-        })
+        }) {
+            Err(StoreError::TooLarge { .. }) if batches.len() > 1 => alone(),
+            other => other,
+        }
     }
 
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
@@ -1883,6 +1992,30 @@ mod tests {
         let many: Vec<(i64, i64)> = (0..100).map(|i| (i * 10, i * 10)).collect();
         assert_eq!(merge_spans(many), vec![(0, 990)]);
         assert!(merge_spans(Vec::new()).is_empty());
+    }
+
+    #[test]
+    fn a_refused_commit_is_known_by_its_code() {
+        // What neo4rs 0.8 gave for a COMMIT the test server (512 MiB heap) refused.
+        let commit = neo4rs::Error::UnexpectedMessage(
+            "unexpected response for COMMIT: Failure(Failure { metadata: BoltMap { value: \
+             {BoltString { value: \"code\" }: String(BoltString { value: \
+             \"Neo.TransientError.General.MemoryPoolOutOfMemoryError\" }), BoltString { \
+             value: \"message\" }: String(BoltString { value: \"The allocation of an extra \
+             2.0 MiB would use more than the limit 318.8 MiB.\" })} } })"
+                .into(),
+        );
+        assert_eq!(
+            failure_code(&commit),
+            Some("Neo.TransientError.General.MemoryPoolOutOfMemoryError")
+        );
+        assert!(is_memory_error(&commit));
+        assert!(is_transient(&commit));
+        let other =
+            neo4rs::Error::UnexpectedMessage("unexpected response for PULL: Ignored".into());
+        assert_eq!(failure_code(&other), None);
+        assert!(!is_memory_error(&other) && !is_transient(&other));
+        assert!(!is_memory_error(&neo4rs::Error::ConnectionError));
     }
 
     #[test]

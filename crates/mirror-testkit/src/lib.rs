@@ -64,6 +64,8 @@ pub struct ServerOptions {
     pub password: Option<String>,
     /// Page cache in MiB (default 64).
     pub page_cache_mb: Option<u32>,
+    /// The JVM's heap in MiB (default 1024); Neo4j gives its transactions 70% of it.
+    pub heap_mb: Option<u32>,
 }
 
 /// A running test server. Dropping it stops it (stdin closed, then waited for).
@@ -109,6 +111,10 @@ impl Neo4jServer {
         }
         if let Some(mb) = opts.page_cache_mb {
             cmd.env("NEO4J_PAGECACHE_MB", mb.to_string());
+        }
+        cmd.env_remove("NEO4J_HEAP");
+        if let Some(mb) = opts.heap_mb {
+            cmd.env("NEO4J_HEAP", format!("{mb}m"));
         }
         let mut child = cmd
             .stdin(Stdio::piped())

@@ -272,3 +272,77 @@ fn wrong_password_and_a_server_that_is_down_are_clear_errors_without_secrets() {
         t.elapsed()
     );
 }
+
+/// Neo4j at a small heap (512 MiB, so 358 MiB for all transactions): the default batch of
+/// 1,000 of the 27k player's games needs more than that in one transaction. The store halves
+/// what it writes in one transaction until the server takes it, and the graph equals the
+/// embedded store's for the same 3,000 games.
+#[test]
+fn a_neo4j_with_a_512_mib_heap_takes_the_default_batches_split_to_fit() {
+    let opts = ServerOptions {
+        heap_mb: Some(512),
+        ..ServerOptions::default()
+    };
+    let Some(server) = mirror_testkit::private("neo4j_faults::a_512_mib_heap", &opts) else {
+        return;
+    };
+    let env = Env::new();
+    let pgn = env.dir.path().join("first3000.pgn");
+    std::fs::write(&pgn, first_games(&full27k(), 3000)).expect("write the games");
+    let mut cmd = neo_cmd(&env, server.uri());
+    cmd.env("RUST_LOG", "mirror_store=warn");
+    let out = cmd
+        .args(["ingest", "--user", PLAYER, "--progress", "plain", "--pgn"])
+        .arg(&pgn)
+        .output()
+        .expect("run mirror");
+    let log = text(&out.stderr);
+    let summary = ok(out);
+    assert!(
+        log.contains("games=1000 now=500"),
+        "the server refused 1,000 games in one transaction, and they were split: {log}"
+    );
+    // 4 of the 3,000 have no moves or are Chess960.
+    assert_eq!(summary_value(&summary, "ingested"), 2996, "{summary}");
+    // The same answers as the embedded store's for the same games (a full `edges` dump
+    // takes minutes on so small a heap): every game once, and the explorer's counts and
+    // times along the main lines of both colours.
+    let embedded = Env::new();
+    embedded.ingest(&pgn, &[]);
+    assert!(games_in(&env, server.uri()).contains("Biskupstunga\t2996 games"));
+    for (moves, color) in [
+        ("", "white"),
+        ("e4", "white"),
+        ("e4 c6 d4", "white"),
+        ("e4", "black"),
+        ("d4 d5 c4", "black"),
+    ] {
+        let args = [
+            "explore", "--user", PLAYER, "--moves", moves, "--color", color, "--json",
+        ];
+        let neo: serde_json::Value =
+            serde_json::from_str(&ok(run(neo_cmd(&env, server.uri()), &args))).expect("json");
+        let want: serde_json::Value = serde_json::from_str(&embedded.ok(&args)).expect("json");
+        assert_eq!(neo, want, "explore {moves:?} as {color}");
+    }
+}
+
+/// The first `n` games of a `.pgn.zst` file, as PGN text.
+fn first_games(path: &std::path::Path, n: usize) -> String {
+    let file = std::fs::File::open(path).expect("open the games");
+    let reader = BufReader::new(zstd::Decoder::new(file).expect("zstd"));
+    let mut out = String::new();
+    let mut games = 0;
+    for line in reader.lines() {
+        let line = line.expect("read");
+        if line.starts_with("[Event ") {
+            games += 1;
+            if games > n {
+                break;
+            }
+        }
+        out.push_str(&line);
+        out.push('\n');
+    }
+    out
+}
