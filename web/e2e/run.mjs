@@ -365,11 +365,23 @@ check('play: every reply is legal and labelled; keyboard, click, undo, flip, PGN
     assert.equal(sans[before.length], san, 'the typed move was played');
     assert.equal(answer.uci, after[before.length + 1], 'the board shows the API\'s reply');
     assert.ok(['book', 'fallback', 'endgame'].includes(answer.source.kind), JSON.stringify(answer.source));
-    const label = await page.textContent(`li.ply.mirror[data-ply="${before.length + 1}"] .source`);
+    // The reply in words, and the engine's account one click away.
+    const reply = `.ply.mirror[data-ply="${before.length + 1}"]`;
+    assert.equal(await page.textContent(`${reply} .source summary`), answer.words);
+    assert.equal(await page.isVisible(`${reply} .source .detail`), false, 'the account is folded');
+    await page.click(`${reply} .source summary`);
+    const label = await page.textContent(`${reply} .source .detail`);
     if (answer.source.kind === 'book') assert.match(label, new RegExp(`^book · ${answer.source.policy.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
     else assert.ok(label.startsWith(`${answer.source.policy} · `), label);
   }
   const played = movesInUrl();
+  // The moves in pairs, numbered as people write them (1. e4 e5), and the opening named
+  // as the explorer names it.
+  const sans = replay(played).sans;
+  const rows = await page.$$eval('ol.game li', lis => lis.map(li => [li.querySelector('.no').textContent, ...[...li.querySelectorAll('.ply b')].map(b => b.textContent)]));
+  assert.deepEqual(rows, sans.reduce((out, san, i) => (i % 2 ? out[out.length - 1].push(san) : out.push([`${i / 2 + 1}.`, san]), out), []));
+  const named = await (await fetch(`${base}/api/v1/explore?${new URLSearchParams({ user, moves: played.join(','), color: 'black' })}`)).json();
+  await page.waitForFunction(want => document.querySelector('.opening-name')?.textContent === want, named.opening ? `${named.opening.eco} ${named.opening.name}` : '');
   await shot('play-desktop');
   // Undo takes back the person's move and the mirror's answer.
   await page.click('button[name=undo]');
@@ -422,7 +434,7 @@ check("play: a clock, and the mirror at the player's pace", async () => {
   const [min, sec] = text.split(':');
   const spent = 60 - (Number(min) * 60 + Number(sec));
   assert.ok(Math.abs(spent - pace.seconds) < 0.8, `mirror ${text} after a wait of ${pace.seconds} s`);
-  const label = await page.textContent('li.ply.mirror[data-ply="1"] .source');
+  const label = await page.textContent('.ply.mirror[data-ply="1"] .source .detail');
   assert.ok(label.includes(pace.detail), label);
   assert.ok(await page.$('.clock.you.running'), 'your clock runs');
   await shot('play-clock');

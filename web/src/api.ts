@@ -127,6 +127,9 @@ export interface MoveAnswer {
   uci: string;
   san: string;
   fen: string;
+  /** Where the move came from, in a chess player's words. */
+  words: string;
+  /** The engine's full account. */
   explanation: string;
   source: Source;
 }

@@ -3,8 +3,8 @@
 
 import type { Api as Board } from 'chessground/api';
 import { ChildNode, type PgnNodeData, defaultGame, makePgn } from 'chessops/pgn';
-import { type MoveAnswer, type PaceAnswer, type Source, getJson } from './api';
-import { type Line, boardAt, fromText, moveNumber, play, standardUci } from './chess';
+import { type Explore, type MoveAnswer, type PaceAnswer, type Source, getJson } from './api';
+import { type Line, boardAt, fromText, play, standardUci } from './chess';
 import type { PageState } from './state';
 import { el, pct } from './ui';
 
@@ -41,8 +41,8 @@ export function sourceLabel(s: Source): string {
   return `${s.policy} · ${s.detail}`;
 }
 
-/** The labels of the mirror's replies, by ply, for this page's life. */
-const labels = new Map<string, string>();
+/** The mirror's replies, by ply, for this page's life: in words, and the engine's account. */
+const labels = new Map<string, { words: string; detail: string }>();
 const labelKey = (ucis: string[], i: number) => ucis.slice(0, i + 1).join(' ');
 
 export function pgn(user: string, side: 'white' | 'black', ucis: string[]): string {
@@ -151,7 +151,10 @@ async function reply(host: PlayHost, s: PageState, status: HTMLElement): Promise
     if (host.state !== s || clock?.flagged) return;
     const next = [...s.moves, answer.uci];
     const took = pace ? ` · ${pace.detail}` : '';
-    labels.set(labelKey(next, next.length - 1), sourceLabel(answer.source) + took);
+    labels.set(labelKey(next, next.length - 1), {
+      words: answer.words,
+      detail: sourceLabel(answer.source) + took,
+    });
     host.go({ moves: next });
   } catch (e) {
     status.textContent = `The mirror could not answer: ${(e as Error).message}`;
@@ -161,22 +164,58 @@ async function reply(host: PlayHost, s: PageState, status: HTMLElement): Promise
   }
 }
 
+/** The game's moves in pairs (1. e4 e6), each of the mirror's with where it came from:
+ * in words, and the engine's account one click away. */
 function moveList(s: PageState, line: Line): HTMLElement {
   const ol = el('ol', { class: 'game', 'aria-label': 'moves of the game' });
-  line.sans.forEach((san, i) => {
+  const ply = (i: number) => {
     const mirrorMoved = (i % 2 === 0 ? 'white' : 'black') !== s.side;
     const label = mirrorMoved ? labels.get(labelKey(s.moves, i)) : undefined;
+    const source = !mirrorMoved
+      ? el('span', { class: 'source' }, 'you')
+      : label
+        ? el('details', { class: 'source' }, el('summary', {}, label.words), el('span', { class: 'detail' }, label.detail))
+        : el('span', { class: 'source' }, 'mirror');
+    return el('div', { class: mirrorMoved ? 'ply mirror' : 'ply you', 'data-ply': i }, el('b', {}, line.sans[i]), source);
+  };
+  for (let i = 0; i < line.sans.length; i += 2) {
     ol.append(
       el(
         'li',
-        { class: mirrorMoved ? 'ply mirror' : 'ply you', 'data-ply': i },
-        el('span', { class: 'no' }, moveNumber(i, true)),
-        el('b', {}, san),
-        mirrorMoved ? el('span', { class: 'source' }, label ?? 'mirror') : el('span', { class: 'source' }, 'you'),
+        { class: 'move' },
+        el('span', { class: 'no' }, `${i / 2 + 1}.`),
+        ply(i),
+        i + 1 < line.sans.length ? ply(i + 1) : el('div', { class: 'ply' }),
       ),
     );
-  });
+  }
   return ol;
+}
+
+/** The opening of each line asked about (the explorer's answer names it), for this
+ * page's life. */
+const openings = new Map<string, string>();
+
+/** The opening the game is in, as the explorer names it (the last named position on
+ * the way); filled in when the answer comes. */
+function openingLine(s: PageState, played: string[]): HTMLElement {
+  const p = el('p', { class: 'opening-name' });
+  const key = `${s.user} ${played.join(',')}`;
+  const known = openings.get(key);
+  if (known !== undefined || !s.user || played.length === 0) {
+    p.textContent = known ?? '';
+    return p;
+  }
+  const params = new URLSearchParams({ user: s.user, moves: played.join(','), color: s.side === 'white' ? 'black' : 'white' });
+  getJson<Explore>('/api/v1/explore', params).then(
+    data => {
+      const name = data.opening ? `${data.opening.eco} ${data.opening.name}` : '';
+      openings.set(key, name);
+      p.textContent = name;
+    },
+    () => undefined,
+  );
+  return p;
 }
 
 export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): void {
@@ -309,6 +348,7 @@ export function render(host: PlayHost, side: HTMLElement, below: HTMLElement): v
   side.replaceChildren(
     el('h2', {}, s.user ? `You (${s.side}) against the mirror of ${s.user}` : 'Play your mirror'),
     clocks ?? '',
+    openingLine(s, s.moves.slice(0, line.sans.length)),
     status,
     form,
     controls,

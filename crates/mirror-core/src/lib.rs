@@ -28,6 +28,6 @@ pub mod values;
 pub use game::{GameId, GameRecord, GameResult, GameSource, Outcome, PlayerSide};
 pub use key::PositionKey;
 pub use moves::MoveCode;
-pub use name::{InvalidName, PlayerKey};
+pub use name::{InvalidName, PlayerKey, command_word};
 pub use stats::{EdgeDims, MoveStats};
 pub use time::{Date, Month, TimeClass};

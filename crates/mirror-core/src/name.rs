@@ -76,6 +76,20 @@ impl PlayerKey {
     }
 }
 
+/// `name` as one word of a command a person can paste into a shell (`Kasparov, Gary` as
+/// `'Kasparov, Gary'`), for the commands mirror suggests; a name that cannot be a player's
+/// is refused as everywhere.
+pub fn command_word(name: &str) -> Result<String, InvalidName> {
+    PlayerKey::new(name)?;
+    let t = name.trim();
+    shlex::try_quote(t)
+        .map(std::borrow::Cow::into_owned)
+        .map_err(|_| InvalidName {
+            name: name.to_string(),
+            why: "it cannot be quoted for a shell",
+        })
+}
+
 impl std::fmt::Display for PlayerKey {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.0)
@@ -124,5 +138,20 @@ mod tests {
         }
         assert!(PlayerKey::new(&"a".repeat(101)).is_err());
         assert!(PlayerKey::new(&"a".repeat(100)).is_ok());
+    }
+
+    #[test]
+    fn a_name_is_one_word_of_a_command() {
+        assert_eq!(command_word("hikaru").as_deref(), Ok("hikaru"));
+        assert_eq!(
+            command_word(" Kasparov, Gary ").as_deref(),
+            Ok("'Kasparov, Gary'")
+        );
+        // A shell reads each back as the one word it was.
+        for name in ["O'Kelly", "Kasparov, Gary", "a$b `c` \\d \"e\""] {
+            let word = command_word(name).expect("a word");
+            assert_eq!(shlex::split(&word), Some(vec![name.to_string()]), "{word}");
+        }
+        assert!(command_word("../x").is_err());
     }
 }

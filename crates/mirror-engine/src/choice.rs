@@ -197,4 +197,114 @@ impl Choice {
             ),
         }
     }
+
+    /// Where the move came from in a chess player's words, for `player`'s mirror:
+    /// "Hikaru's move here in 4,942 games, scoring 48%", "out of Hikaru's book: Hikaru's
+    /// style model". [`Choice::describe`] is the engine's full account.
+    pub fn in_words(&self, player: &str) -> String {
+        match &self.source {
+            Source::Book { stats, .. } => {
+                let games = stats.games();
+                let score = if games == 0 {
+                    0.0
+                } else {
+                    (f64::from(stats.wins) + f64::from(stats.draws) / 2.0) / f64::from(games)
+                };
+                format!(
+                    "{player}'s move here in {} game{}, scoring {:.0}%",
+                    thousands(games),
+                    if games == 1 { "" } else { "s" },
+                    100.0 * score
+                )
+            }
+            Source::Fallback { policy, why, .. } => {
+                let style = if policy.starts_with("population model") {
+                    "the style model of many players".to_string()
+                } else if policy.starts_with("model") {
+                    format!("{player}'s style model")
+                } else if policy.starts_with("random") {
+                    "a random legal move (no style model yet)".to_string()
+                } else {
+                    policy.clone()
+                };
+                match why {
+                    FallbackWhy::NotInBook => format!("out of {player}'s book: {style}"),
+                    FallbackWhy::TooFewGames { .. } => {
+                        format!("{player} came here too rarely: {style}")
+                    }
+                    FallbackWhy::NoTierAccepts => {
+                        format!("{player} lost with every move played here: {style}")
+                    }
+                    FallbackWhy::PriorChose => {
+                        format!("{style}, over the moves {player} played here")
+                    }
+                }
+            }
+            Source::Endgame { ending, plies, .. } => {
+                format!("a won ending ({ending}): mate in {}", plies.div_ceil(2))
+            }
+        }
+    }
+}
+
+/// `4942` as `4,942`.
+fn thousands(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use mirror_core::MoveStats;
+    use shakmaty::{Chess, Position};
+
+    fn first_move() -> Move {
+        Chess::default().legal_moves()[0]
+    }
+
+    #[test]
+    fn a_reply_in_words_counts_as_people_write() {
+        let stats = MoveStats {
+            wins: 2_300,
+            draws: 142,
+            losses: 2_500,
+            ..MoveStats::default()
+        };
+        let book = Choice {
+            mv: first_move(),
+            source: Source::Book {
+                rule: BookRule::Likely { prior: 1.0 },
+                stats,
+                probability: 1.0,
+                candidates: Vec::new(),
+            },
+        };
+        assert_eq!(
+            book.in_words("Hikaru"),
+            "Hikaru's move here in 4,942 games, scoring 48%"
+        );
+        let model = Choice {
+            mv: first_move(),
+            source: Source::Fallback {
+                policy: "model (900 games of Hikaru, validation top-1 41.0%)".into(),
+                detail: String::new(),
+                why: FallbackWhy::NotInBook,
+                rejected: Vec::new(),
+            },
+        };
+        assert_eq!(
+            model.in_words("Hikaru"),
+            "out of Hikaru's book: Hikaru's style model"
+        );
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
 }

@@ -13,7 +13,8 @@ use shakmaty::{Chess, Move, Position};
 use crate::{
     book::Book,
     choice::{BookRule, Choice, FallbackWhy, Source},
-    fallback::{Fallback, FallbackOutcomes, RandomLegal},
+    draw::FallbackOutcomes,
+    fallback::{Fallback, RandomLegal},
     options::EngineOptions,
     outcomes::Outcomes,
     policy::{BookMove, Policy, Selection, habit, likely, lower, tiers},

@@ -4,7 +4,7 @@
 use rand::{Rng, RngCore};
 use shakmaty::{Chess, Move, Position};
 
-use crate::guard::Guard;
+use crate::{draw::FallbackOutcomes, guard::Guard};
 
 /// Builds the fallback for a player (e.g. loads their model once and shares it); used by
 /// servers, which make one engine per request.
@@ -68,7 +68,7 @@ pub trait Fallback: Send {
         false
     }
     /// Every move [`Fallback::choose`] may play in `pos`, before its draw, if it draws by
-    /// [`crate::outcomes::draw_index`] from its first uniform number (so that the moves can
+    /// [`crate::draw::draw_index`] from its first uniform number (so that the moves can
     /// be kept and drawn from later, as a server does); `None` (the default) when it draws
     /// otherwise.
     fn outcomes(
@@ -79,25 +79,6 @@ pub trait Fallback: Send {
         _sample: Option<f64>,
     ) -> Option<FallbackOutcomes> {
         None
-    }
-}
-
-/// A fallback's answer before its draw (see [`Fallback::outcomes`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct FallbackOutcomes {
-    /// Whether it draws (samples); without, it plays the first move.
-    pub draws: bool,
-    /// Each move it may play, with its probability (all above 0) and the detail its choice
-    /// shows, in the order of the draw.
-    pub moves: Vec<(Move, f64, String)>,
-}
-
-impl FallbackOutcomes {
-    /// The move played for the uniform number `u` in `[0, 1)`, and its detail.
-    pub fn draw(mut self, u: f64) -> (Move, String) {
-        let i = crate::outcomes::draw_index(self.draws, self.moves.iter().map(|m| m.1), u);
-        let (m, _, detail) = self.moves.swap_remove(i);
-        (m, detail)
     }
 }
 

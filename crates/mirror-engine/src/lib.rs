@@ -7,6 +7,7 @@
 pub mod book;
 pub mod choice;
 pub mod config;
+pub mod draw;
 pub mod endgame;
 pub mod engine;
 pub mod fallback;
@@ -23,10 +24,11 @@ pub mod stockfish;
 
 pub use book::{Book, BookCache, KeptBook};
 pub use choice::{BookRule, Choice, FallbackWhy, Source};
+pub use draw::FallbackOutcomes;
 pub use engine::{BookView, Engine, EngineError, first_draw};
 #[cfg(feature = "model")]
 pub use fallback::ModelFallback;
-pub use fallback::{Fallback, FallbackFactory, FallbackOutcomes, RandomLegal};
+pub use fallback::{Fallback, FallbackFactory, RandomLegal};
 pub use guard::Guard;
 pub use options::{
     EngineOptions, KNOBS, Knob, KnobGroup, KnobKind, OptionError, canonical_name, knob, knob_names,

@@ -11,7 +11,7 @@ use mirror_core::MoveStats;
 
 use crate::{
     choice::{BookRule, Choice, FallbackWhy, Source},
-    fallback::FallbackOutcomes,
+    draw::{FallbackOutcomes, draw_index},
     policy::{BookMove, Tier},
 };
 
@@ -207,23 +207,4 @@ impl Outcomes {
             },
         }
     }
-}
-
-/// The draw rule of [`Outcomes::index`], for whoever keeps outcomes in another form (a
-/// server keeps each move's answer already written): with `draws`, the index of the first
-/// of `probabilities` whose cumulative sum passes `u` (the last takes what rounding
-/// leaves); without, 0.
-pub fn draw_index(draws: bool, probabilities: impl IntoIterator<Item = f64>, u: f64) -> usize {
-    if !draws {
-        return 0;
-    }
-    let (mut acc, mut last) = (0.0, 0);
-    for (i, p) in probabilities.into_iter().enumerate() {
-        acc += p;
-        if u < acc {
-            return i;
-        }
-        last = i;
-    }
-    last
 }

@@ -26,7 +26,7 @@ use std::{
 use shakmaty::{Chess, Move};
 
 use crate::{
-    fallback::FallbackOutcomes,
+    draw::FallbackOutcomes,
     stockfish::{Stockfish, StockfishError, win_percent},
 };
 

@@ -412,8 +412,9 @@ impl<S: Book, W: Write> Session<'_, S, W> {
         };
         writeln!(
             self.out,
-            "mirror plays {number}{dots} {}   [{}]",
+            "mirror plays {number}{dots} {}   {}   [{}]",
             notation::san_plus(&pos, choice.mv),
+            choice.in_words(&self.player),
             choice.describe()
         )?;
         self.played(choice.mv, pos.turn(), spent);

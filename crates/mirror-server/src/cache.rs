@@ -42,8 +42,7 @@ impl KeptMove {
     /// The body for the uniform number `u`: the rule of
     /// [`Outcomes::index`](mirror_engine::Outcomes::index).
     pub fn body(&self, u: f64) -> Option<&Bytes> {
-        let i =
-            mirror_engine::outcomes::draw_index(self.draws, self.bodies.iter().map(|(p, _)| *p), u);
+        let i = mirror_engine::draw::draw_index(self.draws, self.bodies.iter().map(|(p, _)| *p), u);
         self.bodies.get(i).map(|(_, b)| b)
     }
 }

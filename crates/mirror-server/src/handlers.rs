@@ -101,8 +101,11 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     let u = mirror_engine::first_draw(seed);
     // The version is read before the data (see `kept`): a write by anyone is seen.
     let version = crate::versions::player_version(&state, &user).await?;
+    // The player's key, not the name as written: one question, one kept answer (as the
+    // explorer's).
     let key = format!(
-        "move\n{user}\n{}\n{:?}\n{:?}",
+        "move\n{}\n{}\n{:?}\n{:?}",
+        mirror_store::player_key(&user)?,
         notation::fen(&pos),
         last.map(notation::uci),
         EngineOptions {
@@ -218,6 +221,7 @@ fn move_body(
         uci: notation::uci(choice.mv),
         san: notation::san(pos, choice.mv),
         explanation: choice.describe(),
+        words: choice.in_words(user),
         source,
         candidates,
     };
@@ -607,12 +611,34 @@ pub(crate) async fn ingest<S: GraphStore + Send + Sync + 'static>(
     let job = state
         .jobs
         .add("mirror ingest".to_string(), request.user.clone())?;
-    // The ingest goes on to its end when the caller leaves (the lock goes with it), and
-    // the next one waits for it.
+    // The caller leaving (Ctrl-C of a forwarded `mirror ingest`) cancels the ingest, as
+    // Ctrl-C stops a local one: after the batch or month it is writing, which is kept, and
+    // the next ingest goes on from there. The job itself runs on its own task, so the
+    // store's lock is released only when it has stopped.
+    let leaving = CancelOnDrop(Some(job.clone()));
     let run = tokio::spawn(run_job(state.clone(), writes, job.clone(), request, None));
-    run.await
-        .map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
+    let ran = run.await;
+    leaving.disarm();
+    ran.map_err(|e| ApiError::Internal(format!("the ingest failed: {e}")))?;
     Ok(Json(job.output()))
+}
+
+/// Cancels a job when dropped armed: the handler waiting for it was dropped, which is what
+/// the server does with a request whose client has gone.
+struct CancelOnDrop(Option<Arc<crate::jobs::Job>>);
+
+impl CancelOnDrop {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(job) = self.0.take() {
+            job.cancel();
+        }
+    }
 }
 
 /// The server's writes, if `headers` carry the token (on every address: the owner's page

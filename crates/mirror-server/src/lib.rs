@@ -29,7 +29,6 @@
 
 pub mod bench;
 pub mod body;
-pub mod burn;
 pub mod cache;
 pub mod client;
 pub mod error;

@@ -359,8 +359,10 @@ impl fmt::Display for PrepJson {
             writeln!(f, "   ends: {end}")?;
             writeln!(
                 f,
-                "   practise: mirror play --user {:?} --color {} --from-moves {:?}",
-                self.opponent,
+                "   practise: mirror play --user {} --color {} --from-moves {:?}",
+                // The name came from the store, where only valid names are.
+                mirror_core::command_word(&self.opponent)
+                    .unwrap_or_else(|e| format!("({e})")),
                 self.color,
                 l.moves.join(" ")
             )?;

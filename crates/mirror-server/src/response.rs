@@ -14,6 +14,8 @@ use mirror_store::{MoveRow, RecentGame};
 use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
+pub mod burn;
+
 #[derive(Serialize)]
 pub(crate) struct Candidate {
     pub(crate) uci: String,
@@ -63,6 +65,8 @@ pub(crate) struct MoveResponse {
     pub(crate) uci: String,
     pub(crate) san: String,
     pub(crate) source: SourceJson,
+    /// Where the move came from, in a chess player's words.
+    pub(crate) words: String,
     pub(crate) explanation: String,
     pub(crate) candidates: Vec<Candidate>,
 }
@@ -679,7 +683,7 @@ pub struct ReportJson {
     /// Repertoire drift.
     pub drift: Vec<ReportDrift>,
     /// Where the player burns their clock.
-    pub clock: crate::burn::ClockJson,
+    pub clock: burn::ClockJson,
     /// The player's moves the engine says lose, most costly first (`mirror analyse`).
     pub engine: Vec<ReportEngineLoss>,
     /// How much of the report's ground the engine has seen.
@@ -794,7 +798,7 @@ impl ReportJson {
                     }
                 })
                 .collect(),
-            clock: crate::burn::ClockJson::new(&r.clock),
+            clock: burn::ClockJson::new(&r.clock),
             engine: r
                 .engine
                 .iter()

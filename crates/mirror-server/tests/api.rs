@@ -215,6 +215,17 @@ async fn move_from_the_book_get_and_post_agree() {
                 .contains("likely:1"),
             "{l}"
         );
+        // The same in a chess player's words, from the same figures.
+        let n = |k: &str| l["source"][k].as_f64().expect("a count");
+        let games = n("games");
+        assert_eq!(
+            l["words"],
+            format!(
+                "Biskupstunga's move here in {games} games, scoring {:.0}%",
+                100.0 * (n("wins") + n("draws") / 2.0) / games
+            ),
+            "{l}"
+        );
         seen.insert(l["uci"].as_str().expect("uci").to_string());
     }
     assert_eq!(seen.len(), 1, "{seen:?}");
@@ -231,6 +242,10 @@ async fn move_from_the_book_get_and_post_agree() {
             .as_str()
             .expect("p")
             .contains("random legal")
+    );
+    assert_eq!(
+        v["words"],
+        "out of Biskupstunga's book: a random legal move (no style model yet)"
     );
 }
 

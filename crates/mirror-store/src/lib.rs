@@ -8,7 +8,6 @@
 //! against every backend.
 
 pub mod analysis;
-pub mod burn;
 pub mod codec;
 pub mod embedded;
 #[cfg(feature = "neo4j")]

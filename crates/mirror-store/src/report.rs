@@ -22,7 +22,7 @@
 //! A candidate whose margins cannot give a p-value below [`SIGNIFICANCE`] whatever its
 //! outcome (a reply met twice) is not counted as a test (Tarone's filter).
 //!
-//! - and where the player burns their clock ([`crate::burn`]);
+//! - and where the player burns their clock ([`burn`]);
 //! - **where you lose by the engine**: in positions `mirror analyse` evaluated, the
 //!   player's moves that lose at least 5 win% points against the engine's best move
 //!   (lichess's inaccuracy), ranked by the points they are expected to cost: games x win%
@@ -59,6 +59,8 @@ use mirror_core::{
 use shakmaty::{Chess, Color, Position};
 
 use crate::{EdgeRow, Filter, GraphStore, Result};
+
+pub mod burn;
 
 /// What the report looks at.
 #[derive(Clone, Debug)]
@@ -284,7 +286,7 @@ pub struct Report {
     /// Repertoire drift of the most played positions.
     pub drift: Vec<Drift>,
     /// Where the player burns their clock (empty without timed games).
-    pub clock: crate::burn::ClockReport,
+    pub clock: burn::ClockReport,
     /// The player's moves the engine says lose, most costly first (empty where nothing is
     /// analysed).
     pub engine: Vec<EngineLoss>,
@@ -821,7 +823,7 @@ pub fn report<S: GraphStore + ?Sized>(
     let (mut costly, mut deviations, candidates, mut surprises) = lists(&tree, average);
     rank(&mut costly, &mut deviations, &mut surprises, opts.limit);
     let drift = drift(&edges, candidates, opts.limit);
-    let slow = crate::burn::slow_places(
+    let slow = burn::slow_places(
         &edges,
         |p| to_move(&line, p),
         |p, color, s| place_of(&line, p, color, s),
@@ -834,7 +836,7 @@ pub fn report<S: GraphStore + ?Sized>(
         .into_iter()
         .filter(|(g, c)| filter.accepts(&mirror_core::stats::EdgeDims::of_game(g, *c)))
         .collect();
-    let (overall, openings) = crate::burn::trouble_splits(&games, opts.min_games, opts.limit);
+    let (overall, openings) = burn::trouble_splits(&games, opts.min_games, opts.limit);
     let pace = mirror_core::clock::TimeModel::learn(&games);
     let (engine, analysed) = engine_losses(&tree);
     Ok(Report {
@@ -847,7 +849,7 @@ pub fn report<S: GraphStore + ?Sized>(
         deviations,
         surprises,
         drift,
-        clock: crate::burn::ClockReport {
+        clock: burn::ClockReport {
             slow,
             overall,
             openings,

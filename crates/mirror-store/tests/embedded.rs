@@ -12,7 +12,12 @@ fn fresh() -> EmbeddedStore {
     EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect("open")
 }
 
-mirror_testkit::conformance_tests!(fresh());
+/// Every conformance check, against a fresh store and a fresh store to compare with.
+fn with(_test: &str, check: impl FnOnce(EmbeddedStore, EmbeddedStore)) {
+    check(fresh(), fresh());
+}
+
+mirror_testkit::conformance_tests!(with);
 
 #[test]
 fn schema_version_is_checked_on_open() {

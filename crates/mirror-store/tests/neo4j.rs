@@ -22,26 +22,19 @@ fn fresh(test: &str) -> Option<(mirror_testkit::Shared, Neo4jStore)> {
     Some((server, store))
 }
 
-macro_rules! neo4j_test {
-    ($name:ident) => {
-        #[test]
-        fn $name() {
-            if let Some((_server, s)) = fresh(stringify!($name)) {
-                conformance::$name(s);
-            }
-        }
+/// Every conformance check (the embedded store's list), against the emptied shared server
+/// and, where a check compares two stores, an embedded one.
+fn with(test: &str, check: impl FnOnce(Neo4jStore, EmbeddedStore)) {
+    let Some((_server, neo)) = fresh(test) else {
+        return;
     };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let emb =
+        EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
+    check(neo, emb);
 }
 
-neo4j_test!(empty_store);
-neo4j_test!(write_and_read_back);
-neo4j_test!(reingest_is_refused);
-neo4j_test!(filters);
-neo4j_test!(moves_many);
-neo4j_test!(recent_games);
-neo4j_test!(fetch_state);
-neo4j_test!(accounts);
-neo4j_test!(evaluations);
+mirror_testkit::conformance_tests!(with);
 
 /// A graph written before schema versions (moves without `opp`, no version mark) is
 /// refused on connect with the way to rebuild it; an empty graph is marked and accepted.
@@ -75,17 +68,6 @@ fn an_old_graph_is_refused_with_how_to_rebuild_it() {
     cypher("MATCH (n) DETACH DELETE n");
     let again = Neo4jStore::connect(Neo4jConfig::new(server.uri())).expect("a new graph");
     mirror_store::neo4j::bench::wipe(&again).expect("wipe");
-}
-
-#[test]
-fn several_players_in_one_write() {
-    let Some((_server, neo)) = fresh("several_players_in_one_write") else {
-        return;
-    };
-    let dir = tempfile::tempdir().expect("tempdir");
-    let emb =
-        EmbeddedStore::open(&dir.path().join("s.redb"), OpenMode::CreateIfMissing).expect("open");
-    conformance::several_players_in_one_write(neo, emb);
 }
 
 #[test]

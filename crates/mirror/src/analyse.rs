@@ -7,7 +7,7 @@ use clap::Args;
 use mirror_eval::analyse::{AnalyseEvent, AnalyseOptions};
 use mirror_store::embedded::OpenMode;
 
-use crate::{cli::StoreArgs, ingest::ProgressMode, play::require_player};
+use crate::{args::StoreArgs, args::require_player, ingest::ProgressMode};
 
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
@@ -60,7 +60,7 @@ pub fn run(store_args: &StoreArgs, args: AnalyseArgs) -> anyhow::Result<ExitCode
         args.depth,
         args.batch,
     )?;
-    let bar = crate::cli::bar(
+    let bar = crate::args::bar(
         None,
         "{spinner} analysing {pos}/{len} positions [{elapsed_precise}, ETA {eta}] {msg}",
     );

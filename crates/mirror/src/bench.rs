@@ -8,7 +8,7 @@ use mirror_ingest::bench;
 use mirror_model::Predictor;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
-use crate::cli::{StoreArgs, StoreKind};
+use crate::args::{StoreArgs, StoreKind};
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -102,7 +102,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
                 return Ok(ExitCode::SUCCESS);
             }
             let user = user.context("pass --user NAME (or --sharing)")?;
-            let player = crate::play::require_player(&store, &user)?;
+            let player = crate::args::require_player(&store, &user)?;
             let opts = mirror_eval::analyse::AnalyseOptions::found(
                 engine.as_deref(),
                 threads,
@@ -116,7 +116,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
         }
         BenchCommand::Model { model, user } => {
             let store = store_args.open(OpenMode::MustExist)?;
-            let player = crate::play::require_player(&store, &user)?;
+            let player = crate::args::require_player(&store, &user)?;
             let predictor = match model {
                 Some(dir) => Predictor::load(&dir)?,
                 None => crate::train::load_model(store_args, &player)?
@@ -137,7 +137,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
         } => {
             let batch_size = store_args.batch_size(batch_size);
             if store_args.kind() == StoreKind::Neo4j {
-                let neo = crate::cli::open_neo4j()?;
+                let neo = crate::args::open_neo4j()?;
                 let run = bench::neo4j(&neo, &pgn, &user, batch_size, seed_games)?;
                 println!("{run}");
                 return Ok(ExitCode::SUCCESS);

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use mirror_server::bench;
 use mirror_store::embedded::OpenMode;
 
-use crate::{cli::StoreArgs, play::require_player, serve::model_fallbacks};
+use crate::{args::StoreArgs, args::require_player, serve::model_fallbacks};
 
 /// The endpoint a serve benchmark loads.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -64,7 +64,7 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
         Endpoint::Move => bench::Endpoint::Move,
     };
     if let Some(n) = args.sample_players {
-        let embedded = store_args.kind() == crate::cli::StoreKind::Embedded;
+        let embedded = store_args.kind() == crate::args::StoreKind::Embedded;
         anyhow::ensure!(embedded, "--sample-players runs on the embedded store");
         let open = || store_args.open_embedded(OpenMode::MustExist);
         let fallbacks = || Some(model_fallbacks(store_args));

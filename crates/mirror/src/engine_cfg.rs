@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use mirror_engine::{EngineOptions, KNOBS, Knob, KnobGroup, KnobKind};
 
-use crate::cli::FilterArgs;
+use crate::args::FilterArgs;
 
 /// How the mirror chooses its moves (flags override `--config`).
 #[derive(Args, Debug, Clone)]

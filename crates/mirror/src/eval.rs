@@ -11,9 +11,9 @@ use mirror_model::Predictor;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
-    cli::StoreArgs,
+    args::StoreArgs,
+    args::require_player,
     engine_cfg::EngineKnobs,
-    play::require_player,
     train::TrainOpts,
     train::{fit, load_model, model_dir},
 };
@@ -179,7 +179,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         judge_threads: args.judge_threads,
         engine,
     };
-    let bar = crate::cli::bar(
+    let bar = crate::args::bar(
         Some(0),
         "{msg} [{bar:30}] {pos}/{len} positions ({per_sec}, eta {eta})",
     );

@@ -15,8 +15,8 @@ use shakmaty::{Chess, Color, Position};
 use mirror_core::notation;
 
 use crate::{
-    cli::{ColorArg, FilterArgs, StoreArgs},
-    play::require_player,
+    args::require_player,
+    args::{ColorArg, FilterArgs, StoreArgs},
 };
 
 #[derive(Args, Debug)]

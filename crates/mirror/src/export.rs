@@ -8,8 +8,8 @@ use clap::{Args, ValueEnum};
 use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
-    cli::{StoreArgs, open_neo4j},
-    play::require_player,
+    args::require_player,
+    args::{StoreArgs, open_neo4j},
 };
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -30,7 +30,7 @@ pub struct ExportArgs {
     pub file: Option<std::path::PathBuf>,
     /// With --to polyglot: only the player's moves with this colour (default both).
     #[arg(long, value_enum)]
-    pub color: Option<crate::cli::ColorArg>,
+    pub color: Option<crate::args::ColorArg>,
     /// With --to polyglot: weights from the engine's policy instead of games played — the
     /// probabilities of a sampling policy (tiers, habit[:W]), or only the move a
     /// deterministic one plays (likely[:W], lower); habit and likely use the player's
@@ -57,7 +57,7 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
     let user = require_player(&local, &args.user)?;
     let games = local.games(&user)?;
     let neo = open_neo4j()?;
-    let bar = crate::cli::bar(
+    let bar = crate::args::bar(
         Some(games.len() as u64),
         "{elapsed_precise} [{bar:30}] {pos}/{len} games {msg}",
     );
@@ -101,7 +101,7 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
                     std::sync::Arc::new(p),
                 )));
             }
-            let bar = crate::cli::bar(
+            let bar = crate::args::bar(
                 Some(positions.len() as u64),
                 "{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})",
             );

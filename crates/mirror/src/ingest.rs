@@ -11,7 +11,7 @@ use mirror_core::time::Month;
 use mirror_ingest::run::{FetchSetup, IngestPlan, Meter, MeterKind, Reporter, Tuning};
 use mirror_store::embedded::OpenMode;
 
-use crate::cli::{StoreArgs, is_in_use};
+use crate::args::{StoreArgs, is_in_use};
 
 /// Where games are fetched from, shared by `ingest` and `serve` (whose page adds players).
 #[derive(Args, Debug, Clone)]
@@ -169,11 +169,11 @@ impl Reporter for Terminal {
         };
         shown.then(|| -> Box<dyn Meter> {
             let bar = match kind {
-                MeterKind::Games => crate::cli::bar(
+                MeterKind::Games => crate::args::bar(
                     None,
                     "{spinner} {elapsed_precise} {human_pos} games read ({per_sec}) {msg}",
                 ),
-                MeterKind::Months => crate::cli::bar(
+                MeterKind::Months => crate::args::bar(
                     Some(0),
                     "{elapsed_precise} [{bar:30}] {pos}/{len} months {msg}",
                 ),
@@ -256,7 +256,7 @@ fn forward(
     args: &IngestArgs,
     in_use: anyhow::Error,
 ) -> anyhow::Result<bool> {
-    let Some(server) = crate::serve::server_file(store_args)? else {
+    let Some(server) = crate::args::server_file(store_args)? else {
         return Err(in_use);
     };
     // The contact resolved here (the server's environment may have none), progress as

@@ -1,6 +1,7 @@
 //! `mirror`: learns how one chess player plays from their own games and plays back like them.
 
 mod analyse;
+mod args;
 mod bench;
 mod bench_serve;
 mod cli;

@@ -14,9 +14,8 @@ use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{
-    cli::{AnyStore, StoreArgs, is_in_use},
+    args::{AnyStore, StoreArgs, is_in_use, require_player_among, server_file},
     engine_cfg::{self, EngineArgs},
-    serve::server_file,
 };
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -52,17 +51,6 @@ pub struct PlayArgs {
 pub struct UciArgs {
     #[command(flatten)]
     pub engine: EngineArgs,
-}
-
-/// Checks the player exists so that a typo is an error, not an empty answer; returns the
-/// name as stored.
-pub fn require_player(store: &impl GraphStore, user: &str) -> anyhow::Result<String> {
-    require_player_among(&store.players()?, user)
-}
-
-/// [`require_player`] among `players`.
-pub fn require_player_among(players: &[PlayerInfo], user: &str) -> anyhow::Result<String> {
-    Ok(mirror_store::find_player(players, user)?)
 }
 
 /// Where the engine reads the player's games: the store, or, while `mirror serve` holds
@@ -145,7 +133,8 @@ fn play_on<S: Book>(
     if !own {
         writeln!(
             out,
-            "(no trained model for {player}: outside their games the mirror plays the population base model, moves of many players; run `mirror train --user {player}` to learn theirs)"
+            "(no trained model for {player}: outside their games the mirror plays the population base model, moves of many players; run `mirror train --user {}` to learn theirs)",
+            mirror_core::command_word(&player)?
         )?;
     }
     let game = play_game(

@@ -68,7 +68,7 @@ pub fn run(args: PretrainArgs) -> anyhow::Result<ExitCode> {
             Ok((s.to_string(), input))
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    let bar = crate::cli::bar(None, "{spinner} {pos} games read, {per_sec}, {elapsed}");
+    let bar = crate::args::bar(None, "{spinner} {pos} games read, {per_sec}, {elapsed}");
     let (games, drawn) = population::sample_games(
         inputs,
         args.games,

@@ -11,8 +11,8 @@ use mirror_server::response::ReportJson;
 use mirror_store::{embedded::OpenMode, report::ReportOptions};
 
 use crate::{
-    cli::{ColorArg, FilterArgs, StoreArgs},
-    play::require_player,
+    args::require_player,
+    args::{ColorArg, FilterArgs, StoreArgs},
 };
 
 #[derive(Args, Debug)]

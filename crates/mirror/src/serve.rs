@@ -8,7 +8,7 @@ use mirror_engine::FallbackFactory;
 use mirror_server::{AppState, client::ServerFile, serve};
 use mirror_store::embedded::OpenMode;
 
-use crate::cli::{AnyStore, StoreArgs};
+use crate::args::{AnyStore, StoreArgs};
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -48,15 +48,6 @@ pub fn model_fallbacks(store_args: &StoreArgs) -> FallbackFactory {
     )
 }
 
-/// The server holding this invocation's embedded store, if its file says so (a Neo4j
-/// store is never held by one process).
-pub fn server_file(store_args: &StoreArgs) -> anyhow::Result<Option<ServerFile>> {
-    if store_args.kind() != crate::cli::StoreKind::Embedded {
-        return Ok(None);
-    }
-    Ok(ServerFile::read(&store_args.path()?)?)
-}
-
 pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> {
     mirror_engine::endgame::warm_up();
     let addr: SocketAddr = args.bind.parse().with_context(|| {
@@ -93,12 +84,12 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             None => format!("{:032x}", rand::random::<u128>()),
         };
         let _file = match store_args.kind() {
-            crate::cli::StoreKind::Embedded => Some(ServerFile::write(
+            crate::args::StoreKind::Embedded => Some(ServerFile::write(
                 &store_args.path()?,
                 format!("http://{here}"),
                 token.clone(),
             )?),
-            crate::cli::StoreKind::Neo4j => None,
+            crate::args::StoreKind::Neo4j => None,
         };
         let stop = mirror_server::listen::shutdown_signal();
         eprintln!(

@@ -14,7 +14,7 @@ use mirror_model::{
 use mirror_store::{GraphStore, embedded::OpenMode};
 use shakmaty::Color;
 
-use crate::{cli::StoreArgs, play::require_player};
+use crate::{args::StoreArgs, args::require_player};
 
 /// The player and how their games are split by date, shared by `train` and `eval`.
 #[derive(Args, Debug)]
@@ -276,7 +276,7 @@ pub fn fit(
     };
     // One bar over the whole training (its epochs, then its stages on the last games), so
     // its ETA is the whole training's: at most, as early stopping may end the epochs sooner.
-    let bar = crate::cli::bar(
+    let bar = crate::args::bar(
         Some(0),
         "epoch {msg} [{bar:30}] {pos}/{len} batches, {elapsed_precise} elapsed, ETA {eta_precise}",
     );

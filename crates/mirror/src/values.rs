@@ -8,7 +8,7 @@ use mirror_core::GameRecord;
 use mirror_frontend::values::ValuesReport;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
-use crate::{cli::StoreArgs, play::require_player};
+use crate::{args::StoreArgs, args::require_player};
 
 #[derive(Args, Debug)]
 pub struct ValuesArgs {

@@ -572,6 +572,67 @@ fn an_import_is_cancelled_waiting_or_running_and_resumes_after() {
     let _ = child.wait();
 }
 
+/// `mirror ingest` beside a running server ingests through it; stopping that command
+/// (Ctrl-C, or a kill) stops the server's ingest as it stops a local one: after the month
+/// it is writing, which is kept. Run again, it adds exactly the rest.
+#[test]
+fn a_forwarded_ingest_stops_when_its_command_is_stopped() {
+    let server = FakeChesscom::with_recordings();
+    server.fault(
+        "/pub/player/hikaru/games/2014/02",
+        Fault::Slow(Duration::from_secs(3)),
+    );
+    let env = Env::new();
+    let mut cmd = env.cmd();
+    cmd.env("MIRROR_CHESSCOM_API", &server.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid");
+    let (mut serve, url, _, _stderr) = spawn_serve(cmd);
+    let mut forwarded = env
+        .cmd()
+        .args(ingest_args(&server, "hikaru"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn mirror ingest");
+    // The server's job, once February is being fetched.
+    let job = (0..300)
+        .find_map(|_| {
+            std::thread::sleep(Duration::from_millis(20));
+            let (_, jobs) = http("GET", &format!("{url}/api/v1/imports"), &[], None);
+            let running = jobs
+                .as_array()?
+                .iter()
+                .find(|j| j["state"] == "running")?
+                .clone();
+            server
+                .seen()
+                .iter()
+                .any(|s| s.path == "/pub/player/hikaru/games/2014/02")
+                .then_some(running)
+        })
+        .expect("the forwarded ingest runs on the server");
+    forwarded.kill().expect("stop the command");
+    let _ = forwarded.wait();
+    let job = wait_for_job(&url, &job);
+    assert_eq!(job["state"], "cancelled", "{job}");
+    assert_eq!(job["monthsDone"], 1, "{job}");
+    let kept = job["gamesNew"].as_u64().expect("games");
+    assert!(kept > 0 && kept < 214, "February's games are kept: {job}");
+    assert!(
+        !server
+            .seen()
+            .iter()
+            .any(|s| s.path == "/pub/player/hikaru/games/2014/03"),
+        "March was never asked for"
+    );
+    // Again, to its end: the rest, to the same 214 games.
+    env.ok(&ingest_args(&server, "hikaru"));
+    let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
+    assert_eq!(players[0]["games"], 214, "{players}");
+    let _ = serve.kill();
+    let _ = serve.wait();
+}
+
 /// A PGN with two spellings of one player, uploaded compressed (zstd, as the page now
 /// offers): the job says in data which games it left out and the names most often in
 /// them, the player's other spelling first; uploading the same file again with that

@@ -128,7 +128,7 @@ impl fmt::Display for Policy {
 /// # Panics
 /// On an empty distribution (the policies never produce one).
 pub fn sample(dist: &[(Move, f64)], u: f64) -> Move {
-    let i = crate::outcomes::draw_index(true, dist.iter().map(|(_, p)| *p), u);
+    let i = crate::draw::draw_index(true, dist.iter().map(|(_, p)| *p), u);
     dist.get(i)
         .expect("a policy's distribution is never empty")
         .0

@@ -141,7 +141,7 @@ impl Selection {
     /// probabilities.
     pub fn pick(&self, u: f64) -> &BookMove {
         // Rounding can leave the sum a hair under 1: the last move takes the rest.
-        let i = crate::outcomes::draw_index(true, self.moves.iter().map(|(_, p)| *p), u);
+        let i = crate::draw::draw_index(true, self.moves.iter().map(|(_, p)| *p), u);
         &self
             .moves
             .get(i)

@@ -25,7 +25,7 @@ const OPENING_PLIES: usize = 24;
 #[derive(Clone, Debug, PartialEq)]
 pub struct SlowPlace {
     /// The position (its path, colour, timed games there and the player's score).
-    pub place: crate::report::Place,
+    pub place: super::Place,
     /// The time class of the games counted.
     pub time_class: TimeClass,
     /// The player's average time there, in seconds.
@@ -85,7 +85,7 @@ pub struct ClockReport {
 pub(crate) fn slow_places(
     edges: &[EdgeRow],
     to_move: impl Fn(PositionKey) -> Option<Color>,
-    place: impl Fn(PositionKey, Color, &MoveStats) -> crate::report::Place,
+    place: impl Fn(PositionKey, Color, &MoveStats) -> super::Place,
     min_games: u32,
     limit: usize,
 ) -> Vec<SlowPlace> {
@@ -184,7 +184,7 @@ pub fn trouble_splits(
 /// named position of the game's first plies.
 fn opening_family(g: &GameRecord) -> Option<String> {
     let opening = &g.moves[..g.moves.len().min(OPENING_PLIES)];
-    let positions = crate::report::positions_along(opening)?;
+    let positions = super::positions_along(opening)?;
     let name = &Openings::builtin().along(&positions)?.name;
     Some(name.split(':').next().unwrap_or(name).trim().to_string())
 }

@@ -1,11 +1,11 @@
 //! The report's part about time ("where you burn your clock",
-//! `mirror_store::burn::ClockReport`) as JSON and as text.
+//! `mirror_store::report::burn::ClockReport`) as JSON and as text.
 
 use mirror_core::clock::{BANDS, STAGES};
-use mirror_store::burn::{ClockReport, TroubleSplit};
+use mirror_store::report::burn::{ClockReport, TroubleSplit};
 use serde::Serialize;
 
-use crate::response::{ReportPlace, pct_text, place_line, report_place};
+use super::{ReportPlace, pct_text, place_line, report_place};
 
 /// A slow position, JSON.
 #[derive(Serialize)]
