@@ -47,6 +47,11 @@ fn a_piped_game_with_every_command() {
         reply.contains("[book, habit:1 (games played + 1 x model): ") && !reply.contains("tier"),
         "{reply}"
     );
+    // First in a player's words, with the player's name as stored (asked in lower case).
+    assert!(
+        reply.contains("   Biskupstunga's move here in ") && reply.contains(" games, scoring "),
+        "{reply}"
+    );
     assert!(
         out.contains("Biskupstunga's mirror would play "),
         "hint: {out}"
