@@ -228,6 +228,7 @@ async fn hundreds_of_idle_and_trickling_sockets_do_not_starve_the_server() {
         ..Limits::default()
     })
     .await;
+    let rss_before = rss_kib();
     let mut held = Vec::new();
     for i in 0..300 {
         let mut c = TcpStream::connect(s.addr).await.expect("connect");
@@ -259,12 +260,31 @@ async fn hundreds_of_idle_and_trickling_sockets_do_not_starve_the_server() {
         held.push(c);
     }
     times.sort();
+    let grown = rss_kib().saturating_sub(rss_before);
     println!(
-        "/health beside {} idle or trickling sockets (cap 64): median {:?}, max {:?}",
+        "/health beside {} idle or trickling sockets (cap 64): median {:?}, max {:?}; \
+         the process grew by {grown} KiB",
         held.len(),
         times[times.len() / 2],
         times[times.len() - 1]
     );
+    // A socket waiting for its turn costs the server its buffers, not a task's memory: far
+    // under 64 KiB each.
+    assert!(
+        grown < 320 * 64,
+        "{grown} KiB for {} sockets",
+        held.len()
+    );
+}
+
+/// This process's resident memory in KiB (`VmRSS` of `/proc/self/status`).
+fn rss_kib() -> u64 {
+    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("a VmRSS line")
 }
 
 #[tokio::test]
