@@ -36,9 +36,9 @@ pub enum EngineError {
         /// Whether the side to move is checkmated (else it is stalemated).
         checkmate: bool,
     },
-    /// The external engine of the search failed.
-    #[error("the search's engine failed")]
-    Search(#[source] crate::stockfish::StockfishError),
+    /// The search's judge failed.
+    #[error("the search failed")]
+    Search(#[source] crate::search::JudgeError),
 }
 
 /// `filter` narrowed to the games of `time_class`; `None` when it leaves those out.

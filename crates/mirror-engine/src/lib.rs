@@ -35,4 +35,4 @@ pub use options::{
 };
 pub use outcomes::Outcomes;
 pub use policy::{BookMove, ParsePolicyError, ParseTiersError, Policy, Tiers};
-pub use search::{Judge, SearchBy, SearchOptions, Searcher};
+pub use search::{Judge, JudgeError, SearchBy, SearchOptions, Searcher};

@@ -23,7 +23,7 @@ use mirror_model::{
 };
 use shakmaty::{Chess, Move, Position};
 
-use crate::{search::Judge, stockfish::StockfishError};
+use crate::search::{Judge, JudgeError};
 
 /// The most replies looked at after each searched move.
 pub const MAX_REPLIES: usize = 8;
@@ -118,7 +118,7 @@ impl Judge for ValueJudge {
         pos: &Chess,
         moves: &[(Move, f64)],
         nodes: u32,
-    ) -> Result<Vec<f64>, StockfishError> {
+    ) -> Result<Vec<f64>, JudgeError> {
         Ok(match self.way {
             Way::Expectimax => {
                 let moves: Vec<Move> = moves.iter().map(|(m, _)| *m).collect();

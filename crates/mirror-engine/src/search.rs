@@ -54,6 +54,22 @@ impl SearchBy {
     }
 }
 
+/// Why a judge could not weigh the moves.
+#[derive(Debug, thiserror::Error)]
+pub enum JudgeError {
+    /// The external UCI engine could not be run or talked to (its error is the cause).
+    #[error("the search's UCI engine failed")]
+    Engine(#[from] StockfishError),
+    /// The judge answered, but not what was asked.
+    #[error("{judge}: {message}")]
+    Unusable {
+        /// The judge, as its answers name it.
+        judge: String,
+        /// What was wrong with its answer.
+        message: String,
+    },
+}
+
 /// The win% a mover keeps after each of some moves: what a search weighs the model's
 /// moves by.
 pub trait Judge {
@@ -68,12 +84,12 @@ pub trait Judge {
         pos: &Chess,
         moves: &[(Move, f64)],
         nodes: u32,
-    ) -> Result<Vec<f64>, StockfishError>;
+    ) -> Result<Vec<f64>, JudgeError>;
 
     /// The judge's own best move in `pos` after a search of every legal move within
     /// `nodes`; `None` from a judge that only weighs the moves it is given (the model's
     /// own judges), or when nothing can be played.
-    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, StockfishError> {
+    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, JudgeError> {
         let _ = (pos, nodes);
         Ok(None)
     }
@@ -265,7 +281,7 @@ impl Judge for Searcher {
         pos: &Chess,
         moves: &[(Move, f64)],
         nodes: u32,
-    ) -> Result<Vec<f64>, StockfishError> {
+    ) -> Result<Vec<f64>, JudgeError> {
         let fen = mirror_core::notation::fen(pos);
         let ucis: Vec<String> = moves
             .iter()
@@ -292,8 +308,8 @@ impl Judge for Searcher {
                     .iter()
                     .find(|l| &l.mv == m)
                     .map(|l| win_percent(l.score.capped_cp()))
-                    .ok_or_else(|| StockfishError::Failed {
-                        path: self.path.clone(),
+                    .ok_or_else(|| JudgeError::Unusable {
+                        judge: self.path.display().to_string(),
                         message: format!("searched {} but gave no score for {m}", key.0),
                     })
             })
@@ -310,7 +326,7 @@ impl Judge for Searcher {
     }
 
     /// Stockfish's best move after `go nodes N` over every legal move.
-    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, StockfishError> {
+    fn own_choice(&self, pos: &Chess, nodes: u32) -> Result<Option<Move>, JudgeError> {
         let key = (mirror_core::notation::fen(pos), nodes);
         let lock = || {
             self.chosen
@@ -331,8 +347,8 @@ impl Judge for Searcher {
             }
         };
         uci.map(|u| {
-            mirror_core::notation::parse_move(pos, &u).map_err(|e| StockfishError::Failed {
-                path: self.path.clone(),
+            mirror_core::notation::parse_move(pos, &u).map_err(|e| JudgeError::Unusable {
+                judge: self.path.display().to_string(),
                 message: format!("its best move {u} in {} is not legal there: {e}", key.0),
             })
         })
@@ -350,7 +366,7 @@ pub fn searched(
     dist: &[(Move, f64)],
     opts: SearchOptions,
     sample: bool,
-) -> Result<FallbackOutcomes, StockfishError> {
+) -> Result<FallbackOutcomes, JudgeError> {
     let mut top: Vec<(Move, f64)> = dist.iter().take(opts.top.max(1)).copied().collect();
     // The judge's own choice joins when the model's likeliest leave it out.
     if opts.own > 0

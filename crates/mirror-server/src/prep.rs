@@ -361,8 +361,7 @@ impl fmt::Display for PrepJson {
                 f,
                 "   practise: mirror play --user {} --color {} --from-moves {:?}",
                 // The name came from the store, where only valid names are.
-                mirror_core::command_word(&self.opponent)
-                    .unwrap_or_else(|e| format!("({e})")),
+                mirror_core::command_word(&self.opponent).unwrap_or_else(|e| format!("({e})")),
                 self.color,
                 l.moves.join(" ")
             )?;

@@ -270,11 +270,7 @@ async fn hundreds_of_idle_and_trickling_sockets_do_not_starve_the_server() {
     );
     // A socket waiting for its turn costs the server its buffers, not a task's memory: far
     // under 64 KiB each.
-    assert!(
-        grown < 320 * 64,
-        "{grown} KiB for {} sockets",
-        held.len()
-    );
+    assert!(grown < 320 * 64, "{grown} KiB for {} sockets", held.len());
 }
 
 /// This process's resident memory in KiB (`VmRSS` of `/proc/self/status`).
