@@ -286,6 +286,29 @@ fn page_token(url: &str) -> String {
     format!("Bearer {}", session["token"].as_str().expect("a token"))
 }
 
+/// The recorded Chess.com, whose February 2014 answers 3 s late (an import of hikaru is
+/// surely running when it is stopped), and `mirror serve` on a fresh store that fetches
+/// from it.
+fn serving_a_slow_february() -> (
+    FakeChesscom,
+    Env,
+    std::process::Child,
+    String,
+    std::io::BufReader<std::process::ChildStderr>,
+) {
+    let server = FakeChesscom::with_recordings();
+    server.fault(
+        "/pub/player/hikaru/games/2014/02",
+        Fault::Slow(Duration::from_secs(3)),
+    );
+    let env = Env::new();
+    let mut cmd = env.cmd();
+    cmd.env("MIRROR_CHESSCOM_API", &server.base)
+        .env("MIRROR_CONTACT", "tests@mirror.invalid");
+    let (child, url, _, stderr) = spawn_serve(cmd);
+    (server, env, child, url, stderr)
+}
+
 /// Follows job `id` until it ends; returns its last status.
 fn wait_for_job(base: &str, job: &serde_json::Value) -> serde_json::Value {
     let id = job["id"].as_u64().expect("a job id");
@@ -498,17 +521,7 @@ fn beyond_loopback_an_import_needs_the_token() {
 /// never asks for the next; importing again goes on from there to the same 214 games.
 #[test]
 fn an_import_is_cancelled_waiting_or_running_and_resumes_after() {
-    let server = FakeChesscom::with_recordings();
-    // February answers late: the first import is surely running when it is cancelled.
-    server.fault(
-        "/pub/player/hikaru/games/2014/02",
-        Fault::Slow(Duration::from_secs(3)),
-    );
-    let env = Env::new();
-    let mut cmd = env.cmd();
-    cmd.env("MIRROR_CHESSCOM_API", &server.base)
-        .env("MIRROR_CONTACT", "tests@mirror.invalid");
-    let (mut child, url, _, _stderr) = spawn_serve(cmd);
+    let (server, _env, mut child, url, _stderr) = serving_a_slow_february();
     let bearer = page_token(&url);
     let imports = format!("{url}/api/v1/imports");
     let body = serde_json::json!({ "chesscom": "hikaru" });
@@ -577,16 +590,7 @@ fn an_import_is_cancelled_waiting_or_running_and_resumes_after() {
 /// it is writing, which is kept. Run again, it adds exactly the rest.
 #[test]
 fn a_forwarded_ingest_stops_when_its_command_is_stopped() {
-    let server = FakeChesscom::with_recordings();
-    server.fault(
-        "/pub/player/hikaru/games/2014/02",
-        Fault::Slow(Duration::from_secs(3)),
-    );
-    let env = Env::new();
-    let mut cmd = env.cmd();
-    cmd.env("MIRROR_CHESSCOM_API", &server.base)
-        .env("MIRROR_CONTACT", "tests@mirror.invalid");
-    let (mut serve, url, _, _stderr) = spawn_serve(cmd);
+    let (server, env, mut serve, url, _stderr) = serving_a_slow_february();
     let mut forwarded = env
         .cmd()
         .args(ingest_args(&server, "hikaru"))
