@@ -309,6 +309,24 @@ fn serving_a_slow_february() -> (
     (server, env, child, url, stderr)
 }
 
+/// Waits for `job`, stopped while February was fetched: it ends cancelled after that
+/// month, whose games it kept, and March was never asked for. Returns the games kept.
+fn stopped_after_february(server: &FakeChesscom, url: &str, job: &serde_json::Value) -> u64 {
+    let job = wait_for_job(url, job);
+    assert_eq!(job["state"], "cancelled", "{job}");
+    assert_eq!(job["monthsDone"], 1, "{job}");
+    let kept = job["gamesNew"].as_u64().expect("games");
+    assert!(kept > 0 && kept < 214, "February's games are kept: {job}");
+    assert!(
+        !server
+            .seen()
+            .iter()
+            .any(|s| s.path == "/pub/player/hikaru/games/2014/03"),
+        "March was never asked for"
+    );
+    kept
+}
+
 /// Follows job `id` until it ends; returns its last status.
 fn wait_for_job(base: &str, job: &serde_json::Value) -> serde_json::Value {
     let id = job["id"].as_u64().expect("a job id");
@@ -548,21 +566,10 @@ fn an_import_is_cancelled_waiting_or_running_and_resumes_after() {
     }
     let (status, answer) = cancel(&first, &[("authorization", &bearer)]);
     assert_eq!(status, 202, "{answer}");
-    let first = wait_for_job(&url, &first);
-    assert_eq!(first["state"], "cancelled", "{first}");
-    assert_eq!(first["monthsDone"], 1, "{first}");
-    let kept = first["gamesNew"].as_u64().expect("games");
-    assert!(kept > 0 && kept < 214, "February's games are kept: {first}");
+    let kept = stopped_after_february(&server, &url, &first);
     let second = wait_for_job(&url, &second);
     assert_eq!(second["state"], "cancelled", "{second}");
     assert_eq!(second["gamesRead"], 0, "{second}");
-    assert!(
-        !server
-            .seen()
-            .iter()
-            .any(|s| s.path == "/pub/player/hikaru/games/2014/03"),
-        "March was never asked for"
-    );
     let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
     assert_eq!(players[0]["games"], kept, "{players}");
     // An ended job is not cancelled again; an unknown one is not there.
@@ -617,18 +624,7 @@ fn a_forwarded_ingest_stops_when_its_command_is_stopped() {
         .expect("the forwarded ingest runs on the server");
     forwarded.kill().expect("stop the command");
     let _ = forwarded.wait();
-    let job = wait_for_job(&url, &job);
-    assert_eq!(job["state"], "cancelled", "{job}");
-    assert_eq!(job["monthsDone"], 1, "{job}");
-    let kept = job["gamesNew"].as_u64().expect("games");
-    assert!(kept > 0 && kept < 214, "February's games are kept: {job}");
-    assert!(
-        !server
-            .seen()
-            .iter()
-            .any(|s| s.path == "/pub/player/hikaru/games/2014/03"),
-        "March was never asked for"
-    );
+    stopped_after_february(&server, &url, &job);
     // Again, to its end: the rest, to the same 214 games.
     env.ok(&ingest_args(&server, "hikaru"));
     let (_, players) = http("GET", &format!("{url}/api/v1/players"), &[], None);
