@@ -692,6 +692,12 @@ pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
     }
 }
 
+/// The player named `user` in `store`, as stored ([`find_player`] among its players):
+/// every command checks the player this way before it reads, so that a typo is an error.
+pub fn require_player(store: &impl GraphStore, user: &str) -> Result<String> {
+    find_player(&store.players()?, user)
+}
+
 macro_rules! forward_store {
     ($($ty:ty),*) => {$(
         impl<S: GraphStore + ?Sized> GraphStore for $ty {

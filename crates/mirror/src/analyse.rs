@@ -7,7 +7,7 @@ use clap::Args;
 use mirror_eval::analyse::{AnalyseEvent, AnalyseOptions};
 use mirror_store::embedded::OpenMode;
 
-use crate::{args::StoreArgs, args::require_player, ingest::ProgressMode};
+use crate::{args::StoreArgs, ingest::ProgressMode};
 
 #[derive(Args, Debug)]
 pub struct AnalyseArgs {
@@ -44,7 +44,7 @@ pub struct AnalyseArgs {
 
 pub fn run(store_args: &StoreArgs, args: AnalyseArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &args.user)?;
+    let player = mirror_store::require_player(&store, &args.user)?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
     if args.list {
         for listed in mirror_eval::analyse::evaluated(&*store, &player, args.min_games)? {

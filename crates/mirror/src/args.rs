@@ -219,20 +219,6 @@ impl FilterArgs {
     }
 }
 
-/// Checks the player exists so that a typo is an error, not an empty answer; returns the
-/// name as stored.
-pub fn require_player(store: &impl mirror_store::GraphStore, user: &str) -> anyhow::Result<String> {
-    require_player_among(&store.players()?, user)
-}
-
-/// [`require_player`] among `players`.
-pub fn require_player_among(
-    players: &[mirror_store::PlayerInfo],
-    user: &str,
-) -> anyhow::Result<String> {
-    Ok(mirror_store::find_player(players, user)?)
-}
-
 /// The server holding this invocation's embedded store, if its file says so (a Neo4j
 /// store is never held by one process).
 pub fn server_file(

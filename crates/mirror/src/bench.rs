@@ -102,7 +102,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
                 return Ok(ExitCode::SUCCESS);
             }
             let user = user.context("pass --user NAME (or --sharing)")?;
-            let player = crate::args::require_player(&store, &user)?;
+            let player = mirror_store::require_player(&store, &user)?;
             let opts = mirror_eval::analyse::AnalyseOptions::found(
                 engine.as_deref(),
                 threads,
@@ -116,7 +116,7 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
         }
         BenchCommand::Model { model, user } => {
             let store = store_args.open(OpenMode::MustExist)?;
-            let player = crate::args::require_player(&store, &user)?;
+            let player = mirror_store::require_player(&store, &user)?;
             let predictor = match model {
                 Some(dir) => Predictor::load(&dir)?,
                 None => crate::train::load_model(store_args, &player)?

@@ -9,7 +9,7 @@ use clap::{Args, ValueEnum};
 use mirror_server::bench;
 use mirror_store::embedded::OpenMode;
 
-use crate::{args::StoreArgs, args::require_player, serve::model_fallbacks};
+use crate::{args::StoreArgs, serve::model_fallbacks};
 
 /// The endpoint a serve benchmark loads.
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -83,7 +83,7 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
             .user
             .as_deref()
             .expect("clap: --user or --sample-players");
-        let user = require_player(&store, user)?;
+        let user = mirror_store::require_player(&store, user)?;
         let requests =
             bench::Requests::new(&store, &user, endpoint, (args.top, args.random, args.seed))?;
         if let Some(dir) = &args.paths_out {

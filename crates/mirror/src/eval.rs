@@ -12,7 +12,6 @@ use mirror_store::{GraphStore, embedded::OpenMode};
 
 use crate::{
     args::StoreArgs,
-    args::require_player,
     engine_cfg::EngineKnobs,
     train::TrainOpts,
     train::{fit, load_model, model_dir},
@@ -128,7 +127,7 @@ fn eval_model(
 
 pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &args.who.user)?;
+    let player = mirror_store::require_player(&store, &args.who.user)?;
     anyhow::ensure!(
         !args.knobs.sets("game_time_class"),
         "--game-time-class is for play and uci: eval answers each test position with its own game's time class"

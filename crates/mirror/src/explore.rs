@@ -14,10 +14,7 @@ use shakmaty::{Chess, Color, Position};
 
 use mirror_core::notation;
 
-use crate::{
-    args::require_player,
-    args::{ColorArg, FilterArgs, StoreArgs},
-};
+use crate::args::{ColorArg, FilterArgs, StoreArgs};
 
 #[derive(Args, Debug)]
 pub struct ExploreArgs {
@@ -69,7 +66,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
         .filters
         .filter(Some(args.color.map_or(pos.turn(), Color::from)))?;
     let store = store_args.open(OpenMode::MustExist)?;
-    let user = require_player(&store, &args.user)?;
+    let user = mirror_store::require_player(&store, &args.user)?;
     let key = PositionKey::from_position(&pos);
     let rows = match &args.opponent {
         Some(name) => mirror_store::analysis::moves_against(&store, &user, key, name, &filter)?,
@@ -97,7 +94,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
 
 pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    require_player(&store, &args.user)?;
+    mirror_store::require_player(&store, &args.user)?;
     let filter = args.filters.filter(args.color)?;
     let sums = mirror_store::analysis::edge_sums(&store, &args.user, &filter)?;
     let mut w = BufWriter::new(std::io::stdout().lock());
@@ -178,8 +175,8 @@ pub struct TheirFilterArgs {
 pub fn prep(store_args: &StoreArgs, args: &PrepArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
     let (me, them) = (
-        require_player(&store, &args.user)?,
-        require_player(&store, &args.opponent)?,
+        mirror_store::require_player(&store, &args.user)?,
+        mirror_store::require_player(&store, &args.opponent)?,
     );
     let colors = args
         .color

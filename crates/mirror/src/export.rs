@@ -7,10 +7,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use mirror_store::{GraphStore, embedded::OpenMode};
 
-use crate::{
-    args::require_player,
-    args::{StoreArgs, open_neo4j},
-};
+use crate::args::{StoreArgs, open_neo4j};
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ExportTarget {
@@ -54,7 +51,7 @@ pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode>
         "FILE, --color and --policy are for --to polyglot"
     );
     let local = store_args.open_embedded(OpenMode::MustExist)?;
-    let user = require_player(&local, &args.user)?;
+    let user = mirror_store::require_player(&local, &args.user)?;
     let games = local.games(&user)?;
     let neo = open_neo4j()?;
     let bar = crate::args::bar(
@@ -79,7 +76,7 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
         .as_ref()
         .context("--to polyglot needs the book FILE.bin")?;
     let store = store_args.open(OpenMode::MustExist)?;
-    let user = require_player(&store, &args.user)?;
+    let user = mirror_store::require_player(&store, &args.user)?;
     let color = args.color.map(shakmaty::Color::from);
     let mut entries = match args.policy {
         None => mirror_store::polyglot::book(&store, &user, color)?,

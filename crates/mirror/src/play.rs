@@ -14,7 +14,7 @@ use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{
-    args::{AnyStore, StoreArgs, is_in_use, require_player_among, server_file},
+    args::{AnyStore, StoreArgs, is_in_use, server_file},
     engine_cfg::{self, EngineArgs},
 };
 
@@ -93,7 +93,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
     // A game against the mirror varies as the player's own games do.
     let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::sampling())?;
     let opened = open_book(store_args)?;
-    let player = require_player_among(&opened.players()?, &cfg.player)?;
+    let player = mirror_store::find_player(&opened.players()?, &cfg.player)?;
     match opened {
         Opened::Store(store) => play_on(store_args, args, cfg, store, player),
         Opened::Server(book) => play_on(store_args, args, cfg, book, player),
@@ -174,7 +174,7 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
     mirror_engine::endgame::warm_up();
     let cfg = engine_cfg::resolve(&args.engine, mirror_engine::EngineOptions::default())?;
     let opened = open_book(store_args)?;
-    let player = require_player_among(&opened.players()?, &cfg.player)?;
+    let player = mirror_store::find_player(&opened.players()?, &cfg.player)?;
     match opened {
         Opened::Store(store) => uci_on(store_args, cfg, store, player),
         Opened::Server(book) => uci_on(store_args, cfg, book, player),

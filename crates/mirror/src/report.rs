@@ -10,10 +10,7 @@ use clap::Args;
 use mirror_server::response::ReportJson;
 use mirror_store::{embedded::OpenMode, report::ReportOptions};
 
-use crate::{
-    args::require_player,
-    args::{ColorArg, FilterArgs, StoreArgs},
-};
+use crate::args::{ColorArg, FilterArgs, StoreArgs};
 
 #[derive(Args, Debug)]
 pub struct ReportArgs {
@@ -44,7 +41,7 @@ pub fn run(store_args: &StoreArgs, args: ReportArgs) -> anyhow::Result<ExitCode>
     let color = args.color.map(shakmaty::Color::from);
     let filter = args.filters.filter(color)?;
     let store = store_args.open(OpenMode::MustExist)?;
-    let user = require_player(&store, &args.user)?;
+    let user = mirror_store::require_player(&store, &args.user)?;
     let report = mirror_store::report::report(
         &store,
         &user,

@@ -14,7 +14,7 @@ use mirror_model::{
 use mirror_store::{GraphStore, embedded::OpenMode};
 use shakmaty::Color;
 
-use crate::{args::StoreArgs, args::require_player};
+use crate::args::StoreArgs;
 
 /// The player and how their games are split by date, shared by `train` and `eval`.
 #[derive(Args, Debug)]
@@ -225,7 +225,7 @@ impl FallbackModels {
 
 pub fn run(store_args: &StoreArgs, args: TrainArgs) -> anyhow::Result<ExitCode> {
     let store = store_args.open(OpenMode::MustExist)?;
-    let player = require_player(&store, &args.who.user)?;
+    let player = mirror_store::require_player(&store, &args.who.user)?;
     let games = store.games(&player)?;
     let dir = match &args.out {
         Some(d) => d.clone(),

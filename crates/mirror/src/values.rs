@@ -8,7 +8,7 @@ use mirror_core::GameRecord;
 use mirror_frontend::values::ValuesReport;
 use mirror_store::{GraphStore, embedded::OpenMode};
 
-use crate::{args::StoreArgs, args::require_player};
+use crate::args::StoreArgs;
 
 #[derive(Args, Debug)]
 pub struct ValuesArgs {
@@ -39,7 +39,7 @@ pub fn run(store_args: &StoreArgs, args: ValuesArgs) -> anyhow::Result<ExitCode>
             .as_deref()
             .context("pass --user NAME (from the store), or --pgn FILE with --user or --all")?;
         let store = store_args.open(OpenMode::MustExist)?;
-        let name = require_player(&store, user)?;
+        let name = mirror_store::require_player(&store, user)?;
         let games = store.games(&name)?.into_iter().map(|(g, _)| g).collect();
         (name, games)
     } else {
