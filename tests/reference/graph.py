@@ -39,9 +39,14 @@ Usage: graph.py PGN[,PGN...] PLAYER[|NAME...] [--limit N] [--opponent-rating MIN
   --opponent-rating keeps only games whose opponent's Elo tag (a positive integer) is in
   the inclusive range.
   --bench prints only "games SECONDS" (games read, wall time) for the benchmark peer.
-  --trouble prints only {"trouble": [W, D, L], "calm": [W, D, L]}: the player's results in
-  the games where at least one of their moves has a time, split by whether any of their
-  moves was made in time trouble.
+  --trouble prints only {"trouble": [W, D, L], "calm": [W, D, L], "usual": {CLASS: [N, MS]}}:
+  the player's results in the games where at least one of their moves has a time, split
+  by whether any of their moves was made in time trouble; and, per time class, the
+  player's moves with a time (every one, a repeated position's too) and their
+  milliseconds. Time class of a "B+I" / "B" TimeControl (seconds): Chess.com's games by
+  B + 40 I under 180 bullet, under 600 blitz, else rapid, "1/S" daily; other games by
+  B + 40 I under 180 bullet, under 480 blitz, under 1500 rapid, else classical, "-" daily;
+  anything else unknown.
   --pace-model prints only the player's pace, twelve {"stage", "band", "moves", "share"}
   objects: each of the player's moves whose time and clock left are known counts
   time / (clock left + time) in the cell of its stage (plies 0-19, 20-59, 60 on) and of
@@ -115,6 +120,24 @@ def control_of(tag):
     return None
 
 
+def time_class(tag, chesscom):
+    """The time class of a TimeControl tag (see --trouble)."""
+    tag = tag.strip()
+    if tag == "-":
+        return "daily"
+    control = control_of(tag)
+    if control is None:
+        return "unknown"
+    if control[0] == "per":
+        return "daily" if chesscom else "unknown"
+    est = (control[1] + 40 * control[2]) / 1000
+    if chesscom:
+        return "bullet" if est < 180 else ("blitz" if est < 600 else "rapid")
+    if est < 180:
+        return "bullet"
+    return "blitz" if est < 480 else ("rapid" if est < 1500 else "classical")
+
+
 def move_times(game):
     """(spent_ms, trouble, left_ms or None) or None for each mainline move."""
     ctl = control_of(game.headers.get("TimeControl", ""))
@@ -163,7 +186,7 @@ def main():
     trouble_only = "--trouble" in args
     pace_only = "--pace-model" in args
     pace = [[[0.0, 0] for _ in range(4)] for _ in range(3)]
-    trouble = {"trouble": [0, 0, 0], "calm": [0, 0, 0]}
+    trouble = {"trouble": [0, 0, 0], "calm": [0, 0, 0], "usual": {}}
     limit = None
     if "--limit" in args:
         limit = int(args[args.index("--limit") + 1])
@@ -260,6 +283,12 @@ def main():
                 band = 0 if share >= 0.5 else (1 if share >= 0.25 else (2 if share >= 0.1 else 3))
                 pace[stage][band][0] += t[0] / before
                 pace[stage][band][1] += 1
+            usual = trouble["usual"].setdefault(
+                time_class(h.get("TimeControl", ""), source == "chesscom"), [0, 0])
+            for t in mine:
+                if t is not None:
+                    usual[0] += 1
+                    usual[1] += t[0]
             if any(t is not None for t in mine):
                 split = "trouble" if any(t is not None and t[1] for t in mine) else "calm"
                 trouble[split][{"w": 0, "d": 1, "l": 2}[col]] += 1

@@ -311,22 +311,27 @@ impl TimeModel {
     pub fn learn<'a>(games: impl IntoIterator<Item = &'a (GameRecord, Color)>) -> TimeModel {
         let mut model = TimeModel::default();
         for (game, color) in games {
-            let mut base: Option<u64> = None;
-            let first = usize::from(*color == Color::Black);
-            for ply in (first..game.moves.len()).step_by(2) {
-                let Some(t) = game.time_of(ply) else { continue };
-                let Some(left) = t.left_ms else { continue };
-                let before = u64::from(left) + u64::from(t.spent_ms);
-                if before == 0 {
-                    continue;
-                }
-                let base = *base.get_or_insert(before);
-                let cell = &mut model.cells[stage(ply)][band(before, base)];
-                cell.0 += f64::from(t.spent_ms) / before as f64;
-                cell.1 += 1;
-            }
+            model.add(game, *color);
         }
         model
+    }
+
+    /// Adds the moves of one game, played by the player with `color` ([`TimeModel::learn`]).
+    pub fn add(&mut self, game: &GameRecord, color: Color) {
+        let mut base: Option<u64> = None;
+        let first = usize::from(color == Color::Black);
+        for ply in (first..game.moves.len()).step_by(2) {
+            let Some(t) = game.time_of(ply) else { continue };
+            let Some(left) = t.left_ms else { continue };
+            let before = u64::from(left) + u64::from(t.spent_ms);
+            if before == 0 {
+                continue;
+            }
+            let base = *base.get_or_insert(before);
+            let cell = &mut self.cells[stage(ply)][band(before, base)];
+            cell.0 += f64::from(t.spent_ms) / before as f64;
+            cell.1 += 1;
+        }
     }
 
     /// The cell of `stage` ([`STAGES`]) and `band` ([`BANDS`]): the average share of the

@@ -43,7 +43,7 @@ impl<S: GraphStore + ?Sized> Book for S {
     }
 
     fn time_model(&self, player: &str) -> Result<Option<TimeModel>, StoreError> {
-        Ok(Some(TimeModel::learn(&GraphStore::games(self, player)?)))
+        mirror_store::pace_of(self, player).map(Some)
     }
 }
 

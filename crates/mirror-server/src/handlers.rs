@@ -508,7 +508,7 @@ pub(crate) async fn pace<S: GraphStore + Send + Sync + 'static>(
             let model = match version.and_then(|v| models.get(&key, v)) {
                 Some(m) => m,
                 None => {
-                    let m = Arc::new(mirror_core::clock::TimeModel::learn(&store.games(&user)?));
+                    let m = Arc::new(mirror_store::pace_of(store, &user)?);
                     if let Some(v) = version {
                         models.put(key, v, m.clone());
                     }

@@ -278,8 +278,12 @@ impl ReportQuery {
         let defaults = mirror_store::report::ReportOptions::default();
         let min_games =
             number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
-        if min_games == 0 {
-            return Err(bad("minGames: must be at least 1"));
+        let floor = mirror_store::report::MIN_GAMES_FLOOR;
+        if min_games < floor {
+            return Err(bad(format!(
+                "minGames: {min_games} is less than {floor} (a position reached once says \
+                 nothing of a choice)"
+            )));
         }
         let limit = number::<usize>("limit", self.limit.as_deref())?.unwrap_or(defaults.limit);
         if limit > 100 {

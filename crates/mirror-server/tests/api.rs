@@ -557,6 +557,12 @@ async fn bad_requests_get_4xx_json_naming_the_problem() {
         ),
         (
             "GET",
+            "/api/v1/report?user=Biskupstunga&minGames=1".into(),
+            400,
+            "minGames: 1 is less than 2",
+        ),
+        (
+            "GET",
             "/api/v1/report?user=Biskupstunga&seed=1".into(),
             400,
             "unknown parameter \\\"seed\\\"",

@@ -567,8 +567,32 @@ pub trait GraphStore {
     /// Every edge row of `player` (unsummed), in key order.
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>>;
 
+    /// Every edge row of `player`, in key order, handed to `each` one at a time, so that a
+    /// store that reads them in order need not hold them all (a big player has millions);
+    /// stops at the first error `each` returns. Default: [`GraphStore::edges`], then each.
+    fn for_each_edge(
+        &self,
+        player: &str,
+        each: &mut dyn FnMut(EdgeRow) -> Result<()>,
+    ) -> Result<()> {
+        self.edges(player)?.into_iter().try_for_each(each)
+    }
+
     /// The player's games with their colour, oldest first (by date, then id).
     fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>>;
+
+    /// The player's games with their colour, in no particular order, handed to `each` one
+    /// at a time (a store that reads them one by one need not hold them all); stops at
+    /// the first error `each` returns. Default: [`GraphStore::games`], then each.
+    fn for_each_game(
+        &self,
+        player: &str,
+        each: &mut dyn FnMut(GameRecord, Color) -> Result<()>,
+    ) -> Result<()> {
+        self.games(player)?
+            .into_iter()
+            .try_for_each(|(g, c)| each(g, c))
+    }
 
     /// One game's record.
     fn game(&self, id: &GameId) -> Result<Option<GameRecord>>;
@@ -692,6 +716,20 @@ pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
     }
 }
 
+/// The player's pace ([`mirror_core::clock::TimeModel`]) learned from all their games,
+/// read one at a time.
+pub fn pace_of(
+    store: &(impl GraphStore + ?Sized),
+    player: &str,
+) -> Result<mirror_core::clock::TimeModel> {
+    let mut model = mirror_core::clock::TimeModel::default();
+    store.for_each_game(player, &mut |g, c| {
+        model.add(&g, c);
+        Ok(())
+    })?;
+    Ok(model)
+}
+
 /// The player named `user` in `store`, as stored ([`find_player`] among its players):
 /// every command checks the player this way before it reads, so that a typo is an error.
 pub fn require_player(store: &impl GraphStore, user: &str) -> Result<String> {
@@ -719,8 +757,14 @@ macro_rules! forward_store {
             fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
                 (**self).edges(player)
             }
+            fn for_each_edge(&self, player: &str, each: &mut dyn FnMut(EdgeRow) -> Result<()>) -> Result<()> {
+                (**self).for_each_edge(player, each)
+            }
             fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
                 (**self).games(player)
+            }
+            fn for_each_game(&self, player: &str, each: &mut dyn FnMut(GameRecord, Color) -> Result<()>) -> Result<()> {
+                (**self).for_each_game(player, each)
             }
             fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
                 (**self).game(id)

@@ -44,7 +44,7 @@
 //! Side to move is known from the path: every edge starts from the start position, so a
 //! position's ply parity (breadth-first from the start) says who moves.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
 // Position keys are hashes already: Fx hashing, not SipHash (a fifth of the report's time
 // on a big player's 1.6 million positions).
@@ -58,9 +58,18 @@ use mirror_core::{
 };
 use shakmaty::{Chess, Color, Position};
 
-use crate::{EdgeRow, Filter, GraphStore, Result};
+use crate::{EdgeRow, Filter, GraphStore, Result, StoreError};
 
 pub mod burn;
+mod graph;
+
+use graph::{Graph, GraphBuilder};
+
+/// The fewest games a position of the report may have (`min_games`): a position reached
+/// once says nothing of a choice (no list can test it), and the report of a big player at
+/// one game would take each of their 1.6 million positions (28 s and 2.7 GB for the
+/// 27k-game player, against about a second at two).
+pub const MIN_GAMES_FLOOR: u32 = 2;
 
 /// What the report looks at.
 #[derive(Clone, Debug)]
@@ -328,82 +337,20 @@ fn move_scores(moves: &BTreeMap<MoveCode, MoveStats>) -> Vec<MoveScore> {
 /// A position's moves with their results.
 type Moves = BTreeMap<MoveCode, MoveStats>;
 
-/// Each position's moves and the positions they lead to, sorted by move (a short vector:
-/// most of a big player's 1.6 million positions have one move).
-type Children = HashMap<PositionKey, Vec<(MoveCode, PositionKey)>>;
-
-/// A position's ply, and the previous position with the move from it (none for the
-/// start).
-type Step = (u32, Option<(PositionKey, MoveCode)>);
-
-/// Breadth-first from `start` over `children`: each position's ply and one shortest line.
-fn shortest_lines(children: &Children, start: PositionKey) -> HashMap<PositionKey, Step> {
-    let mut line: HashMap<PositionKey, Step> = HashMap::default();
-    line.insert(start, (0, None));
-    let mut queue = VecDeque::from([start]);
-    while let Some(p) = queue.pop_front() {
-        let ply = line[&p].0;
-        if let Some(next) = children.get(&p) {
-            for (mv, child) in next {
-                if !line.contains_key(child) {
-                    line.insert(*child, (ply + 1, Some((p, *mv))));
-                    queue.push_back(*child);
-                }
-            }
-        }
-    }
-    line
-}
-
-/// The position `mv` leads to from `p`.
-fn child_of(children: &Children, p: PositionKey, mv: MoveCode) -> Option<PositionKey> {
-    let next = children.get(&p)?;
-    let i = next.binary_search_by(|(m, _)| m.cmp(&mv)).ok()?;
-    Some(next[i].1)
-}
-
-/// The moves of one shortest line from the start to `p`.
-fn path(line: &HashMap<PositionKey, Step>, p: PositionKey) -> Vec<MoveCode> {
-    let mut out = Vec::new();
-    let mut at = p;
-    while let Some(&(_, Some((parent, mv)))) = line.get(&at) {
-        out.push(mv);
-        at = parent;
-    }
-    out.reverse();
-    out
-}
-
-/// The side to move at `p`, by its ply (none for a position off every line).
-fn to_move(line: &HashMap<PositionKey, Step>, p: PositionKey) -> Option<Color> {
-    line.get(&p).map(|(ply, _)| {
-        if ply % 2 == 0 {
-            Color::White
-        } else {
-            Color::Black
-        }
-    })
-}
-
 /// The place `p` with the player's colour and its moves (only called for positions with
 /// games: rows exist only for games played).
-fn place(line: &HashMap<PositionKey, Step>, p: PositionKey, color: Color, moves: &Moves) -> Place {
+fn place(graph: &Graph, p: PositionKey, color: Color, moves: &Moves) -> Place {
     let mut total = MoveStats::default();
     for s in moves.values() {
         total.merge(s);
     }
-    place_of(line, p, color, &total)
+    place_of(graph, p, color, &total)
 }
 
 /// The place `p` with the player's colour and their results there.
-fn place_of(
-    line: &HashMap<PositionKey, Step>,
-    p: PositionKey,
-    color: Color,
-    total: &MoveStats,
-) -> Place {
+fn place_of(graph: &Graph, p: PositionKey, color: Color, total: &MoveStats) -> Place {
     Place {
-        path: path(line, p),
+        path: graph.path(p),
         pos: p,
         color,
         games: total.games(),
@@ -423,7 +370,7 @@ type Spot<'a> = (PositionKey, Color, Color, &'a Moves);
 /// start), in a fixed order: read once, walked by every list.
 fn spots<'a>(
     by_pos: &'a HashMap<(PositionKey, bool), Moves>,
-    line: &HashMap<PositionKey, Step>,
+    graph: &Graph,
     min_games: u32,
 ) -> Vec<Spot<'a>> {
     let mut out: Vec<_> = by_pos
@@ -431,7 +378,7 @@ fn spots<'a>(
         .filter_map(|(&(p, black), moves)| {
             let color = if black { Color::Black } else { Color::White };
             let games: u32 = moves.values().map(MoveStats::games).sum();
-            let side = to_move(line, p)?;
+            let side = graph.to_move(p)?;
             (games >= min_games.max(1)).then_some((p, color, side, moves))
         })
         .collect();
@@ -444,9 +391,7 @@ struct Tree<'a> {
     /// The positions of the report's size ([`spots`]).
     places: Vec<Spot<'a>>,
     /// Games through each position with each colour of the player.
-    totals: &'a HashMap<(PositionKey, bool), u32>,
-    children: &'a Children,
-    line: &'a HashMap<PositionKey, Step>,
+    graph: &'a Graph,
     evals: &'a Evals,
     opts: &'a ReportOptions,
 }
@@ -454,17 +399,12 @@ struct Tree<'a> {
 impl Tree<'_> {
     /// The position `mv` leads to from `p`.
     fn child(&self, p: PositionKey, mv: MoveCode) -> Option<PositionKey> {
-        child_of(self.children, p, mv)
-    }
-
-    /// The games through `p` with the player's colour `black`.
-    fn games(&self, p: PositionKey, black: bool) -> u32 {
-        self.totals.get(&(p, black)).copied().unwrap_or(0)
+        self.graph.child(p, mv)
     }
 
     /// The position `p` itself (replayed along its line).
     fn position(&self, p: PositionKey) -> Option<Chess> {
-        positions_along(&path(self.line, p))?.pop()
+        positions_along(&self.graph.path(p))?.pop()
     }
 
     /// The win% `mv` loses for `mover` at `p` (at `pos`), where both evaluations exist.
@@ -477,7 +417,7 @@ impl Tree<'_> {
 
     /// Whether the player had no real choice at `p` (see the module's documentation).
     fn no_real_choice(&self, p: PositionKey, color: Color, scored: &[MoveScore]) -> bool {
-        let Some(along) = positions_along(&path(self.line, p)) else {
+        let Some(along) = positions_along(&self.graph.path(p)) else {
             return false;
         };
         let Some(pos) = along.last() else {
@@ -493,7 +433,7 @@ impl Tree<'_> {
             return Judgement::of(loss).is_none();
         }
         // Not analysed: a recapture on the square the opponent just captured on.
-        let (Some(prev), Some(last)) = (along.len().checked_sub(2), path(self.line, p).pop())
+        let (Some(prev), Some(last)) = (along.len().checked_sub(2), self.graph.path(p).pop())
         else {
             return false;
         };
@@ -519,7 +459,7 @@ fn lists(tree: &Tree<'_>, average: [Option<f64>; 2]) -> Lists {
     let mut drift = Vec::new();
     let mut surprises = Vec::new();
     for &(p, color, side, moves) in &tree.places {
-        let here = place(tree.line, p, color, moves);
+        let here = place(tree.graph, p, color, moves);
         let scored = move_scores(moves);
         if side == color {
             // Scored below the average beyond chance (the whole 95% interval is below),
@@ -740,7 +680,13 @@ fn drift(edges: &[EdgeRow], mut candidates: Vec<(Place, MoveCode)>, limit: usize
 }
 
 /// The report of `player`'s graph.
-pub fn report<S: GraphStore + ?Sized>(
+///
+/// It reads the player's games once (for their clocks) and, beside that, their rows
+/// once, in key order: the graph (positions, moves, games, lines from the start) from every row, and
+/// the move results and the rows themselves only where the report looks. A store that
+/// reads in order streams them; another ([`GraphStore::reads_inline`] false: a server)
+/// is read whole first.
+pub fn report<S: GraphStore + Sync + ?Sized>(
     store: &S,
     player: &str,
     opts: &ReportOptions,
@@ -749,55 +695,32 @@ pub fn report<S: GraphStore + ?Sized>(
         color: opts.color,
         ..opts.filter.clone()
     };
-    let edges: Vec<EdgeRow> = store
-        .edges(player)?
-        .into_iter()
-        .filter(|e| filter.accepts(&e.dims))
-        .collect();
+    // The games for their clocks, and the rows: each read once, side by side.
+    let (clocks, looked) = std::thread::scope(|scope| {
+        let clocks = scope.spawn(|| -> Result<burn::Clocks> {
+            let mut clocks = burn::Clocks::default();
+            store.for_each_game(player, &mut |g, c| {
+                if filter.accepts(&mirror_core::stats::EdgeDims::of_game(&g, c)) {
+                    clocks.add(&g, c);
+                }
+                Ok(())
+            })?;
+            Ok(clocks)
+        });
+        let looked = look(store, player, &filter, opts.min_games);
+        // A panic there is a panic here.
+        let clocks = clocks
+            .join()
+            .unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+        (clocks, looked)
+    });
+    let (overall, openings, pace, usual) = clocks?.finish(opts.min_games, opts.limit);
+    let Looked {
+        graph,
+        by_pos,
+        rows,
+    } = looked?;
     let start = PositionKey::from_position(&Chess::default());
-    // Games per (position, the player's colour), and each position's moves.
-    let mut totals: HashMap<(PositionKey, bool), u32> = HashMap::default();
-    let mut children: Children = HashMap::default();
-    for e in &edges {
-        *totals
-            .entry((e.pos, e.dims.color == Color::Black))
-            .or_default() += e.stats.games();
-        children.entry(e.pos).or_default().push((e.mv, e.child));
-    }
-    for next in children.values_mut() {
-        next.sort_unstable();
-        next.dedup();
-        next.shrink_to_fit();
-    }
-    // Each move's results, only where the report looks: the positions of its size, the
-    // positions one move on from them, and the start.
-    let min = opts.min_games.max(1);
-    let mut wanted: HashSet<(PositionKey, bool)> = totals
-        .iter()
-        .filter(|(_, g)| **g >= min)
-        .map(|(k, _)| *k)
-        .collect();
-    wanted.extend([(start, false), (start, true)]);
-    let next: Vec<(PositionKey, bool)> = edges
-        .iter()
-        .map(|e| (e.pos, e.child, e.dims.color == Color::Black))
-        .filter(|(p, _, black)| wanted.contains(&(*p, *black)))
-        .map(|(_, child, black)| (child, black))
-        .collect();
-    wanted.extend(next);
-    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::default();
-    for e in &edges {
-        let key = (e.pos, e.dims.color == Color::Black);
-        if wanted.contains(&key) {
-            by_pos
-                .entry(key)
-                .or_default()
-                .entry(e.mv)
-                .or_default()
-                .merge(&e.stats);
-        }
-    }
-    let line = shortest_lines(&children, start);
     // The player's average with each colour: their games are the start position's rows.
     let mut average = [None, None];
     for color in [Color::White, Color::Black] {
@@ -809,35 +732,26 @@ pub fn report<S: GraphStore + ?Sized>(
             average[index(color)] = t.score_interval().map(|i| i.score);
         }
     }
-    let places = spots(&by_pos, &line, opts.min_games);
-    let evals = read_evals(store, &by_pos, &places, &children)?;
+    let places = spots(&by_pos, &graph, opts.min_games);
+    let evals = read_evals(store, &by_pos, &places, &graph)?;
     let tree = Tree {
         by_pos: &by_pos,
         places,
-        totals: &totals,
-        children: &children,
-        line: &line,
+        graph: &graph,
         evals: &evals,
         opts,
     };
     let (mut costly, mut deviations, candidates, mut surprises) = lists(&tree, average);
     rank(&mut costly, &mut deviations, &mut surprises, opts.limit);
-    let drift = drift(&edges, candidates, opts.limit);
+    let drift = drift(&rows, candidates, opts.limit);
     let slow = burn::slow_places(
-        &edges,
-        |p| to_move(&line, p),
-        |p, color, s| place_of(&line, p, color, s),
+        &rows,
+        &usual,
+        |p| graph.to_move(p),
+        |p, color, s| place_of(&graph, p, color, s),
         opts.min_games,
         opts.limit,
     );
-    // The player's games the filter accepts, for their clocks.
-    let games: Vec<_> = store
-        .games(player)?
-        .into_iter()
-        .filter(|(g, c)| filter.accepts(&mirror_core::stats::EdgeDims::of_game(g, *c)))
-        .collect();
-    let (overall, openings) = burn::trouble_splits(&games, opts.min_games, opts.limit);
-    let pace = mirror_core::clock::TimeModel::learn(&games);
     let (engine, analysed) = engine_losses(&tree);
     Ok(Report {
         engine,
@@ -858,6 +772,96 @@ pub fn report<S: GraphStore + ?Sized>(
     })
 }
 
+/// What the report reads of a player's rows ([`look`]).
+struct Looked {
+    /// Every position and move.
+    graph: Graph,
+    /// Each move's results, by position and the player's colour, where the report looks.
+    by_pos: HashMap<(PositionKey, bool), Moves>,
+    /// The rows of the positions of the report's size (the drift's quarters and the
+    /// clock's slow positions count them).
+    rows: Vec<EdgeRow>,
+}
+
+/// The rows of `player` that `filter` accepts, read once in key order: the graph from
+/// every row; each move's results at the start, at the positions of the report's size
+/// (`min_games`) and at those reached in as many games as an opponent's mistake and the
+/// player's usual reply to it need (one move on from a position of the report's size;
+/// where fewer games went on, no list takes them); the rows themselves at the positions
+/// of the report's size. A position's rows come together in key order, so its games are
+/// known when its last row is read.
+fn look<S: GraphStore + ?Sized>(
+    store: &S,
+    player: &str,
+    filter: &Filter,
+    min_games: u32,
+) -> Result<Looked> {
+    let start = PositionKey::from_position(&Chess::default());
+    let min = min_games.max(1);
+    let looked_at = min.min(PATTERN_GAMES);
+    let about = usize::try_from(store.counts(player)?.edge_rows).unwrap_or(0);
+    let mut builder = GraphBuilder::with_capacity(about);
+    let mut by_pos: HashMap<(PositionKey, bool), Moves> = HashMap::default();
+    let mut rows: Vec<EdgeRow> = Vec::new();
+    // The rows of the position being read.
+    let mut run: Vec<EdgeRow> = Vec::new();
+    let mut end_of_run = |run: &mut Vec<EdgeRow>| {
+        let Some(pos) = run.first().map(|e| e.pos) else {
+            return;
+        };
+        let mut games = [0; 2];
+        for e in run.iter() {
+            games[index(e.dims.color)] += e.stats.games();
+        }
+        for e in run.drain(..) {
+            let here = games[index(e.dims.color)];
+            if here >= looked_at || pos == start {
+                by_pos
+                    .entry((pos, e.dims.color == Color::Black))
+                    .or_default()
+                    .entry(e.mv)
+                    .or_default()
+                    .merge(&e.stats);
+            }
+            if here >= min {
+                rows.push(e);
+            }
+        }
+    };
+    let mut each = |e: EdgeRow| {
+        if !filter.accepts(&e.dims) {
+            return Ok(());
+        }
+        if let Some(last) = run.last().map(|r| (r.pos, r.mv)) {
+            if (e.pos, e.mv) < last {
+                return Err(StoreError::Corrupt(format!(
+                    "{player}'s rows out of key order: position {:016x} move {} after \
+                     position {:016x} move {}",
+                    e.pos.0, e.mv.0, last.0.0, last.1.0
+                )));
+            }
+            if e.pos != last.0 {
+                end_of_run(&mut run);
+            }
+        }
+        builder.row(e.pos, e.mv, e.child, e.dims.color, e.stats.games());
+        run.push(e);
+        Ok(())
+    };
+    if store.reads_inline() {
+        store.for_each_edge(player, &mut each)?;
+    } else {
+        store.edges(player)?.into_iter().try_for_each(&mut each)?;
+    }
+    end_of_run(&mut run);
+    let graph = builder.build(start);
+    Ok(Looked {
+        graph,
+        by_pos,
+        rows,
+    })
+}
+
 /// The stored evaluations the report needs: every position of its size and the
 /// positions its moves lead to, and, where the opponent moves, the positions after the
 /// player's replies too.
@@ -865,14 +869,14 @@ fn read_evals<S: GraphStore + ?Sized>(
     store: &S,
     by_pos: &HashMap<(PositionKey, bool), Moves>,
     places: &[Spot<'_>],
-    children: &Children,
+    graph: &Graph,
 ) -> Result<Evals> {
     let mut keys: Vec<PositionKey> = Vec::new();
     for &(p, color, _, moves) in places {
         let black = color == Color::Black;
         keys.push(p);
         for mv in moves.keys() {
-            let Some(child) = child_of(children, p, *mv) else {
+            let Some(child) = graph.child(p, *mv) else {
                 continue;
             };
             keys.push(child);
@@ -881,7 +885,7 @@ fn read_evals<S: GraphStore + ?Sized>(
                 .into_iter()
                 .flat_map(BTreeMap::keys)
             {
-                keys.extend(child_of(children, child, *reply));
+                keys.extend(graph.child(child, *reply));
             }
         }
     }
@@ -938,7 +942,7 @@ fn engine_losses(tree: &Tree<'_>) -> (Vec<EngineLoss>, (usize, usize)) {
                 continue;
             }
             out.push(EngineLoss {
-                place: place(tree.line, p, color, moves),
+                place: place(tree.graph, p, color, moves),
                 played: played.clone(),
                 win_loss: loss,
                 expected_loss: f64::from(played.stats.games()) * loss / 100.0,
@@ -1010,7 +1014,7 @@ fn unpunished(tree: &Tree<'_>) -> Vec<Unpunished> {
                 continue;
             };
             out.push(Unpunished {
-                place: place(tree.line, p, color, moves),
+                place: place(tree.graph, p, color, moves),
                 mistake: mistake.clone(),
                 gift,
                 reply,
@@ -1042,11 +1046,11 @@ fn book(tree: &Tree<'_>) -> Vec<BookLine> {
         let goes_on = moves
             .keys()
             .filter_map(|mv| tree.child(p, *mv))
-            .any(|c| tree.games(c, black) >= min);
+            .any(|c| tree.graph.games(c, color) >= min);
         if goes_on {
             continue;
         }
-        let Some(along) = positions_along(&path(tree.line, p)) else {
+        let Some(along) = positions_along(&tree.graph.path(p)) else {
             continue;
         };
         let opening = Openings::builtin().along(&along).cloned();
@@ -1071,7 +1075,7 @@ fn book(tree: &Tree<'_>) -> Vec<BookLine> {
         };
         let white = win_percent(eval.capped_cp());
         let win = if black { 100.0 - white } else { white };
-        let here = place(tree.line, p, color, moves);
+        let here = place(tree.graph, p, color, moves);
         entry.analysed += 1;
         // A running mean weighted by games.
         let games = entry.games + here.games;

@@ -65,7 +65,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
     let filter = args
         .filters
         .filter(Some(args.color.map_or(pos.turn(), Color::from)))?;
-    let store = store_args.open(OpenMode::MustExist)?;
+    let store = store_args.open(OpenMode::ReadOnce)?;
     let user = mirror_store::require_player(&store, &args.user)?;
     let key = PositionKey::from_position(&pos);
     let rows = match &args.opponent {
@@ -93,7 +93,7 @@ pub fn run(store_args: &StoreArgs, args: ExploreArgs) -> anyhow::Result<ExitCode
 }
 
 pub fn edges(store_args: &StoreArgs, args: EdgesArgs) -> anyhow::Result<ExitCode> {
-    let store = store_args.open(OpenMode::MustExist)?;
+    let store = store_args.open(OpenMode::ReadOnce)?;
     mirror_store::require_player(&store, &args.user)?;
     let filter = args.filters.filter(args.color)?;
     let sums = mirror_store::analysis::edge_sums(&store, &args.user, &filter)?;
@@ -113,7 +113,7 @@ pub struct PlayersArgs {
 }
 
 pub fn players(store_args: &StoreArgs, args: &PlayersArgs) -> anyhow::Result<ExitCode> {
-    let store = store_args.open(OpenMode::MustExist)?;
+    let store = store_args.open(OpenMode::ReadOnce)?;
     let list = mirror_server::response::PlayerList::read(&store)?;
     if args.json {
         println!("{}", serde_json::to_string(&list)?);
@@ -173,7 +173,7 @@ pub struct TheirFilterArgs {
 }
 
 pub fn prep(store_args: &StoreArgs, args: &PrepArgs) -> anyhow::Result<ExitCode> {
-    let store = store_args.open(OpenMode::MustExist)?;
+    let store = store_args.open(OpenMode::ReadOnce)?;
     let (me, them) = (
         mirror_store::require_player(&store, &args.user)?,
         mirror_store::require_player(&store, &args.opponent)?,

@@ -8,7 +8,10 @@ use std::{
 
 use clap::Args;
 use mirror_server::response::ReportJson;
-use mirror_store::{embedded::OpenMode, report::ReportOptions};
+use mirror_store::{
+    embedded::OpenMode,
+    report::{MIN_GAMES_FLOOR, ReportOptions},
+};
 
 use crate::args::{ColorArg, FilterArgs, StoreArgs};
 
@@ -23,7 +26,8 @@ pub struct ReportArgs {
     #[command(flatten)]
     pub filters: FilterArgs,
     /// Positions reached in fewer games are left out.
-    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(long, default_value_t = 10,
+          value_parser = clap::value_parser!(u32).range(i64::from(MIN_GAMES_FLOOR)..))]
     pub min_games: u32,
     /// An opponent reply met in at most this percent of a position's games is rare (a
     /// surprise when the player loses more often after it than after the others).
@@ -40,7 +44,7 @@ pub struct ReportArgs {
 pub fn run(store_args: &StoreArgs, args: ReportArgs) -> anyhow::Result<ExitCode> {
     let color = args.color.map(shakmaty::Color::from);
     let filter = args.filters.filter(color)?;
-    let store = store_args.open(OpenMode::MustExist)?;
+    let store = store_args.open(OpenMode::ReadOnce)?;
     let user = mirror_store::require_player(&store, &args.user)?;
     let report = mirror_store::report::report(
         &store,

@@ -334,7 +334,8 @@ fn explore_shows_the_times_python_chess_finds() {
 
 /// The report's "where you burn your clock": the score with and without a move in time
 /// trouble equals python-chess's replay of the games with the same rules; each slow
-/// position's time is what `explore` shows there for its time class.
+/// position's time is what `explore` shows there for its time class, and the usual time
+/// it is slow against is python-chess's average of the player's timed moves in that class.
 #[test]
 fn the_reports_time_trouble_split_equals_python_chess() {
     let env = Env::new();
@@ -408,6 +409,17 @@ fn the_reports_time_trouble_split_equals_python_chess() {
             "{s} against {explore}"
         );
         assert!(s["ratio"].as_f64().expect("ratio") > 1.0, "{s}");
+        let usual = &want["usual"][tc];
+        let (n, ms) = (
+            usual[0].as_f64().expect("moves"),
+            usual[1].as_f64().expect("ms"),
+        );
+        // The report rounds seconds to 0.1.
+        let usual_seconds = s["usualSeconds"].as_f64().expect("usual seconds");
+        assert!(
+            (ms / n / 1000.0 - usual_seconds).abs() <= 0.05 + 1e-9,
+            "{s} against {usual}"
+        );
     }
 }
 

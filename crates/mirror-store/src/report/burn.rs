@@ -80,32 +80,53 @@ pub struct ClockReport {
     pub pace: mirror_core::clock::TimeModel,
 }
 
-/// The slow positions of the player's edges (`to_move` gives the side to move of a
-/// position; `place` makes a report place of a position's timed results).
+/// The player's time per move in each time class, over all their timed moves in the
+/// report's games (what a slow position is slow against).
+#[derive(Default)]
+pub(crate) struct UsualTimes(HashMap<TimeClass, MoveStats>);
+
+impl UsualTimes {
+    /// Adds the player's timed moves of game `g`, where they had `color`.
+    fn add(&mut self, g: &GameRecord, color: Color) {
+        let first = usize::from(color == Color::Black);
+        for ply in (first..g.moves.len()).step_by(2) {
+            if let Some(t) = g.time_of(ply) {
+                let s = self.0.entry(g.time_class).or_default();
+                s.timed += 1;
+                s.time_ms += u64::from(t.spent_ms);
+                s.trouble += u32::from(t.trouble);
+            }
+        }
+    }
+}
+
+/// The slow positions among the player's `edges` (at least the rows of every position
+/// reached in `min_games` games), against their `usual` times (`to_move` gives the side to
+/// move of a position; `place` makes a report place of a position's timed results).
 pub(crate) fn slow_places(
     edges: &[EdgeRow],
+    usual: &UsualTimes,
     to_move: impl Fn(PositionKey) -> Option<Color>,
     place: impl Fn(PositionKey, Color, &MoveStats) -> super::Place,
     min_games: u32,
     limit: usize,
 ) -> Vec<SlowPlace> {
-    let mut usual: HashMap<TimeClass, MoveStats> = HashMap::new();
     let mut here: rustc_hash::FxHashMap<(PositionKey, bool, TimeClass), MoveStats> =
         rustc_hash::FxHashMap::default();
     for e in edges
         .iter()
         .filter(|e| e.stats.timed > 0 && to_move(e.pos) == Some(e.dims.color))
     {
-        let tc = e.dims.time_class;
-        usual.entry(tc).or_default().merge(&e.stats);
         let black = e.dims.color == Color::Black;
-        here.entry((e.pos, black, tc)).or_default().merge(&e.stats);
+        here.entry((e.pos, black, e.dims.time_class))
+            .or_default()
+            .merge(&e.stats);
     }
     let mut slow: Vec<SlowPlace> = here
         .into_iter()
         .filter(|(_, s)| s.timed >= min_games.max(1))
         .filter_map(|((pos, black, tc), s)| {
-            let usual_seconds = usual.get(&tc)?.average_seconds()?;
+            let usual_seconds = usual.0.get(&tc)?.average_seconds()?;
             let color = if black { Color::Black } else { Color::White };
             Some(SlowPlace {
                 place: place(pos, color, &s),
@@ -128,41 +149,49 @@ pub(crate) fn slow_places(
     slow
 }
 
-/// The player's score with and without time trouble, overall and by opening, from the
-/// `games` (those the report's filter accepts) whose clocks say (`min_games`: openings with
-/// fewer timed games are left out; `limit`: openings at most).
-pub fn trouble_splits(
-    games: &[(GameRecord, Color)],
-    min_games: u32,
-    limit: usize,
-) -> (TroubleSplit, Vec<TroubleSplit>) {
-    let mut overall = TroubleSplit::default();
-    let mut by_opening: BTreeMap<String, TroubleSplit> = BTreeMap::new();
-    for (g, color) in games {
+/// What the report learns of the player's clocks, one game at a time ([`Clocks::add`]).
+#[derive(Default)]
+pub(crate) struct Clocks {
+    /// All the timed games, in and out of time trouble.
+    overall: TroubleSplit,
+    /// The same by opening family.
+    by_opening: BTreeMap<String, TroubleSplit>,
+    /// The share of the clock spent, by stage and clock left.
+    pace: mirror_core::clock::TimeModel,
+    /// The time per move by time class.
+    usual: UsualTimes,
+}
+
+impl Clocks {
+    /// Adds game `g`, where the player had `color`.
+    pub(crate) fn add(&mut self, g: &GameRecord, color: Color) {
+        self.pace.add(g, color);
+        self.usual.add(g, color);
         if g.times.is_empty() {
-            continue;
+            return;
         }
         // The player's timed moves (theirs are every other ply, from their first).
         let mut mine = g
             .times
             .iter()
-            .skip(usize::from(*color == Color::Black))
+            .skip(usize::from(color == Color::Black))
             .step_by(2)
             .flatten()
             .peekable();
         if mine.peek().is_none() {
-            continue;
+            return;
         }
         let trouble = mine.any(|t| t.trouble);
-        let stats = MoveStats::from_game(g.result.outcome_for(*color), None, None);
+        let stats = MoveStats::from_game(g.result.outcome_for(color), None, None);
         let family = opening_family(g).unwrap_or_else(|| "(unnamed)".to_string());
-        let of_opening = by_opening
+        let of_opening = self
+            .by_opening
             .entry(family.clone())
             .or_insert_with(|| TroubleSplit {
                 opening: Some(family),
                 ..TroubleSplit::default()
             });
-        for split in [&mut overall, of_opening] {
+        for split in [&mut self.overall, of_opening] {
             let side = if trouble {
                 &mut split.trouble
             } else {
@@ -171,12 +200,43 @@ pub fn trouble_splits(
             side.merge(&stats);
         }
     }
-    let mut openings: Vec<TroubleSplit> = by_opening
-        .into_values()
-        .filter(|s| s.games() >= min_games.max(1))
-        .collect();
-    openings.sort_by(|a, b| b.games().cmp(&a.games()).then(a.opening.cmp(&b.opening)));
-    openings.truncate(limit);
+
+    /// The overall split, the openings with at least `min_games` timed games (most games
+    /// first, `limit` at most), the pace, and the time per move by time class.
+    pub(crate) fn finish(
+        self,
+        min_games: u32,
+        limit: usize,
+    ) -> (
+        TroubleSplit,
+        Vec<TroubleSplit>,
+        mirror_core::clock::TimeModel,
+        UsualTimes,
+    ) {
+        let mut openings: Vec<TroubleSplit> = self
+            .by_opening
+            .into_values()
+            .filter(|s| s.games() >= min_games.max(1))
+            .collect();
+        openings.sort_by(|a, b| b.games().cmp(&a.games()).then(a.opening.cmp(&b.opening)));
+        openings.truncate(limit);
+        (self.overall, openings, self.pace, self.usual)
+    }
+}
+
+/// The player's score with and without time trouble, overall and by opening, from the
+/// `games` whose clocks say ([`Clocks`]; `min_games`: openings with fewer timed games are
+/// left out; `limit`: openings at most).
+pub fn trouble_splits(
+    games: &[(GameRecord, Color)],
+    min_games: u32,
+    limit: usize,
+) -> (TroubleSplit, Vec<TroubleSplit>) {
+    let mut clocks = Clocks::default();
+    for (g, color) in games {
+        clocks.add(g, *color);
+    }
+    let (overall, openings, _, _) = clocks.finish(min_games, limit);
     (overall, openings)
 }
 
