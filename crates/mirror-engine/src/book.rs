@@ -3,12 +3,12 @@
 //! `mirror serve` (the command line's remote book, while the server holds the store).
 
 use mirror_core::{PositionKey, clock::TimeModel, time::Month};
-use mirror_store::{Filter, GraphStore, MoveRow, StoreError};
+use mirror_store::{Filter, GraphRead, MoveRow, StoreError};
 
 /// The reads the engine makes.
 pub trait Book {
     /// The player's moves from `pos` under `filter`, summed per move (as
-    /// [`GraphStore::moves`]).
+    /// [`GraphRead::moves`]).
     fn rows(
         &self,
         player: &str,
@@ -28,14 +28,14 @@ pub trait Book {
     }
 }
 
-impl<S: GraphStore + ?Sized> Book for S {
+impl<S: GraphRead + ?Sized> Book for S {
     fn rows(
         &self,
         player: &str,
         pos: PositionKey,
         filter: &Filter,
     ) -> Result<Vec<MoveRow>, StoreError> {
-        GraphStore::moves(self, player, pos, filter)
+        GraphRead::moves(self, player, pos, filter)
     }
 
     fn newest_month(&self, player: &str) -> Result<Option<Month>, StoreError> {
@@ -97,7 +97,7 @@ impl BookCache {
 
 /// A [`Book`] read through a [`BookCache`] at one version of the player's data (the
 /// version read from the store before the book: see
-/// [`GraphStore::player_version`](mirror_store::GraphStore::player_version)). Without a
+/// [`GraphRead::player_version`](mirror_store::GraphRead::player_version)). Without a
 /// version every read goes to the book.
 #[derive(Debug)]
 pub struct KeptBook<'a, B: ?Sized> {

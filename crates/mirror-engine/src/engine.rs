@@ -741,7 +741,7 @@ mod tests {
     use super::*;
     use mirror_core::{MoveCode, batch::Batch, notation};
     use mirror_store::{
-        GraphStore,
+        GraphRead, GraphWrite,
         embedded::{EmbeddedStore, OpenMode},
     };
     use mirror_testkit::conformance::{PLAYER, sample_games};

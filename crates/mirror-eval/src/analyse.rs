@@ -12,7 +12,7 @@
 //! Each worker thread runs its own engine (one thread, a 16 MiB hash, cleared before each
 //! search: an evaluation is the same whichever worker made it and whatever it searched
 //! before) and takes a few positions at a time from the store
-//! ([`GraphStore::claim_analysis`]: on Neo4j, several processes on one or several machines
+//! ([`GraphWrite::claim_analysis`]: on Neo4j, several processes on one or several machines
 //! so share the work without searching a position twice); results are written in
 //! batches, each one transaction.
 
@@ -30,7 +30,7 @@ use mirror_core::{
     evaluation::{EvalScore, EvalSource, Evaluation},
 };
 use mirror_engine::stockfish::{Score, Stockfish, StockfishError};
-use mirror_store::{GraphStore, StoreError};
+use mirror_store::{GraphRead, GraphStore, StoreError};
 use rustc_hash::FxHashMap;
 use shakmaty::{CastlingMode, Chess, Color, Position, fen::Fen};
 
@@ -187,7 +187,7 @@ const CHUNK: usize = 8;
 const LEASE_MS: u64 = 10 * 60 * 1000;
 
 /// The positions of `player`'s tree that qualify (see the module's rules), in key order.
-pub fn positions<S: GraphStore + ?Sized>(
+pub fn positions<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     min_games: u32,
@@ -218,7 +218,7 @@ pub fn positions<S: GraphStore + ?Sized>(
 
 /// The FEN of a stored position and its side to move, if it is standard chess with a move
 /// to play.
-fn job_of<S: GraphStore + ?Sized>(store: &S, key: PositionKey) -> Result<Option<Job>, StoreError> {
+fn job_of<S: GraphRead + ?Sized>(store: &S, key: PositionKey) -> Result<Option<Job>, StoreError> {
     let Some(epd) = store.position_epd(key)? else {
         return Err(StoreError::Corrupt(format!(
             "position {key} is in the player's tree but not stored"
@@ -298,7 +298,7 @@ pub fn analyse<S: GraphStore + Sync + ?Sized>(
 }
 
 /// Those of `keys` not yet evaluated by an engine at `depth` or deeper, in their order.
-fn not_evaluated<S: GraphStore + ?Sized>(
+fn not_evaluated<S: GraphRead + ?Sized>(
     store: &S,
     keys: &[PositionKey],
     depth: u16,
@@ -460,7 +460,7 @@ pub struct Listed {
 
 /// The stored evaluations of `player`'s qualifying positions, with each position's EPD:
 /// what [`analyse`] (or the games' comments) left there.
-pub fn evaluated<S: GraphStore + ?Sized>(
+pub fn evaluated<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     min_games: u32,
@@ -629,7 +629,7 @@ impl std::fmt::Display for Sharing {
 }
 
 /// [`Sharing`] over every player of `store`.
-pub fn sharing<S: GraphStore + ?Sized>(store: &S, min_games: u32) -> Result<Sharing, StoreError> {
+pub fn sharing<S: GraphRead + ?Sized>(store: &S, min_games: u32) -> Result<Sharing, StoreError> {
     let mut seen: FxHashMap<PositionKey, u32> = FxHashMap::default();
     let (mut players, mut per_player) = (0, 0);
     for p in store.players()? {

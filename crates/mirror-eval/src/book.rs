@@ -6,7 +6,7 @@ use std::path::Path;
 use mirror_core::{GameRecord, batch::Batch};
 use mirror_model::Predictor;
 use mirror_store::{
-    GraphStore,
+    GraphWrite,
     embedded::{EmbeddedStore, OpenMode},
 };
 use shakmaty::Color;

@@ -23,7 +23,7 @@ use mirror_engine::{
     Engine, EngineOptions, ModelFallback, SearchOptions, Searcher, stockfish::Stockfish,
 };
 use mirror_model::Predictor;
-use mirror_store::GraphStore;
+use mirror_store::GraphRead;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Color, Move};
@@ -256,7 +256,7 @@ impl PositionJudge {
 /// Tries each setting of [`settings`] on `player`'s `validation` games out of `book`
 /// (their training games only), the model as the fallback, `stockfish` searching and
 /// judging. `None` when no validation position is out of the book.
-pub fn tune_dial<S: GraphStore>(
+pub fn tune_dial<S: GraphRead>(
     book: S,
     player: &str,
     validation: &[(GameRecord, Color)],
@@ -347,7 +347,7 @@ pub fn tune_dial<S: GraphStore>(
 
 /// Judges each setting's choice at `t` (`judge` keeping the judgements), adding to
 /// `scores`.
-fn score_position<S: GraphStore>(
+fn score_position<S: GraphRead>(
     engine: &mut Engine<S>,
     sf: &mut Stockfish,
     t: &TestPosition,

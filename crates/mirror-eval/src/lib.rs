@@ -31,7 +31,7 @@ use mirror_core::notation::{fen, uci};
 use mirror_core::{GameRecord, TimeClass};
 use mirror_engine::{Engine, EngineOptions, Fallback, ModelFallback, Policy, RandomLegal, Source};
 use mirror_model::{Predictor, inference::rank_with};
-use mirror_store::{GraphStore, StoreError};
+use mirror_store::{GraphRead, StoreError};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use shakmaty::{Chess, Color, Move, Position};
@@ -276,7 +276,7 @@ fn check_replays(games: &[(GameRecord, Color)]) -> Result<(), EvalError> {
 }
 
 /// The engine evaluated: `cfg`'s options and seed, the model (if any) as its fallback.
-fn evaluated_engine<S: GraphStore>(
+fn evaluated_engine<S: GraphRead>(
     book: S,
     player: &str,
     model: Option<&Arc<Predictor>>,
@@ -300,7 +300,7 @@ fn evaluated_engine<S: GraphStore>(
 
 /// Evaluates `player`'s test games against a `book` store holding their training games
 /// only, with the model (if any) as the engine's fallback.
-pub fn evaluate<S: GraphStore>(
+pub fn evaluate<S: GraphRead>(
     book: S,
     player: &str,
     test: &[(GameRecord, Color)],
@@ -421,7 +421,7 @@ fn hit(ms: &[String], played: &str, n: usize) -> f64 {
 
 /// The book's answers at `t` (the book, the tiers' sampler, and every book policy on the
 /// same position; the engine's own policy is put back afterwards).
-fn book_answers<S: GraphStore>(
+fn book_answers<S: GraphRead>(
     engine: &mut Engine<S>,
     t: &TestPosition,
     view: &mirror_engine::BookView,
@@ -483,7 +483,7 @@ fn book_answers<S: GraphStore>(
 /// The model's, the sampling engine's and the engine's answers at `t` (`logits`: the
 /// model's for this position, if there is a model); returns the engine's choice and the
 /// sampling engine's distribution.
-fn engine_answers<S: GraphStore>(
+fn engine_answers<S: GraphRead>(
     engine: &mut Engine<S>,
     t: &TestPosition,
     logits: Option<&[f32]>,

@@ -13,7 +13,7 @@ use mirror_model::{
     Predictor,
     inference::{rank_with, softmax},
 };
-use mirror_store::GraphStore;
+use mirror_store::GraphRead;
 use shakmaty::{Color, Move, Position};
 
 use crate::{EvalError, test_positions};
@@ -172,7 +172,7 @@ impl PriorTuning {
 /// holding their training games only and the engine's other options `opts` (recency, the
 /// time class: each position is answered with its own game's). `None` when no validation
 /// position is in the book (nothing to choose on).
-pub fn tune_book_prior<S: GraphStore>(
+pub fn tune_book_prior<S: GraphRead>(
     book: S,
     player: &str,
     validation: &[(GameRecord, Color)],

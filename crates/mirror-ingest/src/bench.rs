@@ -6,7 +6,7 @@
 use std::{fmt, io::Write, path::Path, process::Command};
 
 use mirror_store::{
-    GraphStore, StoreError,
+    GraphRead, StoreError,
     embedded::{EmbeddedStore, OpenMode},
 };
 

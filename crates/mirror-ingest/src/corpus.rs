@@ -6,7 +6,7 @@
 //! `min_games`: the same game, from each side. Three threads share the work: one decodes
 //! and routes the games, one aggregates them into per-player [`Batch`]es (the replay that
 //! computes positions), and the caller's writes chunks of several players in one
-//! transaction ([`GraphStore::write_batches`]). Exactly once, as a one-player ingest:
+//! transaction ([`GraphWrite::write_batches`]). Exactly once, as a one-player ingest:
 //! a game is recorded for its player in the transaction that writes its edges, and games
 //! already recorded are dropped before they are written.
 

@@ -15,7 +15,7 @@ use mirror_ingest::{
 };
 use mirror_online::{FetchError, RetryPolicy, chesscom::ClientConfig};
 use mirror_store::{
-    EdgeRow, GraphStore, PlayerCounts,
+    EdgeRow, GraphRead, PlayerCounts,
     embedded::{EmbeddedStore, OpenMode},
 };
 use support::fake_chesscom::{FakeChesscom, Fault};

@@ -10,7 +10,7 @@ use mirror_ingest::{
     ingest,
 };
 use mirror_store::{
-    GraphStore,
+    GraphRead,
     embedded::{EmbeddedStore, OpenMode},
 };
 

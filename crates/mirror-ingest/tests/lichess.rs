@@ -14,7 +14,7 @@ use mirror_ingest::{
 };
 use mirror_online::{FetchError, RetryPolicy, lichess::LichessConfig};
 use mirror_store::{
-    EdgeRow, GraphStore,
+    EdgeRow, GraphRead,
     embedded::{EmbeddedStore, OpenMode},
 };
 use support::{

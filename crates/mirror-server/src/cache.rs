@@ -1,6 +1,6 @@
 //! Answers kept for reuse: the explorer's and the report's JSON bodies by request, each
 //! valid while its player's data has not changed
-//! ([`GraphStore::player_version`](mirror_store::GraphStore::player_version), read from the
+//! ([`GraphRead::player_version`](mirror_store::GraphRead::player_version), read from the
 //! store at every request, so that a write through another server or by `mirror ingest`
 //! elsewhere is seen at once).
 //!

@@ -253,7 +253,7 @@ fn json_bytes(body: Bytes) -> Response {
 
 /// The answer to `key` (the route and its query string, as sent) about `user`: the kept
 /// one while the player's data is unchanged (see [`crate::cache`];
-/// [`GraphStore::player_version`], read from the store, so that a write by anyone, through
+/// [`GraphRead::player_version`], read from the store, so that a write by anyone, through
 /// this server or not, is seen at the next request), else `answer`'s, kept for next time.
 /// `heavy` answers run on the bounded blocking pool even when the store reads inline.
 async fn kept<S, T, F>(

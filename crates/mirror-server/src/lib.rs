@@ -367,7 +367,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
     }
 
     /// Runs a short store read: on this task when the store's reads are local and quick
-    /// ([`GraphStore::reads_inline`]: the explorer's reads take microseconds, and handing
+    /// ([`GraphRead::reads_inline`]: the explorer's reads take microseconds, and handing
     /// them to the blocking pool cost more than the read: measured under load, a third of
     /// the server's time went to thread switches, and the tail grew with them), else on
     /// the blocking pool like [`AppState::blocking`].

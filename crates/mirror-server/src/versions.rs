@@ -2,7 +2,7 @@
 //! requests waiting at that moment.
 //!
 //! Kept answers are valid while their player's version is unchanged, so every request
-//! reads the version ([`GraphStore::player_version`]): a write by anyone (another
+//! reads the version ([`GraphRead::player_version`]): a write by anyone (another
 //! server, `mirror ingest` elsewhere) is seen at the next request. On Neo4j that read is a
 //! round trip, and one per request would make the server as slow as the database's query
 //! rate. Here the requests that wait for a player's version at the same time share one
@@ -100,8 +100,8 @@ mod tests {
 
     use mirror_core::{GameId, GameRecord, PositionKey, batch::Batch};
     use mirror_store::{
-        Account, EdgeRow, FetchState, Filter, MoveRow, PlayerCounts, PlayerInfo, RecentGame,
-        Result, WriteReport,
+        Account, Accounts, EdgeRow, FetchState, Filter, GraphRead, GraphWrite, MoveRow,
+        PlayerCounts, PlayerInfo, RecentGame, Result, WriteReport,
         embedded::{EmbeddedStore, OpenMode},
     };
     use shakmaty::Color;
@@ -116,43 +116,50 @@ mod tests {
         reads: AtomicUsize,
     }
 
-    impl GraphStore for Remote {
+    impl GraphRead for Remote {
         fn player_version(&self, _: &str) -> Result<Option<u64>> {
             self.reads.fetch_add(1, Ordering::SeqCst);
             let v = self.version.load(Ordering::SeqCst);
             std::thread::sleep(std::time::Duration::from_millis(20));
             Ok(Some(v))
         }
-        fn write_batch(&self, p: &str, b: &Batch) -> Result<WriteReport> {
-            self.inner.write_batch(p, b)
-        }
+
         fn ingested(&self, p: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
             self.inner.ingested(p, ids)
         }
+
         fn moves(&self, p: &str, pos: PositionKey, f: &Filter) -> Result<Vec<MoveRow>> {
             self.inner.moves(p, pos, f)
         }
+
         fn edges(&self, p: &str) -> Result<Vec<EdgeRow>> {
             self.inner.edges(p)
         }
+
         fn games(&self, p: &str) -> Result<Vec<(GameRecord, Color)>> {
             self.inner.games(p)
         }
+
         fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
             self.inner.game(id)
         }
+
         fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
             self.inner.position_epd(pos)
         }
+
         fn players(&self) -> Result<Vec<PlayerInfo>> {
             self.inner.players()
         }
+
         fn counts(&self, p: &str) -> Result<PlayerCounts> {
             self.inner.counts(p)
         }
+
         fn position_count(&self) -> Result<u64> {
             self.inner.position_count()
         }
+
         fn recent_games(
             &self,
             p: &str,
@@ -162,29 +169,43 @@ mod tests {
         ) -> Result<Vec<RecentGame>> {
             self.inner.recent_games(p, pos, f, limit)
         }
+
         fn fetch_state(&self, p: &str, unit: &str) -> Result<Option<FetchState>> {
             self.inner.fetch_state(p, unit)
         }
-        fn set_fetch_state(&self, p: &str, unit: &str, s: &FetchState) -> Result<()> {
-            self.inner.set_fetch_state(p, unit, s)
-        }
-        fn accounts(&self, p: &str) -> Result<Vec<Account>> {
-            self.inner.accounts(p)
-        }
-        fn add_account(&self, p: &str, a: &Account) -> Result<()> {
-            self.inner.add_account(p, a)
-        }
+
         fn evaluations(
             &self,
             keys: &[PositionKey],
         ) -> Result<Vec<Option<mirror_store::Evaluation>>> {
             self.inner.evaluations(keys)
         }
+    }
+
+    impl GraphWrite for Remote {
+        fn write_batch(&self, p: &str, b: &Batch) -> Result<WriteReport> {
+            self.inner.write_batch(p, b)
+        }
+
+        fn set_fetch_state(&self, p: &str, unit: &str, s: &FetchState) -> Result<()> {
+            self.inner.set_fetch_state(p, unit, s)
+        }
+
         fn write_evaluations(
             &self,
             evals: &[(PositionKey, mirror_store::Evaluation)],
         ) -> Result<usize> {
             self.inner.write_evaluations(evals)
+        }
+    }
+
+    impl Accounts for Remote {
+        fn accounts(&self, p: &str) -> Result<Vec<Account>> {
+            self.inner.accounts(p)
+        }
+
+        fn add_account(&self, p: &str, a: &Account) -> Result<()> {
+            self.inner.add_account(p, a)
         }
     }
 

@@ -5,7 +5,7 @@ use std::{net::SocketAddr, sync::Arc, time::Duration};
 use mirror_core::batch::Batch;
 use mirror_server::{AppState, serve};
 use mirror_store::{
-    GraphStore,
+    GraphRead, GraphWrite,
     embedded::{EmbeddedStore, OpenMode},
 };
 use mirror_testkit::conformance::{PLAYER, sample_games};

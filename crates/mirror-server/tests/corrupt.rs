@@ -9,8 +9,8 @@ use axum::{body::Body, http::Request};
 use mirror_core::{GameId, GameRecord, MoveCode, PositionKey, batch::Batch, notation, time::Date};
 use mirror_server::{AppState, router};
 use mirror_store::{
-    EdgeRow, FetchState, Filter, GraphStore, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result,
-    WriteReport,
+    Accounts, EdgeRow, FetchState, Filter, GraphRead, GraphWrite, MoveRow, PlayerCounts,
+    PlayerInfo, RecentGame, Result, WriteReport,
     embedded::{EmbeddedStore, OpenMode},
 };
 use mirror_testkit::conformance::{PLAYER, sample_games};
@@ -29,13 +29,11 @@ fn black_a5() -> MoveCode {
     MoveCode::from_move(&m).expect("a plain move")
 }
 
-impl GraphStore for Damaged {
-    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
-        self.0.write_batch(player, batch)
-    }
+impl GraphRead for Damaged {
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
         self.0.ingested(player, ids)
     }
+
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
         let mut rows = self.0.moves(player, pos, filter)?;
         if pos == PositionKey::from_position(&Chess::default())
@@ -45,27 +43,35 @@ impl GraphStore for Damaged {
         }
         Ok(rows)
     }
+
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
         self.0.edges(player)
     }
+
     fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
         self.0.games(player)
     }
+
     fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
         self.0.game(id)
     }
+
     fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
         self.0.position_epd(pos)
     }
+
     fn players(&self) -> Result<Vec<PlayerInfo>> {
         self.0.players()
     }
+
     fn counts(&self, player: &str) -> Result<PlayerCounts> {
         self.0.counts(player)
     }
+
     fn position_count(&self) -> Result<u64> {
         self.0.position_count()
     }
+
     fn recent_games(
         &self,
         player: &str,
@@ -75,29 +81,44 @@ impl GraphStore for Damaged {
     ) -> Result<Vec<RecentGame>> {
         self.0.recent_games(player, pos, filter, limit)
     }
+
     fn newest_date(&self, player: &str) -> Result<Option<Date>> {
         self.0.newest_date(player)
     }
+
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
         self.0.fetch_state(player, unit)
     }
-    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
-        self.0.set_fetch_state(player, unit, state)
-    }
-    fn accounts(&self, player: &str) -> Result<Vec<mirror_store::Account>> {
-        self.0.accounts(player)
-    }
-    fn add_account(&self, player: &str, account: &mirror_store::Account) -> Result<()> {
-        self.0.add_account(player, account)
-    }
+
     fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<mirror_store::Evaluation>>> {
         self.0.evaluations(keys)
     }
+}
+
+impl GraphWrite for Damaged {
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        self.0.write_batch(player, batch)
+    }
+
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+        self.0.set_fetch_state(player, unit, state)
+    }
+
     fn write_evaluations(
         &self,
         evals: &[(PositionKey, mirror_store::Evaluation)],
     ) -> Result<usize> {
         self.0.write_evaluations(evals)
+    }
+}
+
+impl Accounts for Damaged {
+    fn accounts(&self, player: &str) -> Result<Vec<mirror_store::Account>> {
+        self.0.accounts(player)
+    }
+
+    fn add_account(&self, player: &str, account: &mirror_store::Account) -> Result<()> {
+        self.0.add_account(player, account)
     }
 }
 

@@ -1,4 +1,4 @@
-//! Questions people ask of their graph, answered from any [`GraphStore`]. The Neo4j
+//! Questions people ask of their graph, answered from any [`GraphRead`]. The Neo4j
 //! backend has the same questions as Cypher in `cypher/examples/`; these are the embedded
 //! store's equivalents (and the reference the Cypher answers are checked against).
 
@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use mirror_core::{MoveCode, MoveStats, PositionKey};
 use shakmaty::Color;
 
-use crate::{EdgeRow, GraphStore, Result};
+use crate::{EdgeRow, GraphRead, Result};
 
 /// Every move of the player's games that `filter` accepts, summed over the other
 /// dimensions: (the position's EPD, the move, its W/D/L), in key order (what `mirror
 /// edges` prints, and what the reference test compares with python-chess).
-pub fn edge_sums<S: GraphStore + ?Sized>(
+pub fn edge_sums<S: GraphRead + ?Sized>(
     store: &S,
     user: &str,
     filter: &crate::Filter,
@@ -42,7 +42,7 @@ pub fn edge_sums<S: GraphStore + ?Sized>(
 }
 
 /// Side to move of a stored position (from its EPD).
-fn side_to_move<S: GraphStore + ?Sized>(store: &S, pos: PositionKey) -> Result<Option<Color>> {
+fn side_to_move<S: GraphRead + ?Sized>(store: &S, pos: PositionKey) -> Result<Option<Color>> {
     Ok(store
         .position_epd(pos)?
         .and_then(|epd| match epd.split_whitespace().nth(1) {
@@ -69,7 +69,7 @@ fn sums(edges: &[EdgeRow]) -> BTreeMap<(PositionKey, MoveCode, bool), MoveStats>
 
 /// The player's most played own moves: (position, move, games), most first
 /// (`cypher/examples/most_played.cypher`).
-pub fn most_played<S: GraphStore + ?Sized>(
+pub fn most_played<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     limit: usize,
@@ -94,7 +94,7 @@ pub fn most_played<S: GraphStore + ?Sized>(
 /// Positions where the player scores worst with their own moves, with at least
 /// `min_games` games: (position, games, score), lowest score first
 /// (`cypher/examples/worst_positions.cypher`).
-pub fn worst_positions<S: GraphStore + ?Sized>(
+pub fn worst_positions<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     min_games: u32,
@@ -118,7 +118,7 @@ pub fn worst_positions<S: GraphStore + ?Sized>(
 
 /// Positions the player reached by two or more move orders: (position, distinct incoming
 /// (parent, move) pairs), most first (`cypher/examples/transpositions.cypher`).
-pub fn transpositions<S: GraphStore + ?Sized>(
+pub fn transpositions<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
 ) -> Result<Vec<(PositionKey, usize)>> {
@@ -149,7 +149,7 @@ pub struct Deviation {
 
 /// Deviations with at least `min_games` games on each side
 /// (`cypher/examples/deviations.cypher`).
-pub fn deviations<S: GraphStore + ?Sized>(
+pub fn deviations<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     min_games: u32,
@@ -203,9 +203,9 @@ pub fn deviations<S: GraphStore + ?Sized>(
 }
 /// The player's moves from `pos` in their games against one opponent (matched
 /// case-insensitively on the name in the game record), summed per move like
-/// [`GraphStore::moves`] and passing `filter`: answered by replaying the stored games, so
+/// [`GraphRead::moves`] and passing `filter`: answered by replaying the stored games, so
 /// any opponent can be asked without an index.
-pub fn moves_against<S: GraphStore + ?Sized>(
+pub fn moves_against<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     pos: PositionKey,

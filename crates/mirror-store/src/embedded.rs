@@ -49,8 +49,9 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    Account, EdgeRow, Evaluation, FetchState, Filter, GraphStore, MoveRow, PlayerCounts,
-    PlayerInfo, RecentGame, Result, StoreError, WriteReport, player_key, recent_game, sum_by_move,
+    Account, Accounts, EdgeRow, Evaluation, FetchState, Filter, GraphRead, GraphWrite, MoveRow,
+    PlayerCounts, PlayerInfo, RecentGame, Result, StoreError, WriteReport, player_key, recent_game,
+    sum_by_move,
 };
 
 /// One search for a position's recent games over the player's games by date.
@@ -313,7 +314,7 @@ pub struct EmbeddedStore {
     db: Database,
     path: PathBuf,
     /// Counts this handle's commits: redb holds the file for one process, so every change
-    /// of the data goes through this handle (see [`GraphStore::data_version`]).
+    /// of the data goes through this handle (see [`GraphRead::data_version`]).
     version: std::sync::atomic::AtomicU64,
 }
 
@@ -394,7 +395,7 @@ impl EmbeddedStore {
         Ok(store)
     }
 
-    /// Commits `txn` and counts the change (see [`GraphStore::data_version`]).
+    /// Commits `txn` and counts the change (see [`GraphRead::data_version`]).
     /// The count is odd while the commit runs (a seqlock's protocol): a reader that saw
     /// an even count before its read knows that its data is at least that version, and
     /// that no commit was half seen.
@@ -723,20 +724,7 @@ impl EmbeddedStore {
     }
 }
 
-impl GraphStore for EmbeddedStore {
-    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
-        let _span = tracing::debug_span!("store.write", backend = "embedded", player).entered();
-        self.write_all(&[(player, batch)])
-    }
-
-    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
-        let _span =
-            tracing::debug_span!("store.write", backend = "embedded", players = batches.len())
-                .entered();
-        let batches: Vec<(&str, &Batch)> = batches.iter().map(|(p, b)| (p.as_str(), b)).collect();
-        self.write_all(&batches)
-    }
-
+impl GraphRead for EmbeddedStore {
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
         let Some(pid) = self.player_id(player)? else {
             return Ok(Vec::new());
@@ -947,14 +935,6 @@ impl GraphStore for EmbeddedStore {
         }
     }
 
-    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
-        let key = player_key(player)?;
-        let txn = self.db.begin_write()?;
-        txn.open_table(FETCH)?
-            .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())?;
-        self.commit(txn)
-    }
-
     fn reads_inline(&self) -> bool {
         true
     }
@@ -974,6 +954,35 @@ impl GraphStore for EmbeddedStore {
             .collect()
     }
 
+    fn data_version(&self) -> Option<u64> {
+        let v = self.version.load(std::sync::atomic::Ordering::Acquire);
+        // Odd: a commit is under way.
+        v.is_multiple_of(2).then_some(v / 2)
+    }
+}
+
+impl GraphWrite for EmbeddedStore {
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "embedded", player).entered();
+        self.write_all(&[(player, batch)])
+    }
+
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let _span =
+            tracing::debug_span!("store.write", backend = "embedded", players = batches.len())
+                .entered();
+        let batches: Vec<(&str, &Batch)> = batches.iter().map(|(p, b)| (p.as_str(), b)).collect();
+        self.write_all(&batches)
+    }
+
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_write()?;
+        txn.open_table(FETCH)?
+            .insert((key.as_str(), unit), codec::fetch::encode(state).as_slice())?;
+        self.commit(txn)
+    }
+
     fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
         if evals.is_empty() {
             return Ok(0);
@@ -983,13 +992,9 @@ impl GraphStore for EmbeddedStore {
         self.commit(txn)?;
         Ok(stored)
     }
+}
 
-    fn data_version(&self) -> Option<u64> {
-        let v = self.version.load(std::sync::atomic::Ordering::Acquire);
-        // Odd: a commit is under way.
-        v.is_multiple_of(2).then_some(v / 2)
-    }
-
+impl Accounts for EmbeddedStore {
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {
         let key = player_key(player)?;
         let txn = self.db.begin_read()?;

@@ -416,7 +416,7 @@ impl std::fmt::Display for Account {
     }
 }
 
-/// The order of [`GraphStore::accounts`]: by source, then name (case-insensitive).
+/// The order of [`Accounts::accounts`]: by source, then name (case-insensitive).
 pub fn sort_accounts(accounts: &mut [Account]) {
     accounts.sort_by(|a, b| {
         (a.source, a.name.to_ascii_lowercase()).cmp(&(b.source, b.name.to_ascii_lowercase()))
@@ -440,7 +440,7 @@ pub struct FetchState {
 }
 
 /// Sums edge rows that pass `filter` per move, most played first (ties by move): the
-/// answer of [`GraphStore::moves`] for every backend.
+/// answer of [`GraphRead::moves`] for every backend.
 pub fn sum_by_move(
     rows: impl IntoIterator<Item = Result<EdgeRow>>,
     filter: &Filter,
@@ -464,7 +464,7 @@ pub fn sum_by_move(
     Ok(out)
 }
 
-/// The order of [`GraphStore::moves`]: most played first, ties by move.
+/// The order of [`GraphRead::moves`]: most played first, ties by move.
 pub fn sort_moves(rows: &mut [MoveRow]) {
     rows.sort_by(|a, b| b.stats.games().cmp(&a.stats.games()).then(a.mv.cmp(&b.mv)));
 }
@@ -501,7 +501,7 @@ pub fn recent_game(
 }
 
 /// The first `limit` of `games` (newest first) that pass `filter` and go through `pos`:
-/// the search of [`GraphStore::recent_games`] for every backend.
+/// the search of [`GraphRead::recent_games`] for every backend.
 pub fn first_recent_games(
     games: impl IntoIterator<Item = Result<Option<(GameRecord, Color)>>>,
     pos: PositionKey,
@@ -521,29 +521,9 @@ pub fn first_recent_games(
     Ok(out)
 }
 
-/// A graph of players' positions and moves. All methods are blocking and take `&self`, so
-/// one store can serve readers while a writer ingests.
-pub trait GraphStore {
-    /// Writes a batch of one player's games in one transaction: the games' records, the
-    /// "ingested" marks, new positions and the edge rows. Either all of it is written or
-    /// nothing. Fails with [`StoreError::AlreadyIngested`] (writing nothing) when some
-    /// games are already recorded for the player.
-    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport>;
-
-    /// Writes batches of several players in one transaction where the backend can (the
-    /// embedded store and Neo4j do), so that a corpus of many players costs one commit per
-    /// chunk, not one per player. All or nothing as [`GraphStore::write_batch`]; fails
-    /// with [`StoreError::AlreadyIngested`] when some game is already recorded for its
-    /// player (the caller then writes player by player, which says whose). The default
-    /// writes one player at a time.
-    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
-        let mut total = WriteReport::default();
-        for (player, batch) in batches {
-            total.add(&self.write_batch(player, batch)?);
-        }
-        Ok(total)
-    }
-
+/// Reading a graph of players' positions and moves. All methods are blocking and take
+/// `&self`, so one store can serve readers while a writer ingests.
+pub trait GraphRead {
     /// Which of `ids` are already ingested for `player`.
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>>;
 
@@ -551,7 +531,7 @@ pub trait GraphStore {
     /// most played first.
     fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>>;
 
-    /// [`GraphStore::moves`] at each of `keys`, in their order: one round trip where the
+    /// [`GraphRead::moves`] at each of `keys`, in their order: one round trip where the
     /// store is a server (a walk over many positions, e.g. [`prep::prep`]).
     fn moves_many(
         &self,
@@ -569,7 +549,7 @@ pub trait GraphStore {
 
     /// Every edge row of `player`, in key order, handed to `each` one at a time, so that a
     /// store that reads them in order need not hold them all (a big player has millions);
-    /// stops at the first error `each` returns. Default: [`GraphStore::edges`], then each.
+    /// stops at the first error `each` returns. Default: [`GraphRead::edges`], then each.
     fn for_each_edge(
         &self,
         player: &str,
@@ -583,7 +563,7 @@ pub trait GraphStore {
 
     /// The player's games with their colour, in no particular order, handed to `each` one
     /// at a time (a store that reads them one by one need not hold them all); stops at
-    /// the first error `each` returns. Default: [`GraphStore::games`], then each.
+    /// the first error `each` returns. Default: [`GraphRead::games`], then each.
     fn for_each_game(
         &self,
         player: &str,
@@ -621,7 +601,7 @@ pub trait GraphStore {
     ) -> Result<Vec<RecentGame>>;
 
     /// The date of the player's newest game (`None`: no dated game, or no game). Default:
-    /// the newest of [`GraphStore::recent_games`] at the start position (every game goes
+    /// the newest of [`GraphRead::recent_games`] at the start position (every game goes
     /// through it).
     fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
         let start = PositionKey::from_position(&shakmaty::Chess::default());
@@ -633,9 +613,6 @@ pub trait GraphStore {
 
     /// The remembered state of a fetched unit (e.g. `chess.com/2024-03`) for `player`.
     fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>>;
-
-    /// Remembers the state of a fetched unit; call it after the unit's games are written.
-    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()>;
 
     /// Whether reads are local and take microseconds (no network, no async runtime), so
     /// that a server may run them on its async tasks. Default: no.
@@ -657,7 +634,7 @@ pub trait GraphStore {
     /// account), read from the store itself, so that it holds whoever wrote: answers about
     /// the player read at this version may be kept while it is unchanged. A read that
     /// follows the call sees the data of at least that version. Default: the store's
-    /// [`GraphStore::data_version`] (a change of any player's data counts). `None`: do not
+    /// [`GraphRead::data_version`] (a change of any player's data counts). `None`: do not
     /// keep answers.
     fn player_version(&self, player: &str) -> Result<Option<u64>> {
         let _ = player;
@@ -667,6 +644,32 @@ pub trait GraphStore {
     /// The stored evaluations of the positions `keys` (shared by every player), in their
     /// order.
     fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>>;
+}
+
+/// Writing a graph: games, fetch states, evaluations and the claims on their work.
+pub trait GraphWrite {
+    /// Writes a batch of one player's games in one transaction: the games' records, the
+    /// "ingested" marks, new positions and the edge rows. Either all of it is written or
+    /// nothing. Fails with [`StoreError::AlreadyIngested`] (writing nothing) when some
+    /// games are already recorded for the player.
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport>;
+
+    /// Writes batches of several players in one transaction where the backend can (the
+    /// embedded store and Neo4j do), so that a corpus of many players costs one commit per
+    /// chunk, not one per player. All or nothing as [`GraphWrite::write_batch`]; fails
+    /// with [`StoreError::AlreadyIngested`] when some game is already recorded for its
+    /// player (the caller then writes player by player, which says whose). The default
+    /// writes one player at a time.
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let mut total = WriteReport::default();
+        for (player, batch) in batches {
+            total.add(&self.write_batch(player, batch)?);
+        }
+        Ok(total)
+    }
+
+    /// Remembers the state of a fetched unit; call it after the unit's games are written.
+    fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()>;
 
     /// Stores each evaluation where its position has none yet or one that gives way to it
     /// ([`Evaluation::yields_to`]: a deeper search, or an engine's where a comment's was);
@@ -688,7 +691,10 @@ pub trait GraphStore {
         let _ = (depth, worker, lease_ms);
         Ok(keys.to_vec())
     }
+}
 
+/// The accounts (Chess.com, lichess) and spellings that make up a player.
+pub trait Accounts {
     /// The accounts and names recorded for `player`, by source then name.
     fn accounts(&self, player: &str) -> Result<Vec<Account>>;
 
@@ -696,6 +702,13 @@ pub trait GraphStore {
     /// case-insensitively).
     fn add_account(&self, player: &str, account: &Account) -> Result<()>;
 }
+
+/// A whole store: read, written, and its players' accounts ([`GraphRead`], [`GraphWrite`],
+/// [`Accounts`]); what a command that does all three takes. A function that only reads
+/// takes [`GraphRead`].
+pub trait GraphStore: GraphRead + GraphWrite + Accounts {}
+
+impl<S: GraphRead + GraphWrite + Accounts + ?Sized> GraphStore for S {}
 
 /// The canonical form of a player name used as identity ([`mirror_core::PlayerKey`]:
 /// trimmed, ASCII-lowercased, never a path), as text.
@@ -719,7 +732,7 @@ pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
 /// The player's pace ([`mirror_core::clock::TimeModel`]) learned from all their games,
 /// read one at a time.
 pub fn pace_of(
-    store: &(impl GraphStore + ?Sized),
+    store: &(impl GraphRead + ?Sized),
     player: &str,
 ) -> Result<mirror_core::clock::TimeModel> {
     let mut model = mirror_core::clock::TimeModel::default();
@@ -732,88 +745,117 @@ pub fn pace_of(
 
 /// The player named `user` in `store`, as stored ([`find_player`] among its players):
 /// every command checks the player this way before it reads, so that a typo is an error.
-pub fn require_player(store: &impl GraphStore, user: &str) -> Result<String> {
+pub fn require_player(store: &impl GraphRead, user: &str) -> Result<String> {
     find_player(&store.players()?, user)
 }
 
 macro_rules! forward_store {
     ($($ty:ty),*) => {$(
-        impl<S: GraphStore + ?Sized> GraphStore for $ty {
-            fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
-                (**self).write_batch(player, batch)
-            }
-            fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
-                (**self).write_batches(batches)
-            }
+        impl<S: GraphRead + ?Sized> GraphRead for $ty {
             fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
                 (**self).ingested(player, ids)
             }
+
             fn moves(&self, player: &str, pos: PositionKey, filter: &Filter) -> Result<Vec<MoveRow>> {
                 (**self).moves(player, pos, filter)
             }
+
             fn moves_many(&self, player: &str, keys: &[PositionKey], filter: &Filter) -> Result<Vec<Vec<MoveRow>>> {
                 (**self).moves_many(player, keys, filter)
             }
+
             fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
                 (**self).edges(player)
             }
+
             fn for_each_edge(&self, player: &str, each: &mut dyn FnMut(EdgeRow) -> Result<()>) -> Result<()> {
                 (**self).for_each_edge(player, each)
             }
+
             fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
                 (**self).games(player)
             }
+
             fn for_each_game(&self, player: &str, each: &mut dyn FnMut(GameRecord, Color) -> Result<()>) -> Result<()> {
                 (**self).for_each_game(player, each)
             }
+
             fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
                 (**self).game(id)
             }
+
             fn position_epd(&self, pos: PositionKey) -> Result<Option<String>> {
                 (**self).position_epd(pos)
             }
+
             fn players(&self) -> Result<Vec<PlayerInfo>> {
                 (**self).players()
             }
+
             fn counts(&self, player: &str) -> Result<PlayerCounts> {
                 (**self).counts(player)
             }
+
             fn position_count(&self) -> Result<u64> {
                 (**self).position_count()
             }
+
             fn recent_games(&self, player: &str, pos: PositionKey, filter: &Filter, limit: usize) -> Result<Vec<RecentGame>> {
                 (**self).recent_games(player, pos, filter, limit)
             }
+
             fn fetch_state(&self, player: &str, unit: &str) -> Result<Option<FetchState>> {
                 (**self).fetch_state(player, unit)
             }
-            fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
-                (**self).set_fetch_state(player, unit, state)
-            }
+
             fn evaluations(&self, keys: &[PositionKey]) -> Result<Vec<Option<Evaluation>>> {
                 (**self).evaluations(keys)
             }
-            fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
-                (**self).write_evaluations(evals)
-            }
-            fn claim_analysis(&self, keys: &[PositionKey], depth: u16, worker: &str, lease_ms: u64) -> Result<Vec<PositionKey>> {
-                (**self).claim_analysis(keys, depth, worker, lease_ms)
-            }
-            fn accounts(&self, player: &str) -> Result<Vec<Account>> {
-                (**self).accounts(player)
-            }
+
             fn reads_inline(&self) -> bool {
                 (**self).reads_inline()
             }
+
             fn data_version(&self) -> Option<u64> {
                 (**self).data_version()
             }
+
             fn player_version(&self, player: &str) -> Result<Option<u64>> {
                 (**self).player_version(player)
             }
+
             fn newest_date(&self, player: &str) -> Result<Option<mirror_core::Date>> {
                 (**self).newest_date(player)
             }
+        }
+
+        impl<S: GraphWrite + ?Sized> GraphWrite for $ty {
+            fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+                (**self).write_batch(player, batch)
+            }
+
+            fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+                (**self).write_batches(batches)
+            }
+
+            fn set_fetch_state(&self, player: &str, unit: &str, state: &FetchState) -> Result<()> {
+                (**self).set_fetch_state(player, unit, state)
+            }
+
+            fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
+                (**self).write_evaluations(evals)
+            }
+
+            fn claim_analysis(&self, keys: &[PositionKey], depth: u16, worker: &str, lease_ms: u64) -> Result<Vec<PositionKey>> {
+                (**self).claim_analysis(keys, depth, worker, lease_ms)
+            }
+        }
+
+        impl<S: Accounts + ?Sized> Accounts for $ty {
+            fn accounts(&self, player: &str) -> Result<Vec<Account>> {
+                (**self).accounts(player)
+            }
+
             fn add_account(&self, player: &str, account: &Account) -> Result<()> {
                 (**self).add_account(player, account)
             }

@@ -21,7 +21,7 @@
 //! - `(:Player {name, displayName, games, edgeRows, version})-[:INGESTED {color,
 //!   date}]->(:Game {id, record})`, `(:FetchState {player, unit, ...})`,
 //!   `(:Account {player, source, key, name})`. `version` rises with every write of the
-//!   player's data, so that servers may keep answers ([`GraphStore::player_version`]).
+//!   player's data, so that servers may keep answers ([`GraphRead::player_version`]).
 //!
 //! Every statement is a file in `cypher/` loaded with `include_str!` and run with
 //! parameters only; [`STATEMENTS`] lists each with the parameters the code passes, and a
@@ -53,9 +53,9 @@ use neo4rs::{BoltType, ConfigBuilder, Graph, Query, Row};
 use shakmaty::Color;
 
 use crate::{
-    Account, EdgeRow, Evaluation, FetchState, Filter, GraphStore, MoveRow, PlayerCounts,
-    PlayerInfo, RecentGame, Result, StoreError, WriteReport, first_recent_games, player_key,
-    sort_moves,
+    Account, Accounts, EdgeRow, Evaluation, FetchState, Filter, GraphRead, GraphWrite, MoveRow,
+    PlayerCounts, PlayerInfo, RecentGame, Result, StoreError, WriteReport, first_recent_games,
+    player_key, sort_moves,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -373,7 +373,7 @@ impl std::fmt::Debug for Neo4jStore {
 }
 
 /// Games of a position's days read at most when looking for its recent games (the bound
-/// [`GraphStore::recent_games`] allows).
+/// [`GraphRead::recent_games`] allows).
 const RECENT_MAX: usize = 2000;
 
 /// Spans of days at most passed to `games_in_spans.cypher`; more are joined into one.
@@ -992,7 +992,43 @@ impl Neo4jStore {
     /// instead of four (`bench serve --store neo4j`: p99 111 ms -> 58 ms). neo4rs retries a
     /// connection that cannot be opened for up to a minute; the answer must start within
     /// [`READ_START_TIMEOUT`] or the read fails, naming the server.
+    /// The player's games as they arrive, each with its date key and the player's colour.
+    fn each_game(
+        &self,
+        player: &str,
+        each: &mut dyn FnMut(i64, GameRecord, Color) -> Result<()>,
+    ) -> Result<()> {
+        let key = player_key(player)?;
+        self.each_row(
+            "read the player's games",
+            GAMES.query(vec![("player", key.into()), ("limit", i64::MAX.into())])?,
+            &mut |r| {
+                let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
+                let color: String = r.get("color").map_err(de)?;
+                let date: i64 = r.get("date").map_err(de)?;
+                each(date, rec, color_of(&color)?)
+            },
+        )
+    }
+
     fn rows(&self, what: &str, q: Query) -> Result<Vec<Row>> {
+        let mut out = Vec::new();
+        self.each_row(what, q, &mut |row| {
+            out.push(row);
+            Ok(())
+        })?;
+        Ok(out)
+    }
+
+    /// Runs one read statement and hands its rows to `each` as they arrive (a reader that
+    /// keeps what it needs of each row need not hold them all: neo4rs's rows of a big
+    /// player's 1.9 million edges took 8 GB).
+    fn each_row(
+        &self,
+        what: &str,
+        q: Query,
+        each: &mut dyn FnMut(Row) -> Result<()>,
+    ) -> Result<()> {
         let uri = &self.cfg.uri;
         self.rt().block_on(async {
             let started = tokio::time::timeout(READ_START_TIMEOUT, self.graph.execute(q)).await;
@@ -1009,15 +1045,14 @@ impl Neo4jStore {
                     });
                 }
             };
-            let mut out = Vec::new();
             while let Some(row) = stream
                 .next()
                 .await
                 .map_err(|e| self.server_error(what, 1, e))?
             {
-                out.push(row);
+                each(row)?;
             }
-            Ok(out)
+            Ok(())
         })
     }
 
@@ -1384,45 +1419,7 @@ fn rebuilt(games: &[(mirror_core::GameRecord, Color)]) -> Result<Batch> {
         .map_err(|e| StoreError::Corrupt(format!("a batch's game no longer replays: {e}")))
 }
 
-impl GraphStore for Neo4jStore {
-    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
-        let _span = tracing::debug_span!("store.write", backend = "neo4j", player).entered();
-        let key = player_key(player)?;
-        self.write_sized(&key, player.trim(), batch)
-    }
-
-    /// Several players in one transaction while the server has the memory for it; past
-    /// that, each player's batch on its own ([`Self::write_sized`]).
-    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
-        let _span = tracing::debug_span!("store.write", backend = "neo4j", players = batches.len())
-            .entered();
-        let games: usize = batches.iter().map(|(_, b)| b.len()).sum();
-        let alone = || {
-            let mut total = WriteReport::default();
-            for (player, batch) in batches {
-                total.add(&self.write_sized(&player_key(player)?, player.trim(), batch)?);
-            }
-            Ok(total)
-        };
-        if games > self.games_per_transaction() {
-            return alone();
-        }
-        let players = batches
-            .iter()
-            .map(|(player, batch)| {
-                let key = player_key(player)?;
-                let params = BatchParams::new(&key, batch)?;
-                Ok((key, player.trim(), params))
-            })
-            .collect::<Result<Vec<_>>>()?;
-        match self.transaction("write batches of several players", |txn| {
-            self.write_txn(txn, &players)
-        }) {
-            Err(StoreError::TooLarge { .. }) if batches.len() > 1 => alone(),
-            other => other,
-        }
-    }
-
+impl GraphRead for Neo4jStore {
     fn ingested(&self, player: &str, ids: &[GameId]) -> Result<Vec<GameId>> {
         let key = player_key(player)?;
         let list: Vec<BoltType> = ids.iter().map(|i| i.0.clone().into()).collect();
@@ -1509,11 +1506,15 @@ impl GraphStore for Neo4jStore {
 
     fn edges(&self, player: &str) -> Result<Vec<EdgeRow>> {
         let key = player_key(player)?;
-        let rows = self.rows(
+        let mut out = Vec::new();
+        self.each_row(
             "read the player's edges",
             EDGES.query(vec![("player", key.into())])?,
+            &mut |row| {
+                out.push(edge_of(&row)?);
+                Ok(())
+            },
         )?;
-        let mut out = rows.iter().map(edge_of).collect::<Result<Vec<_>>>()?;
         // The embedded store's key order: position, move, flags, month.
         out.sort_by_key(|e| {
             (
@@ -1528,20 +1529,21 @@ impl GraphStore for Neo4jStore {
     }
 
     fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
-        let key = player_key(player)?;
-        let rows = self.rows(
-            "read the player's games",
-            GAMES.query(vec![("player", key.into()), ("limit", i64::MAX.into())])?,
-        )?;
-        let mut out = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let rec = decode_record(&r.get::<String>("record").map_err(de)?)?;
-            let color: String = r.get("color").map_err(de)?;
-            let date: i64 = r.get("date").map_err(de)?;
-            out.push((date, rec, color_of(&color)?));
-        }
+        let mut out = Vec::new();
+        self.each_game(player, &mut |date, g, c| {
+            out.push((date, g, c));
+            Ok(())
+        })?;
         out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
         Ok(out.into_iter().map(|(_, g, c)| (g, c)).collect())
+    }
+
+    fn for_each_game(
+        &self,
+        player: &str,
+        each: &mut dyn FnMut(GameRecord, Color) -> Result<()>,
+    ) -> Result<()> {
+        self.each_game(player, &mut |_, g, c| each(g, c))
     }
 
     fn game(&self, id: &GameId) -> Result<Option<GameRecord>> {
@@ -1734,6 +1736,57 @@ impl GraphStore for Neo4jStore {
         Ok(keys.iter().map(|k| found.get(k).cloned()).collect())
     }
 
+    fn player_version(&self, player: &str) -> Result<Option<u64>> {
+        let key = player_key(player)?;
+        let rows = self.rows(
+            "read the player's version",
+            PLAYER_VERSION.query(vec![("player", key.into())])?,
+        )?;
+        // An unknown player has nothing to keep: version 0 until their first write.
+        rows.first()
+            .map_or(Ok(Some(0)), |r| int::<u64>(r, "version").map(Some))
+    }
+}
+
+impl GraphWrite for Neo4jStore {
+    fn write_batch(&self, player: &str, batch: &Batch) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "neo4j", player).entered();
+        let key = player_key(player)?;
+        self.write_sized(&key, player.trim(), batch)
+    }
+
+    /// Several players in one transaction while the server has the memory for it; past
+    /// that, each player's batch on its own ([`Self::write_sized`]).
+    fn write_batches(&self, batches: &[(String, Batch)]) -> Result<WriteReport> {
+        let _span = tracing::debug_span!("store.write", backend = "neo4j", players = batches.len())
+            .entered();
+        let games: usize = batches.iter().map(|(_, b)| b.len()).sum();
+        let alone = || {
+            let mut total = WriteReport::default();
+            for (player, batch) in batches {
+                total.add(&self.write_sized(&player_key(player)?, player.trim(), batch)?);
+            }
+            Ok(total)
+        };
+        if games > self.games_per_transaction() {
+            return alone();
+        }
+        let players = batches
+            .iter()
+            .map(|(player, batch)| {
+                let key = player_key(player)?;
+                let params = BatchParams::new(&key, batch)?;
+                Ok((key, player.trim(), params))
+            })
+            .collect::<Result<Vec<_>>>()?;
+        match self.transaction("write batches of several players", |txn| {
+            self.write_txn(txn, &players)
+        }) {
+            Err(StoreError::TooLarge { .. }) if batches.len() > 1 => alone(),
+            other => other,
+        }
+    }
+
     fn write_evaluations(&self, evals: &[(PositionKey, Evaluation)]) -> Result<usize> {
         if evals.is_empty() {
             return Ok(0);
@@ -1803,18 +1856,9 @@ impl GraphStore for Neo4jStore {
             ])?,
         )
     }
+}
 
-    fn player_version(&self, player: &str) -> Result<Option<u64>> {
-        let key = player_key(player)?;
-        let rows = self.rows(
-            "read the player's version",
-            PLAYER_VERSION.query(vec![("player", key.into())])?,
-        )?;
-        // An unknown player has nothing to keep: version 0 until their first write.
-        rows.first()
-            .map_or(Ok(Some(0)), |r| int::<u64>(r, "version").map(Some))
-    }
-
+impl Accounts for Neo4jStore {
     fn accounts(&self, player: &str) -> Result<Vec<Account>> {
         let key = player_key(player)?;
         let rows = self.rows(

@@ -21,7 +21,7 @@ use mirror_core::{
 };
 use shakmaty::{Chess, Color, Position};
 
-use crate::{Filter, GraphStore, MoveRow, StoreError};
+use crate::{Filter, GraphRead, MoveRow, StoreError};
 
 /// Why there is nothing to prepare, or the store failed.
 #[derive(Debug, thiserror::Error)]
@@ -227,7 +227,7 @@ pub struct PrepLine {
 }
 
 /// The lines of `me` against `them` (see the module's documentation), likeliest first.
-pub fn prep<S: GraphStore + ?Sized>(
+pub fn prep<S: GraphRead + ?Sized>(
     store: &S,
     me: &str,
     them: &str,
@@ -282,7 +282,7 @@ pub fn prep<S: GraphStore + ?Sized>(
 }
 
 /// The stored evaluations of `keys`, by position.
-fn evaluations<S: GraphStore + ?Sized>(
+fn evaluations<S: GraphRead + ?Sized>(
     store: &S,
     mut keys: Vec<PositionKey>,
 ) -> Result<std::collections::HashMap<PositionKey, Evaluation>> {
@@ -334,7 +334,7 @@ struct Walk<'a, S: ?Sized> {
     seen: std::cell::RefCell<std::collections::HashMap<PositionKey, Moves>>,
 }
 
-impl<S: GraphStore + ?Sized> Walk<'_, S> {
+impl<S: GraphRead + ?Sized> Walk<'_, S> {
     /// Who moves in `pos`, their name and their filter.
     fn mover(&self, pos: &Chess) -> (Mover, &str, Filter) {
         if pos.turn() == self.opts.color {
@@ -352,7 +352,7 @@ impl<S: GraphStore + ?Sized> Walk<'_, S> {
         }
     }
 
-    /// Reads the moves at each of `positions` not read yet: one [`GraphStore::moves_many`]
+    /// Reads the moves at each of `positions` not read yet: one [`GraphRead::moves_many`]
     /// per mover, so that a walk costs a round trip per ply, not one per position.
     fn read<'p>(&self, positions: impl IntoIterator<Item = &'p Chess>) -> Result<()> {
         let mut wanted: [Vec<(PositionKey, &Chess)>; 2] = [Vec::new(), Vec::new()];

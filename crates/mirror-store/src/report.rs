@@ -1,5 +1,5 @@
 //! "Where to study": what a player's graph says they should look at, from any
-//! [`GraphStore`]. Four lists, each item with the moves (UCI, from the start) that reach it:
+//! [`GraphRead`]. Four lists, each item with the moves (UCI, from the start) that reach it:
 //!
 //! - **costly** positions: where the player is to move, reached in at least `min_games`
 //!   games, and scored below their own average with that colour beyond chance (the whole
@@ -58,7 +58,7 @@ use mirror_core::{
 };
 use shakmaty::{Chess, Color, Position};
 
-use crate::{EdgeRow, Filter, GraphStore, Result, StoreError};
+use crate::{EdgeRow, Filter, GraphRead, Result, StoreError};
 
 pub mod burn;
 mod graph;
@@ -684,9 +684,9 @@ fn drift(edges: &[EdgeRow], mut candidates: Vec<(Place, MoveCode)>, limit: usize
 /// It reads the player's games once (for their clocks) and, beside that, their rows
 /// once, in key order: the graph (positions, moves, games, lines from the start) from every row, and
 /// the move results and the rows themselves only where the report looks. A store that
-/// reads in order streams them; another ([`GraphStore::reads_inline`] false: a server)
+/// reads in order streams them; another ([`GraphRead::reads_inline`] false: a server)
 /// is read whole first.
-pub fn report<S: GraphStore + Sync + ?Sized>(
+pub fn report<S: GraphRead + Sync + ?Sized>(
     store: &S,
     player: &str,
     opts: &ReportOptions,
@@ -790,7 +790,7 @@ struct Looked {
 /// where fewer games went on, no list takes them); the rows themselves at the positions
 /// of the report's size. A position's rows come together in key order, so its games are
 /// known when its last row is read.
-fn look<S: GraphStore + ?Sized>(
+fn look<S: GraphRead + ?Sized>(
     store: &S,
     player: &str,
     filter: &Filter,
@@ -865,7 +865,7 @@ fn look<S: GraphStore + ?Sized>(
 /// The stored evaluations the report needs: every position of its size and the
 /// positions its moves lead to, and, where the opponent moves, the positions after the
 /// player's replies too.
-fn read_evals<S: GraphStore + ?Sized>(
+fn read_evals<S: GraphRead + ?Sized>(
     store: &S,
     by_pos: &HashMap<(PositionKey, bool), Moves>,
     places: &[Spot<'_>],

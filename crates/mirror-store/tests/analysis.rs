@@ -5,7 +5,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use mirror_core::{PositionKey, batch::Batch};
 use mirror_store::{
-    Filter, GraphStore,
+    Filter, GraphRead, GraphWrite,
     analysis::{deviations, most_played, transpositions, worst_positions},
     embedded::{EmbeddedStore, OpenMode},
 };

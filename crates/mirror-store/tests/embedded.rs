@@ -1,7 +1,7 @@
 //! The conformance suite and backend-specific checks for the embedded (redb) store.
 
 use mirror_store::{
-    GraphStore, StoreError,
+    GraphRead, GraphWrite, StoreError,
     embedded::{EmbeddedStore, OpenMode, SCHEMA_VERSION},
 };
 

@@ -7,7 +7,7 @@
 
 use mirror_core::{PositionKey, batch::Batch};
 use mirror_store::{
-    Filter, GraphStore,
+    Filter, GraphRead, GraphWrite,
     embedded::{EmbeddedStore, OpenMode},
     neo4j::{Neo4jConfig, Neo4jStore},
 };

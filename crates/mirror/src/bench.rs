@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use mirror_ingest::bench;
 use mirror_model::Predictor;
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::embedded::OpenMode;
 
 use crate::args::{StoreArgs, StoreKind};
 

@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use mirror_engine::EngineOptions;
 use mirror_eval::{EvalConfig, Phase, evaluate};
 use mirror_model::Predictor;
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::embedded::OpenMode;
 
 use crate::{
     args::StoreArgs,

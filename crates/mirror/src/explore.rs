@@ -9,7 +9,7 @@ use anyhow::Context;
 use clap::Args;
 use mirror_core::PositionKey;
 use mirror_server::response::ExploreTable;
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::embedded::OpenMode;
 use shakmaty::{Chess, Color, Position};
 
 use mirror_core::notation;

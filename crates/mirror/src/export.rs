@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::{GraphRead, embedded::OpenMode};
 
 use crate::args::{StoreArgs, open_neo4j};
 

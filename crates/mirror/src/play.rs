@@ -10,7 +10,7 @@ use anyhow::Context;
 use clap::{Args, ValueEnum};
 use mirror_engine::{Book, Engine, Fallback, ModelFallback};
 use mirror_frontend::terminal::{PlayOptions, play as play_game};
-use mirror_store::{GraphStore, PlayerInfo, embedded::OpenMode};
+use mirror_store::{PlayerInfo, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{

@@ -11,7 +11,7 @@ use mirror_model::{
     Predictor,
     fit::{FitEvent, FitOptions},
 };
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::embedded::OpenMode;
 use shakmaty::Color;
 
 use crate::args::StoreArgs;

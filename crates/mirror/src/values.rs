@@ -6,7 +6,7 @@ use anyhow::Context;
 use clap::Args;
 use mirror_core::GameRecord;
 use mirror_frontend::values::ValuesReport;
-use mirror_store::{GraphStore, embedded::OpenMode};
+use mirror_store::embedded::OpenMode;
 
 use crate::args::StoreArgs;
 

@@ -96,7 +96,7 @@ pub fn seed_against_batches(
     games: &[(GameRecord, Color)],
     batch_size: usize,
 ) -> Result<SeedRace> {
-    use crate::GraphStore;
+    use crate::GraphWrite;
     use mirror_core::batch::Batch;
     let batch = |games: &[(GameRecord, Color)]| {
         Batch::from_games(games.iter()).map_err(|e| StoreError::Corrupt(e.to_string()))
