@@ -115,7 +115,7 @@ impl<S: Book> Engine<S> {
     /// The search in force: the model's own (chosen by `mirror train`) when
     /// [`EngineOptions::model_search`] is on and the model has one, else the options'.
     pub fn search(&self) -> crate::search::SearchOptions {
-        match (self.opts.model_search, self.fallback.search()) {
+        match (self.opts.model_search, self.fallback.tuned().search) {
             (true, Some(own)) => own,
             _ => self.opts.search,
         }
@@ -126,7 +126,7 @@ impl<S: Book> Engine<S> {
     pub fn temperature(&self) -> f64 {
         self.opts
             .temperature
-            .or_else(|| self.fallback.temperature())
+            .or_else(|| self.fallback.tuned().temperature)
             .unwrap_or(1.0)
     }
 
@@ -259,7 +259,7 @@ impl<S: Book> Engine<S> {
     /// `likely` when [`EngineOptions::model_weight`] is on and the model has one.
     pub fn policy(&self) -> Policy {
         match (self.opts.policy, self.opts.model_weight) {
-            (Policy::Likely { .. }, true) => match self.fallback.book_prior() {
+            (Policy::Likely { .. }, true) => match self.fallback.tuned().book_prior {
                 Some(prior) => Policy::Likely { prior },
                 None => self.opts.policy,
             },
@@ -1356,8 +1356,11 @@ mod tests {
                     .collect(),
             )
         }
-        fn book_prior(&self) -> Option<f64> {
-            self.book_prior
+        fn tuned(&self) -> crate::fallback::Tuned {
+            crate::fallback::Tuned {
+                book_prior: self.book_prior,
+                ..crate::fallback::Tuned::default()
+            }
         }
     }
 

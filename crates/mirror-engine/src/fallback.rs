@@ -41,20 +41,10 @@ pub trait Fallback: Send {
     fn prior(&mut self, _pos: &Chess, _last: Option<&Move>) -> Option<Vec<(Move, f64)>> {
         None
     }
-    /// The weight of [`Fallback::prior`] in the player's book (pseudo-games of `likely`)
-    /// that was chosen for this model on the player's validation games, if any.
-    fn book_prior(&self) -> Option<f64> {
-        None
-    }
-    /// The search chosen for this model on the player's validation games (the strength
-    /// dial), if any.
-    fn search(&self) -> Option<crate::search::SearchOptions> {
-        None
-    }
-    /// The sampling temperature chosen for this model on the player's validation games
-    /// (the strength dial of the sampling mirror), if any.
-    fn temperature(&self) -> Option<f64> {
-        None
+    /// The settings chosen for this model on the player's validation games (`mirror
+    /// train`, kept in its `meta.json`); none by default.
+    fn tuned(&self) -> Tuned {
+        Tuned::default()
     }
     /// Its own judge of the searched moves by `by` ([`crate::search::SearchBy::Model`] or
     /// [`crate::search::SearchBy::Puct`]): a model's value head; `None` without one (or
@@ -80,6 +70,18 @@ pub trait Fallback: Send {
     ) -> Option<FallbackOutcomes> {
         None
     }
+}
+
+/// What `mirror train` chose for a model on the player's validation games, each `None`
+/// where it chose nothing ([`Fallback::tuned`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Tuned {
+    /// The weight of [`Fallback::prior`] in the player's book (pseudo-games of `likely`).
+    pub book_prior: Option<f64>,
+    /// The search (the strength dial).
+    pub search: Option<crate::search::SearchOptions>,
+    /// The sampling temperature (the strength dial of the sampling mirror).
+    pub temperature: Option<f64>,
 }
 
 /// The simple fallback where no model plays: a uniformly random legal move, with why
@@ -281,10 +283,6 @@ impl Fallback for ModelFallback {
         (!ranked.is_empty()).then(|| mirror_model::inference::softmax(&ranked))
     }
 
-    fn book_prior(&self) -> Option<f64> {
-        self.predictor.meta.book_prior
-    }
-
     fn ranks(&self) -> bool {
         true
     }
@@ -298,21 +296,19 @@ impl Fallback for ModelFallback {
         }
     }
 
-    fn search(&self) -> Option<crate::search::SearchOptions> {
-        self.predictor
-            .meta
-            .search
-            .map(|d| crate::search::SearchOptions {
+    fn tuned(&self) -> Tuned {
+        let meta = &self.predictor.meta;
+        Tuned {
+            book_prior: meta.book_prior,
+            search: meta.search.map(|d| crate::search::SearchOptions {
                 nodes: d.nodes,
                 by: crate::search::SearchBy::Stockfish,
                 top: d.top,
                 weight: d.weight,
                 own: d.own,
-            })
-    }
-
-    fn temperature(&self) -> Option<f64> {
-        self.predictor.meta.temperature
+            }),
+            temperature: meta.temperature,
+        }
     }
 
     /// The model's softmax at `temperature` over the moves the guard lets through (of its

@@ -28,7 +28,7 @@ pub use draw::FallbackOutcomes;
 pub use engine::{BookView, Engine, EngineError, first_draw};
 #[cfg(feature = "model")]
 pub use fallback::ModelFallback;
-pub use fallback::{Fallback, FallbackFactory, RandomLegal};
+pub use fallback::{Fallback, FallbackFactory, RandomLegal, Tuned};
 pub use guard::Guard;
 pub use options::{
     EngineOptions, KNOBS, Knob, KnobGroup, KnobKind, OptionError, canonical_name, knob, knob_names,
