@@ -729,6 +729,15 @@ pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
     }
 }
 
+/// Games with their date keys, oldest first (by date, then id), as
+/// [`GraphRead::games`] gives them.
+pub(crate) fn oldest_first<D: Ord>(
+    mut games: Vec<(D, GameRecord, Color)>,
+) -> Vec<(GameRecord, Color)> {
+    games.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
+    games.into_iter().map(|(_, g, c)| (g, c)).collect()
+}
+
 /// The player's pace ([`mirror_core::clock::TimeModel`]) learned from all their games,
 /// read one at a time.
 pub fn pace_of(

@@ -1534,8 +1534,7 @@ impl GraphRead for Neo4jStore {
             out.push((date, g, c));
             Ok(())
         })?;
-        out.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
-        Ok(out.into_iter().map(|(_, g, c)| (g, c)).collect())
+        Ok(crate::oldest_first(out))
     }
 
     fn for_each_game(
