@@ -681,11 +681,10 @@ fn drift(edges: &[EdgeRow], mut candidates: Vec<(Place, MoveCode)>, limit: usize
 
 /// The report of `player`'s graph.
 ///
-/// It reads the player's games once (for their clocks) and, beside that, their rows
-/// once, in key order: the graph (positions, moves, games, lines from the start) from every row, and
-/// the move results and the rows themselves only where the report looks. A store that
-/// reads in order streams them; another ([`GraphRead::reads_inline`] false: a server)
-/// is read whole first.
+/// It reads the player's games once (for their clocks) and, beside that, their rows once,
+/// in key order ([`GraphRead::for_each_edge`]): the graph (positions, moves, games, lines
+/// from the start) from every row, and the move results and the rows themselves only
+/// where the report looks.
 pub fn report<S: GraphRead + Sync + ?Sized>(
     store: &S,
     player: &str,
@@ -848,11 +847,7 @@ fn look<S: GraphRead + ?Sized>(
         run.push(e);
         Ok(())
     };
-    if store.reads_inline() {
-        store.for_each_edge(player, &mut each)?;
-    } else {
-        store.edges(player)?.into_iter().try_for_each(&mut each)?;
-    }
+    store.for_each_edge(player, &mut each)?;
     end_of_run(&mut run);
     let graph = builder.build(start);
     Ok(Looked {

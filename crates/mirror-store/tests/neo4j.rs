@@ -10,6 +10,7 @@ use mirror_store::{
     Filter, GraphRead, GraphWrite,
     embedded::{EmbeddedStore, OpenMode},
     neo4j::{Neo4jConfig, Neo4jStore},
+    report::{self, ReportOptions},
 };
 use mirror_testkit::conformance::{self, PLAYER, sample_games};
 use shakmaty::{CastlingMode, Chess, Color, fen::Epd};
@@ -86,6 +87,42 @@ fn same_answers_as_the_embedded_store() {
     }
     conformance::assert_same_graph(&neo, &emb);
     assert_eq!(neo.games(PLAYER).expect("g"), emb.games(PLAYER).expect("g"));
+    // The report, which reads the rows and the games one at a time: the same on both,
+    // apart from the pace's sums, added up in each store's order of the games.
+    for opts in [
+        ReportOptions {
+            min_games: 2,
+            ..ReportOptions::default()
+        },
+        ReportOptions {
+            color: Some(Color::Black),
+            min_games: 3,
+            ..ReportOptions::default()
+        },
+    ] {
+        let mut on_neo = report::report(&neo, PLAYER, &opts).expect("neo4j report");
+        let mut on_emb = report::report(&emb, PLAYER, &opts).expect("embedded report");
+        // Something to compare: positions where the player varies, and the surprises'
+        // and drift's tests run on the same positions.
+        assert!(
+            !on_emb.deviations.is_empty(),
+            "deviations {}, costly {}, slow {}",
+            on_emb.deviations.len(),
+            on_emb.costly.len(),
+            on_emb.clock.slow.len()
+        );
+        for stage in 0..3 {
+            for band in 0..4 {
+                let (a, n) = on_neo.clock.pace.cell(stage, band);
+                let (b, m) = on_emb.clock.pace.cell(stage, band);
+                assert_eq!(n, m);
+                assert!((a.unwrap_or(0.0) - b.unwrap_or(0.0)).abs() < 1e-12);
+            }
+        }
+        on_neo.clock.pace = Default::default();
+        on_emb.clock.pace = Default::default();
+        assert_eq!(on_neo, on_emb);
+    }
 }
 
 #[test]
