@@ -729,13 +729,19 @@ pub fn find_player(players: &[PlayerInfo], user: &str) -> Result<String> {
     }
 }
 
-/// Games with their date keys, oldest first (by date, then id), as
-/// [`GraphRead::games`] gives them.
+/// The games a store's reader hands out with their date keys (`read` calls its argument
+/// once per game), oldest first (by date, then id), as [`GraphRead::games`] gives them:
+/// one home for both stores' `games`.
 pub(crate) fn oldest_first<D: Ord>(
-    mut games: Vec<(D, GameRecord, Color)>,
-) -> Vec<(GameRecord, Color)> {
+    read: impl FnOnce(&mut dyn FnMut(D, GameRecord, Color) -> Result<()>) -> Result<()>,
+) -> Result<Vec<(GameRecord, Color)>> {
+    let mut games = Vec::new();
+    read(&mut |date, g, c| {
+        games.push((date, g, c));
+        Ok(())
+    })?;
     games.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.id.cmp(&b.1.id)));
-    games.into_iter().map(|(_, g, c)| (g, c)).collect()
+    Ok(games.into_iter().map(|(_, g, c)| (g, c)).collect())
 }
 
 /// The player's pace ([`mirror_core::clock::TimeModel`]) learned from all their games,

@@ -1529,12 +1529,7 @@ impl GraphRead for Neo4jStore {
     }
 
     fn games(&self, player: &str) -> Result<Vec<(GameRecord, Color)>> {
-        let mut out = Vec::new();
-        self.each_game(player, &mut |date, g, c| {
-            out.push((date, g, c));
-            Ok(())
-        })?;
-        Ok(crate::oldest_first(out))
+        crate::oldest_first(|each| self.each_game(player, each))
     }
 
     fn for_each_game(
