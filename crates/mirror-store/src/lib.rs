@@ -12,6 +12,7 @@ pub mod codec;
 pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;
+pub mod place;
 pub mod polyglot;
 pub mod prep;
 pub mod report;
@@ -111,6 +112,24 @@ pub enum StoreError {
     /// fit.
     #[error("the store holds as many {0} as it can number (2^32)")]
     Full(&'static str),
+    /// No data directory was given and the platform has no user data directory.
+    #[error("no user data directory on this platform: pass --data-dir or --db")]
+    NoDataDir,
+    /// A store file was given beside Neo4j asked for.
+    #[error(
+        "--db {} names an embedded store file, but the store asked for is Neo4j (--store \
+         neo4j or MIRROR_STORE): drop one of them",
+        db.display()
+    )]
+    TwoStores {
+        /// The file given.
+        db: PathBuf,
+    },
+    /// Neo4j was asked for, but the environment names none (or this build has no Neo4j).
+    #[error(
+        "the Neo4j store needs MIRROR_NEO4J_URI (and MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD)"
+    )]
+    NoNeo4j,
     /// Stored data could not be decoded.
     #[error("corrupt store data: {0}")]
     Corrupt(String),

@@ -3,12 +3,12 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::{Args, ValueEnum};
 use mirror_core::{TimeClass, time::Month};
 use mirror_store::{
     Filter,
     embedded::{EmbeddedStore, OpenMode},
+    place::{AnyStore, Backend, Place},
 };
 use shakmaty::Color;
 
@@ -21,10 +21,7 @@ pub enum StoreKind {
     Neo4j,
 }
 
-/// A store of either kind.
-pub type AnyStore = Box<dyn mirror_store::GraphStore + Send + Sync>;
-
-/// Where the store lives.
+/// Where the store lives (the rules of which store that means: [`Place`]).
 #[derive(Args, Debug, Clone)]
 pub struct StoreArgs {
     /// The backend (default: embedded when --db is given, else neo4j when MIRROR_NEO4J_URI
@@ -40,86 +37,42 @@ pub struct StoreArgs {
 }
 
 impl StoreArgs {
+    /// The place these flags name.
+    pub fn place(&self) -> Place {
+        Place {
+            backend: self.store.map(|k| match k {
+                StoreKind::Embedded => Backend::Embedded,
+                StoreKind::Neo4j => Backend::Neo4j,
+            }),
+            data_dir: self.data_dir.clone(),
+            db: self.db.clone(),
+        }
+    }
+
     /// mirror's data directory.
     pub fn data_dir(&self) -> anyhow::Result<PathBuf> {
-        match &self.data_dir {
-            Some(d) => Ok(d.clone()),
-            None => Ok(dirs::data_dir()
-                .context("no user data directory on this platform: pass --data-dir or --db")?
-                .join("mirror")),
-        }
+        Ok(self.place().data_dir()?)
     }
 
-    /// The store file this invocation uses.
-    pub fn path(&self) -> anyhow::Result<PathBuf> {
-        match &self.db {
-            Some(db) => Ok(db.clone()),
-            None => Ok(self.data_dir()?.join("mirror.redb")),
-        }
-    }
-
-    /// Opens the embedded store; held by a running `mirror serve`, the error names it.
-    pub fn open_embedded(&self, mode: OpenMode) -> anyhow::Result<EmbeddedStore> {
-        let path = self.path()?;
-        match EmbeddedStore::open(&path, mode) {
-            Ok(store) => Ok(store),
-            Err(e @ mirror_store::StoreError::InUse { .. }) => {
-                Err(anyhow::Error::new(e).context(mirror_server::client::ServerFile::holder(&path)))
-            }
-            Err(e) => Err(e.into()),
-        }
-    }
-
-    /// Games per write transaction: `given`, else the backend's default (Neo4j holds a
-    /// transaction's changes in its heap, so its batches are smaller).
-    pub fn batch_size(&self, given: Option<u32>) -> usize {
-        given.map_or(
-            match self.kind() {
-                StoreKind::Embedded => 50_000,
-                StoreKind::Neo4j => 1_000,
-            },
-            |n| n as usize,
-        )
-    }
-
-    /// The backend this invocation uses: the one asked for; else a store file given
-    /// (`--db`) is the embedded store, whatever the environment says of Neo4j.
-    pub fn kind(&self) -> StoreKind {
-        self.store.unwrap_or_else(|| {
-            if self.db.is_some() {
-                StoreKind::Embedded
-            } else if std::env::var("MIRROR_NEO4J_URI").is_ok_and(|u| !u.is_empty()) {
-                StoreKind::Neo4j
-            } else {
-                StoreKind::Embedded
-            }
-        })
-    }
-
-    /// Which store and where, for messages: `the embedded store FILE` or `Neo4j at URI`
-    /// (never the password).
-    pub fn describe(&self) -> anyhow::Result<String> {
-        Ok(match self.kind() {
-            StoreKind::Embedded => format!("the embedded store {}", self.path()?.display()),
-            StoreKind::Neo4j => format!(
-                "Neo4j at {}",
-                std::env::var("MIRROR_NEO4J_URI").unwrap_or_default()
-            ),
-        })
-    }
-
-    /// Opens the store of the chosen kind.
+    /// Opens the store; an embedded store held by a running `mirror serve` names it.
     pub fn open(&self, mode: OpenMode) -> anyhow::Result<AnyStore> {
-        if let (Some(StoreKind::Neo4j), Some(db)) = (self.store, &self.db) {
-            anyhow::bail!(
-                "--db {} names an embedded store file, but the store asked for is Neo4j \
-                 (--store neo4j or MIRROR_STORE): drop one of them",
-                db.display()
-            );
-        }
-        match self.kind() {
-            StoreKind::Embedded => Ok(Box::new(self.open_embedded(mode)?)),
-            StoreKind::Neo4j => Ok(Box::new(open_neo4j()?)),
+        self.named(self.place().open(mode))
+    }
+
+    /// Opens the embedded store, named as [`StoreArgs::open`] does.
+    pub fn open_embedded(&self, mode: OpenMode) -> anyhow::Result<EmbeddedStore> {
+        self.named(self.place().open_embedded(mode))
+    }
+
+    /// A store's open, an error of a store held by another process naming the server
+    /// that holds it.
+    fn named<T>(&self, opened: Result<T, mirror_store::StoreError>) -> anyhow::Result<T> {
+        match opened {
+            Err(e @ mirror_store::StoreError::InUse { .. }) => {
+                let holder = mirror_server::client::ServerFile::holder(&self.place().path()?);
+                Err(anyhow::Error::new(e).context(holder))
+            }
+            other => Ok(other?),
         }
     }
 }
@@ -142,14 +95,6 @@ pub fn bar(len: Option<u64>, template: &str) -> indicatif::ProgressBar {
         bar.set_style(style);
     }
     bar
-}
-
-/// Connects to Neo4j from the environment.
-pub fn open_neo4j() -> anyhow::Result<mirror_store::neo4j::Neo4jStore> {
-    let cfg = mirror_store::neo4j::Neo4jConfig::from_env().context(
-        "the Neo4j store needs MIRROR_NEO4J_URI (and MIRROR_NEO4J_USER, MIRROR_NEO4J_PASSWORD)",
-    )?;
-    Ok(mirror_store::neo4j::Neo4jStore::connect(cfg)?)
 }
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
@@ -224,10 +169,9 @@ impl FilterArgs {
 pub fn server_file(
     store_args: &StoreArgs,
 ) -> anyhow::Result<Option<mirror_server::client::ServerFile>> {
-    if store_args.kind() != StoreKind::Embedded {
+    let place = store_args.place();
+    if place.backend() != Backend::Embedded {
         return Ok(None);
     }
-    Ok(mirror_server::client::ServerFile::read(
-        &store_args.path()?,
-    )?)
+    Ok(mirror_server::client::ServerFile::read(&place.path()?)?)
 }

@@ -8,7 +8,9 @@ use mirror_ingest::bench;
 use mirror_model::Predictor;
 use mirror_store::embedded::OpenMode;
 
-use crate::args::{StoreArgs, StoreKind};
+use mirror_store::place::Backend;
+
+use crate::args::StoreArgs;
 
 #[derive(Args, Debug)]
 pub struct BenchArgs {
@@ -135,9 +137,10 @@ pub fn run(store_args: &StoreArgs, args: BenchArgs) -> anyhow::Result<ExitCode> 
             batch_size,
             seed_games,
         } => {
-            let batch_size = store_args.batch_size(batch_size);
-            if store_args.kind() == StoreKind::Neo4j {
-                let neo = crate::args::open_neo4j()?;
+            let place = store_args.place();
+            let batch_size = place.batch_size(batch_size);
+            if place.backend() == Backend::Neo4j {
+                let neo = mirror_store::place::open_neo4j()?;
                 let run = bench::neo4j(&neo, &pgn, &user, batch_size, seed_games)?;
                 println!("{run}");
                 return Ok(ExitCode::SUCCESS);

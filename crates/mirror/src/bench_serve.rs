@@ -64,7 +64,7 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
         Endpoint::Move => bench::Endpoint::Move,
     };
     if let Some(n) = args.sample_players {
-        let embedded = store_args.kind() == crate::args::StoreKind::Embedded;
+        let embedded = store_args.place().backend() == mirror_store::place::Backend::Embedded;
         anyhow::ensure!(embedded, "--sample-players runs on the embedded store");
         let open = || store_args.open_embedded(OpenMode::MustExist);
         let fallbacks = || Some(model_fallbacks(store_args));

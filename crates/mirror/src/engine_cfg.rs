@@ -5,9 +5,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
-use mirror_engine::{EngineOptions, KNOBS, Knob, KnobGroup, KnobKind};
+use mirror_engine::{
+    EngineOptions, KNOBS, Knob, KnobGroup, KnobKind,
+    config::{Given, Resolved},
+};
 
 use crate::args::FilterArgs;
 
@@ -94,81 +96,46 @@ impl EngineKnobs {
         self.given.iter().any(|(n, _)| *n == name)
     }
 
-    /// Applies the flags given over `opts`, each checked by [`EngineOptions::set`].
-    pub fn apply(&self, opts: &mut EngineOptions) -> anyhow::Result<()> {
-        let mut set = |name: &str, value: Option<String>| -> anyhow::Result<()> {
-            if let Some(v) = value {
-                opts.set(name, &v)
-                    .with_context(|| format!("--{}", name.replace('_', "-")))?;
-            }
-            Ok(())
-        };
-        for (name, value) in &self.given {
-            set(name, Some(value.clone()))?;
-        }
+    /// The knobs given as flags, by name, the filter group's among them.
+    pub fn flags(&self) -> Vec<(&'static str, String)> {
+        let mut flags = self.given.clone();
         let f = &self.filters;
         let list = |items: Vec<String>| (!items.is_empty()).then(|| items.join(","));
-        set(
-            "time_class",
-            list(f.time_class.iter().map(ToString::to_string).collect()),
-        )?;
-        set(
-            "rated",
-            match (f.rated, f.casual) {
-                (true, _) => Some("true".into()),
-                (_, true) => Some("false".into()),
-                _ => None,
-            },
-        )?;
-        set("since", f.since.map(|m| m.to_string()))?;
-        set("until", f.until.map(|m| m.to_string()))?;
-        set("opponent_rating", f.opponent_rating.map(|r| r.to_string()))?;
-        set(
-            "sources",
-            list(f.sources.iter().map(ToString::to_string).collect()),
-        )?;
-        Ok(())
+        let rated = match (f.rated, f.casual) {
+            (true, _) => Some("true".to_string()),
+            (_, true) => Some("false".to_string()),
+            _ => None,
+        };
+        let filters = [
+            (
+                "time_class",
+                list(f.time_class.iter().map(ToString::to_string).collect()),
+            ),
+            ("rated", rated),
+            ("since", f.since.map(|m| m.to_string())),
+            ("until", f.until.map(|m| m.to_string())),
+            ("opponent_rating", f.opponent_rating.map(|r| r.to_string())),
+            (
+                "sources",
+                list(f.sources.iter().map(ToString::to_string).collect()),
+            ),
+        ];
+        flags.extend(filters.into_iter().filter_map(|(n, v)| Some((n, v?))));
+        flags
     }
 }
 
-/// The engine's player and options.
-pub struct Resolved {
-    /// The player.
-    pub player: String,
-    /// Options.
-    pub options: EngineOptions,
-    /// Whether the seed came from the clock.
-    pub seed_from_clock: bool,
-}
-
-/// `defaults`, then `--config`, then flags.
+/// `defaults`, then `--config`, then flags ([`mirror_engine::config::resolve`]); the UCI
+/// engine of `--search-nodes` chosen.
 pub fn resolve(args: &EngineArgs, defaults: EngineOptions) -> anyhow::Result<Resolved> {
-    let mut options = defaults;
-    let file = match &args.config {
-        Some(p) => mirror_engine::config::read_config(p, &mut options)?,
-        None => mirror_engine::config::ConfigFile::default(),
-    };
-    args.knobs.apply(&mut options)?;
     mirror_engine::search::use_engine(args.search_engine.as_deref())?;
-    let player = args
-        .user
-        .clone()
-        .or(file.player)
-        .context("which player? pass --user NAME (or player = \"NAME\" in --config)")?;
-    let seed_from_clock = match args.seed {
-        Some(s) => {
-            options.seed = s;
-            false
-        }
-        None if file.seed_given => false,
-        None => {
-            options.seed = mirror_engine::options::clock_seed();
-            true
-        }
-    };
-    Ok(Resolved {
-        player,
-        options,
-        seed_from_clock,
-    })
+    Ok(mirror_engine::config::resolve(
+        defaults,
+        Given {
+            player: args.user.clone(),
+            config: args.config.as_deref(),
+            flags: args.knobs.flags(),
+            seed: args.seed,
+        },
+    )?)
 }

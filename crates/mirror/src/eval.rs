@@ -133,7 +133,7 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
         "--game-time-class is for play and uci: eval answers each test position with its own game's time class"
     );
     let mut engine = EngineOptions::default();
-    args.knobs.apply(&mut engine)?;
+    mirror_engine::config::set_flags(&mut engine, &args.knobs.flags())?;
     let games = store.games(&player)?;
     let sp = args.who.split.split(games.len());
     anyhow::ensure!(

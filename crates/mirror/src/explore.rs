@@ -119,7 +119,11 @@ pub fn players(store_args: &StoreArgs, args: &PlayersArgs) -> anyhow::Result<Exi
         println!("{}", serde_json::to_string(&list)?);
     } else {
         print!("{list}");
-        println!("{} positions in {}", list.positions, store_args.describe()?);
+        println!(
+            "{} positions in {}",
+            list.positions,
+            store_args.place().describe()?
+        );
     }
     Ok(ExitCode::SUCCESS)
 }

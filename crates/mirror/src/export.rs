@@ -5,9 +5,9 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use clap::{Args, ValueEnum};
-use mirror_store::{GraphRead, embedded::OpenMode};
+use mirror_store::{GraphRead, embedded::OpenMode, place::open_neo4j};
 
-use crate::args::{StoreArgs, open_neo4j};
+use crate::args::StoreArgs;
 
 #[derive(Copy, Clone, Debug, ValueEnum, PartialEq, Eq)]
 pub enum ExportTarget {

@@ -43,7 +43,7 @@ impl FetchArgs {
             lichess_token: std::env::var("MIRROR_LICHESS_TOKEN")
                 .ok()
                 .filter(|t| !t.is_empty()),
-            batch_size: store_args.batch_size(None),
+            batch_size: store_args.place().batch_size(None),
         })
     }
 }
@@ -237,7 +237,7 @@ fn ingest(store_args: &StoreArgs, args: &IngestArgs) -> anyhow::Result<bool> {
         anyhow::ensure!(known, e);
     }
     mirror_ingest::expand(&plan.pgn)?;
-    let place = store_args.describe()?;
+    let place = store_args.place().describe()?;
     let settings = args.fetch.setup(store_args)?.settings(&args.tuning())?;
     let store = store_args.open(OpenMode::CreateIfMissing)?;
     let reporter = Terminal(args.progress);

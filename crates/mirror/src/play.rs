@@ -14,7 +14,7 @@ use mirror_store::{PlayerInfo, embedded::OpenMode};
 use shakmaty::Color;
 
 use crate::{
-    args::{AnyStore, StoreArgs, is_in_use, server_file},
+    args::{StoreArgs, is_in_use, server_file},
     engine_cfg::{self, EngineArgs},
 };
 
@@ -56,7 +56,7 @@ pub struct UciArgs {
 /// Where the engine reads the player's games: the store, or, while `mirror serve` holds
 /// it, that server.
 enum Opened {
-    Store(AnyStore),
+    Store(mirror_store::place::AnyStore),
     Server(mirror_server::client::RemoteBook),
 }
 
@@ -103,7 +103,7 @@ pub fn play(store_args: &StoreArgs, args: PlayArgs) -> anyhow::Result<ExitCode> 
 fn play_on<S: Book>(
     store_args: &StoreArgs,
     args: PlayArgs,
-    cfg: engine_cfg::Resolved,
+    cfg: mirror_engine::config::Resolved,
     store: S,
     player: String,
 ) -> anyhow::Result<ExitCode> {
@@ -183,7 +183,7 @@ pub fn uci(store_args: &StoreArgs, args: UciArgs) -> anyhow::Result<ExitCode> {
 
 fn uci_on<S: Book>(
     store_args: &StoreArgs,
-    cfg: engine_cfg::Resolved,
+    cfg: mirror_engine::config::Resolved,
     store: S,
     player: String,
 ) -> anyhow::Result<ExitCode> {

@@ -6,9 +6,12 @@ use anyhow::Context;
 use clap::Args;
 use mirror_engine::FallbackFactory;
 use mirror_server::{AppState, client::ServerFile, serve};
-use mirror_store::embedded::OpenMode;
+use mirror_store::{
+    embedded::OpenMode,
+    place::{AnyStore, Backend},
+};
 
-use crate::args::{AnyStore, StoreArgs};
+use crate::args::StoreArgs;
 
 #[derive(Args, Debug)]
 pub struct ServeArgs {
@@ -83,25 +86,29 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
             Some(t) => t,
             None => format!("{:032x}", rand::random::<u128>()),
         };
-        let _file = match store_args.kind() {
-            crate::args::StoreKind::Embedded => Some(ServerFile::write(
-                &store_args.path()?,
+        let place = store_args.place();
+        let _file = match place.backend() {
+            Backend::Embedded => Some(ServerFile::write(
+                &place.path()?,
                 format!("http://{here}"),
                 token.clone(),
             )?),
-            crate::args::StoreKind::Neo4j => None,
+            Backend::Neo4j => None,
         };
         let stop = mirror_server::listen::shutdown_signal();
         eprintln!(
             "mirror serving {} on http://{local}/ (Ctrl-C to stop)",
-            store_args.describe()?,
+            place.describe()?,
         );
         let state = AppState::with_writes(
             store,
             args.blocking,
             Some(model_fallbacks(store_args)),
             token,
-            (args.fetch.setup(store_args)?, store_args.describe()?),
+            (
+                args.fetch.setup(store_args)?,
+                store_args.place().describe()?,
+            ),
         );
         serve(listener, state, stop).await?;
         anyhow::Ok(())
