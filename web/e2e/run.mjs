@@ -572,6 +572,28 @@ check('where to study: items link to their positions', async () => {
   await page.waitForSelector('table.moves, .side p.note');
   assert.deepEqual(movesInUrl(), item.moves);
   await tableMatchesApi({ user, moves: item.moves.join(','), color: item.color });
+  // The item's games, opened: the explorer's games through its position (the item's
+  // colour), and one replays from that position.
+  await page.goBack();
+  await page.waitForSelector('.report-part li.item details.games');
+  await page.click('.report-part li.item details.games > summary >> nth=0');
+  await page.waitForSelector('.report-part li.item details.games[open] a.replay');
+  const through = await api('/api/v1/explore', { user, moves: item.moves.join(','), color: item.color, recentGames: 8 });
+  const listed = await page.$$eval('details.games[open] a.replay', as => as.map(a => new URL(a.href).searchParams.get('game')));
+  assert.ok(through.recentGames.length > 0, "the item's position has games");
+  assert.deepEqual(listed, through.recentGames.map(g => g.id));
+  await shot('report-games');
+  await page.click('details.games[open] a.replay >> nth=0');
+  await page.waitForFunction(() => new URL(location.href).searchParams.get('view') === 'game');
+  const ply = Number(new URL(page.url()).searchParams.get('ply'));
+  assert.equal(ply, through.recentGames[0].ply);
+  await page.waitForSelector('ol.score-sheet a.move');
+  // The board is at the item's position, reached by whatever order the game played.
+  const game = await api('/api/v1/game', { user, id: listed[0] });
+  const at = game.moves.slice(0, ply).map(m => m.uci);
+  const epd = fen => fen.split(' ').slice(0, 4).join(' ');
+  assert.equal(epd(makeFen(replay(at).pos.toSetup())), epd(makeFen(replay(item.moves).pos.toSetup())));
+  assert.equal(game.moves[ply].uci, through.recentGames[0].uci, 'the game plays there the move listed');
 });
 
 check("the engine's evaluations: a bar for the position, an Eval column and lichess's marks", async () => {

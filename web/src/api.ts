@@ -78,6 +78,8 @@ export interface RecentGame {
   uci: string;
   /** The game's page on Chess.com or lichess, where known. */
   url: string | null;
+  /** The moves the game played before it reached the position (maybe in another order). */
+  ply: number;
 }
 
 /** `/api/v1/game`: one stored game, to replay. */

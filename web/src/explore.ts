@@ -308,7 +308,11 @@ function table(host: ExploreHost, data: Explore, colour: 'white' | 'black'): HTM
   );
 }
 
-function recent(host: ExploreHost, data: Explore, line: Line): HTMLElement | null {
+/** What a list of games needs of its page: where it is, and a way to go elsewhere. */
+export type GamesHost = Pick<ExploreHost, 'state' | 'go'>;
+
+/** The games of an explorer answer, each linked to its site and replayable from `line`'s position. */
+export function recent(host: GamesHost, data: Explore, line: Line): HTMLElement | null {
   if (!data.recentGames.length) return null;
   const items = data.recentGames.map(g => {
     const result = g.winner === 'white' ? '1-0' : g.winner === 'black' ? '0-1' : '½-½';
@@ -322,14 +326,14 @@ function recent(host: ExploreHost, data: Explore, line: Line): HTMLElement | nul
       ` · ${g.speed} · ${g.month ?? g.year ?? ''} · `,
       el('b', {}, sanOf(line.pos, g.uci)),
       ' · ',
-      replay(host, g.id, line.sans.length),
+      replay(host, g.id, g.ply),
     );
   });
   return el('section', { class: 'recent' }, el('h3', {}, 'Recent games'), el('ul', {}, ...items));
 }
 
-/** A link replaying game `id` on the board from ply `ply` (the position explored). */
-function replay(host: ExploreHost, id: string, ply: number): HTMLElement {
+/** A link replaying game `id` on the board from ply `ply` (where it reached the position explored). */
+function replay(host: GamesHost, id: string, ply: number): HTMLElement {
   const a = el('a', { class: 'replay', href: href({ ...host.state, view: 'game', game: id, ply }) }, 'replay');
   a.addEventListener('click', e => {
     e.preventDefault();

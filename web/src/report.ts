@@ -1,16 +1,40 @@
 // Where to study: the report's items, each a link to its position in the explorer.
 
-import { type GamesScore, type Place, type Report, type ReportMove, type TroubleSplit, getJson } from './api';
+import { type Explore, type GamesScore, type Place, type Report, type ReportMove, type TroubleSplit, getJson } from './api';
 import { play, sanOf } from './chess';
-import { evalText } from './explore';
-import { type PageState, filterParams, href } from './state';
+import { type GamesHost, evalText, recent } from './explore';
+import { filterParams, href } from './state';
 import { el, message, pct } from './ui';
 
-export interface ReportHost {
-  state: PageState;
+export type ReportHost = GamesHost;
+
+/** The player's games through an item's position (the report's filters, the item's
+ * colour), read when opened; each replays from that position. */
+function gamesThrough(host: ReportHost, p: Place): HTMLElement {
+  const box = el('details', { class: 'games' }, el('summary', {}, 'games'));
+  let asked = false;
+  box.addEventListener('toggle', async () => {
+    if (!box.open || asked) return;
+    asked = true;
+    const s = host.state;
+    const params = filterParams({ ...s.filters, color: p.color }, new URLSearchParams({ user: s.user }));
+    params.set('moves', p.moves.join(','));
+    params.set('recentGames', '8');
+    const status = message('Reading the games…');
+    box.append(status);
+    try {
+      const data = await getJson<Explore>('/api/v1/explore', params);
+      status.replaceWith(recent(host, data, play(p.moves).line) ?? message('No game with these filters.'));
+    } catch (e) {
+      asked = false;
+      status.replaceWith(message((e as Error).message, 'error'));
+    }
+  });
+  return box;
 }
 
-function placeLink(s: PageState, p: Place): HTMLElement {
+function placeLink(host: ReportHost, p: Place): HTMLElement {
+  const s = host.state;
   const { line } = play(p.moves);
   const path = line.sans.map((san, i) => (i % 2 === 0 ? `${i / 2 + 1}.${san}` : san)).join(' ') || 'start';
   const link = el(
@@ -30,6 +54,7 @@ function placeLink(s: PageState, p: Place): HTMLElement {
       {},
       ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${p.games} games, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
     ),
+    gamesThrough(host, p),
   );
 }
 
@@ -153,7 +178,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item engine-loss' },
-          placeLink(s, x),
+          placeLink(host, x),
           el(
             'p',
             {},
@@ -180,7 +205,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item unpunished' },
-          placeLink(s, x),
+          placeLink(host, x),
           el(
             'p',
             {},
@@ -211,7 +236,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
           el(
             'ul',
             { class: 'choices' },
-            ...b.worst.map(x => el('li', {}, `${x.win.toFixed(1)}% (${evalText(x.eval)}, ${x.games} games) `, placeLink(s, x))),
+            ...b.worst.map(x => el('li', {}, `${x.win.toFixed(1)}% (${evalText(x.eval)}, ${x.games} games) `, placeLink(host, x))),
           ),
         ),
       ),
@@ -223,7 +248,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item' },
-          placeLink(s, c),
+          placeLink(host, c),
           el('p', {}, `cost ${c.cost.toFixed(1)} games · ${pct(c.deficit)} below the average ${pct(c.average)}`),
           choices(c.played),
         ),
@@ -232,7 +257,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
     section(
       'Deviations',
       'Positions where the player varies their own move.',
-      r.deviations.map(d => el('li', { class: 'item' }, placeLink(s, d), choices(d.choices))),
+      r.deviations.map(d => el('li', { class: 'item' }, placeLink(host, d), choices(d.choices))),
     ),
     section(
       'Surprises',
@@ -241,7 +266,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item' },
-          placeLink(s, x),
+          placeLink(host, x),
           choices([x.reply]),
           el('p', { class: 'note' }, `Others: ${pct(x.othersScore)} over ${x.othersGames} games · p = ${x.pValue.toPrecision(2)}, q = ${x.qValue.toPrecision(2)}`),
         ),
@@ -254,7 +279,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item' },
-          placeLink(s, d),
+          placeLink(host, d),
           el(
             'p',
             {},
@@ -272,7 +297,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item slow' },
-          placeLink(s, x),
+          placeLink(host, x),
           el(
             'p',
             {},

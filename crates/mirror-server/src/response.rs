@@ -291,6 +291,9 @@ pub(crate) struct RecentJson {
     pub(crate) uci: String,
     /// mirror's own: the game's page on Chess.com or lichess, where known.
     pub(crate) url: Option<String>,
+    /// mirror's own: the moves the game played before it reached the position (it may have
+    /// come by another order of moves), where its replay starts.
+    pub(crate) ply: u32,
 }
 
 /// `/api/v1/game`: one stored game, to replay move by move.
@@ -428,6 +431,7 @@ pub(crate) fn recent_json(r: &RecentGame) -> RecentJson {
         month: g.date.and_then(|d| d.month()).map(|m| m.to_string()),
         uci: r.mv.to_string(),
         url: g.id.url().map(str::to_string),
+        ply: r.ply,
     }
 }
 

@@ -113,10 +113,17 @@ fn listed_recent(
         let game =
             GameRecord::decode(rec.value()).map_err(|e| StoreError::Corrupt(e.to_string()))?;
         if filter.accepts(&mirror_core::EdgeDims::of_game(&game, color)) {
+            let mv = mirror_core::MoveCode(mv);
+            let (ply, _) = crate::reached(&game, pos, Some(mv)).ok_or_else(|| {
+                StoreError::Corrupt(format!(
+                    "game {id} is listed at a position it never plays {mv}"
+                ))
+            })?;
             found.push(RecentGame {
                 game,
                 color,
-                mv: mirror_core::MoveCode(mv),
+                mv,
+                ply,
             });
             if found.len() >= limit {
                 last_day = Some(date);

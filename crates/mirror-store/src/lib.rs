@@ -497,10 +497,27 @@ pub struct RecentGame {
     pub color: Color,
     /// The move played from the position.
     pub mv: MoveCode,
+    /// The moves played before the position (0: the start), where the game reached it:
+    /// by another order of moves than the one explored, maybe.
+    pub ply: u32,
+}
+
+/// Where `game` reaches `pos` (its first time there, or the first time it plays `mv`
+/// there): the moves played before it, and the move played from it.
+pub fn reached(
+    game: &GameRecord,
+    pos: PositionKey,
+    mv: Option<MoveCode>,
+) -> Option<(u32, MoveCode)> {
+    game.replay()
+        .map_while(|p| p.ok())
+        .enumerate()
+        .find(|(_, p)| p.key == pos && mv.is_none_or(|m| m == p.code))
+        .and_then(|(i, p)| Some((u32::try_from(i).ok()?, p.code)))
 }
 
 /// Whether `game` (the player having `color`) passes `filter` and goes through `pos`;
-/// if so, the move played there.
+/// if so, where, and the move played there.
 pub fn recent_game(
     game: GameRecord,
     color: Color,
@@ -511,12 +528,13 @@ pub fn recent_game(
     if !filter.accepts(&dims) {
         return None;
     }
-    let mv = game
-        .replay()
-        .map_while(|p| p.ok())
-        .find(|p| p.key == pos)
-        .map(|p| p.code)?;
-    Some(RecentGame { game, color, mv })
+    let (ply, mv) = reached(&game, pos, None)?;
+    Some(RecentGame {
+        game,
+        color,
+        mv,
+        ply,
+    })
 }
 
 /// The first `limit` of `games` (newest first) that pass `filter` and go through `pos`:

@@ -641,12 +641,18 @@ pub fn recent_games<S: GraphStore>(store: S) {
                     })
                     .take(4)
                     .collect();
-                let got: Vec<GameId> = store
-                    .recent_games(PLAYER, pos, filter, 4)
-                    .expect("recent")
-                    .into_iter()
-                    .map(|r| r.game.id)
-                    .collect();
+                let found = store.recent_games(PLAYER, pos, filter, 4).expect("recent");
+                // Each game is at the position after its `ply` moves, and plays its `mv`.
+                for r in &found {
+                    let at = r
+                        .game
+                        .replay()
+                        .nth(r.ply as usize)
+                        .expect("a ply")
+                        .expect("legal");
+                    assert_eq!((at.key, at.code), (pos, r.mv), "{}", r.game.id);
+                }
+                let got: Vec<GameId> = found.into_iter().map(|r| r.game.id).collect();
                 assert_eq!(got, want, "{pos:?} {filter:?}");
                 checked += 1;
             }
