@@ -102,7 +102,8 @@ fn usable(name: &str) -> Option<String> {
 }
 
 /// The first pass: each player's standard games in `inputs` (see [`Roster`]). An input
-/// that fails is an error here (the second pass would read a different corpus).
+/// that fails is an error here (the second pass would read a different corpus). Asked to
+/// stop, it stops before its next input or within 10,000 games.
 pub fn count_players(
     inputs: Vec<Input>,
     progress: &mut dyn Progress,
@@ -111,6 +112,9 @@ pub fn count_players(
     let mut roster = Roster::default();
     let total = inputs.len();
     for (i, input) in inputs.into_iter().enumerate() {
+        if progress.cancelled() {
+            return Err(IngestError::Cancelled);
+        }
         progress.source(&input.name, i, total);
         let reader = (input.open)().map_err(|source| IngestError::Input {
             what: format!("cannot read {}", input.name),
@@ -124,6 +128,9 @@ pub fn count_players(
             roster.games += 1;
             if roster.games % 10_000 == 0 {
                 progress.games(roster.games, 0);
+                if progress.cancelled() {
+                    return Err(IngestError::Cancelled);
+                }
             }
             let Some((white, black)) = sides else {
                 continue;
@@ -168,7 +175,8 @@ enum Msg {
 type Pending = FxHashMap<String, Vec<(GameRecord, Color)>>;
 
 /// The second pass: every game of `inputs` into the profiles of its players who have at
-/// least `opts.min_games` games in `roster`. The summary counts game-sides: `ingested`
+/// least `opts.min_games` games in `roster`, stopped when `progress` asks (after the
+/// chunk it is writing, which stays). The summary counts game-sides: `ingested`
 /// and `duplicates` once per profiled player of a game, `other_players` the readable
 /// games with no profiled player.
 pub fn ingest_corpus<S: GraphStore + Sync>(
@@ -193,15 +201,26 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
     // aggregated chunks (about 80 MB each at 10,000 game-sides) wait for the writer.
     let (slot_tx, slot_rx) = mpsc::sync_channel::<()>(2);
     let result = std::thread::scope(|scope| -> Result<(), IngestError> {
+        // Owned here, so that a stop drops it: an aggregator waiting for a token then
+        // stops instead of waiting for ever.
+        let slot_rx = slot_rx;
         let decoder = {
             let tx = tx.clone();
             scope.spawn(move || decode(inputs, roster, opts, &tx, &buf_tx))
         };
         let aggregator = scope.spawn(move || aggregate(store, opts, &buf_rx, &tx, &slot_tx));
         let mut outcome = Ok(());
+        // Dropping the channel on a stop ends the decoder at its next game and the
+        // aggregator at its next chunk.
         for msg in rx {
             match msg {
-                Msg::Seen(seen) => seen.record(&mut summary, progress, total),
+                Msg::Seen(seen) => {
+                    seen.record(&mut summary, progress, total);
+                    if outcome.is_ok() && progress.cancelled() {
+                        outcome = Err(IngestError::Cancelled);
+                        break;
+                    }
+                }
                 Msg::Other => summary.other_players += 1,
                 Msg::Chunk {
                     batches,
@@ -217,12 +236,17 @@ pub fn ingest_corpus<S: GraphStore + Sync>(
                         Ok((report, dup, plies)) => {
                             summary.add_written(&report, dup, plies);
                             progress.committed(&report, &summary);
+                            if progress.cancelled() {
+                                outcome = Err(IngestError::Cancelled);
+                                break;
+                            }
                         }
                         Err(e) => outcome = Err(e),
                     }
                 }
             }
         }
+        drop(slot_rx);
         decoder.join().map_err(|_| IngestError::DecoderPanicked)?;
         aggregator
             .join()

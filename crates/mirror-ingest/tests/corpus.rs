@@ -192,3 +192,86 @@ fn a_player_whose_counted_game_is_broken_gets_the_rest_at_the_end() {
         one.edges(leko_games.0).expect("e")
     );
 }
+
+/// Stops after its `after`-th committed transaction (the stop a server's job asks for).
+struct StopAfter {
+    after: usize,
+    written: Vec<u64>,
+}
+
+impl mirror_ingest::Progress for StopAfter {
+    fn committed(&mut self, report: &mirror_store::WriteReport, _: &mirror_ingest::Summary) {
+        self.written.push(report.games);
+    }
+
+    fn cancelled(&self) -> bool {
+        self.written.len() >= self.after
+    }
+}
+
+/// Asked to stop, the corpus ingest stops after the transaction it is writing, which
+/// stays; run again, it ends with every game-side counted once, as an ingest never
+/// stopped.
+#[test]
+fn a_stopped_corpus_ingest_keeps_what_it_wrote_and_resumes_without_double_counting() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = [leko()];
+    let roster = count_players(inputs(&files), &mut NoProgress).expect("count");
+    let whole = store(&dir, "whole.redb");
+    let all =
+        ingest_corpus(&whole, inputs(&files), &roster, &opts(15), &mut NoProgress).expect("whole");
+
+    let stopped = store(&dir, "stopped.redb");
+    let mut stop = StopAfter {
+        after: 2,
+        written: Vec::new(),
+    };
+    let err = ingest_corpus(&stopped, inputs(&files), &roster, &opts(15), &mut stop)
+        .expect_err("stopped");
+    assert!(
+        matches!(err, mirror_ingest::IngestError::Cancelled),
+        "{err}"
+    );
+    assert_eq!(stop.written.len(), 2, "no transaction after the stop");
+    let kept: u64 = stopped
+        .players()
+        .expect("players")
+        .iter()
+        .map(|p| stopped.counts(&p.name).expect("c").games)
+        .sum();
+    assert_eq!(kept, stop.written.iter().sum::<u64>());
+    assert!(
+        kept > 0 && kept < all.ingested,
+        "{kept} of {}",
+        all.ingested
+    );
+
+    // The first pass stops too (it asks before each input and every 10,000 games).
+    let mut at_once = StopAfter {
+        after: 0,
+        written: Vec::new(),
+    };
+    assert!(matches!(
+        count_players(inputs(&files), &mut at_once),
+        Err(mirror_ingest::IngestError::Cancelled)
+    ));
+
+    let rest = ingest_corpus(
+        &stopped,
+        inputs(&files),
+        &roster,
+        &opts(15),
+        &mut NoProgress,
+    )
+    .expect("resumed");
+    assert_eq!(rest.ingested + kept, all.ingested);
+    assert_eq!(rest.duplicates, kept);
+    for p in whole.players().expect("players") {
+        assert_eq!(
+            whole.edges(&p.name).expect("e"),
+            stopped.edges(&p.name).expect("e"),
+            "{}",
+            p.name
+        );
+    }
+}
