@@ -541,7 +541,7 @@ check('where to study: items link to their positions', async () => {
   assert.ok(want.clock.overall.trouble.games + want.clock.overall.calm.games > 0, 'the games have clocks');
   const trouble = await page.$$eval('table.trouble tbody tr', trs => trs.map(tr => tr.textContent));
   assert.equal(trouble.length, 1 + want.clock.openings.length);
-  assert.ok(trouble[0].startsWith('all timed games') && trouble[0].includes(`${want.clock.overall.trouble.games} games`), trouble[0]);
+  assert.ok(trouble[0].startsWith('all timed games') && trouble[0].includes(`${want.clock.overall.trouble.games.toLocaleString('en-US')} game`), trouble[0]);
   // How much of the clock a move takes: the API's twelve cells, stage by stage.
   const pace = await page.$$eval('table.pace tbody td', tds => tds.map(td => [td.textContent, td.title]));
   assert.deepEqual(

@@ -4,7 +4,7 @@ import { type Explore, type GamesScore, type Place, type Report, type ReportMove
 import { play, sanOf } from './chess';
 import { type GamesHost, evalText, recent } from './explore';
 import { filterParams, href } from './state';
-import { el, message, pct } from './ui';
+import { el, games, message, pct } from './ui';
 
 export type ReportHost = GamesHost;
 
@@ -52,7 +52,7 @@ function placeLink(host: ReportHost, p: Place): HTMLElement {
     el(
       'small',
       {},
-      ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${p.games} games, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
+      ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${games(p.games)}, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
     ),
     gamesThrough(host, p),
   );
@@ -62,7 +62,7 @@ function placeLink(host: ReportHost, p: Place): HTMLElement {
 const gamesScore = (g: GamesScore): string =>
   g.score === null || g.low === null || g.high === null
     ? 'no games'
-    : `${g.games} games, ${pct(g.score)} (${pct(g.low)}–${pct(g.high)})`;
+    : `${games(g.games)}, ${pct(g.score)} (${pct(g.low)}–${pct(g.high)})`;
 
 /** The score with and without time trouble, by opening, as a table. */
 function troubleTable(r: Report): HTMLElement {
@@ -137,7 +137,7 @@ function driftTable(d: Report['drift'][number]): HTMLElement {
 }
 
 const choice = (m: ReportMove) =>
-  el('li', {}, el('b', {}, m.san), ` ${m.games} games (${pct(m.share)}), scored ${pct(m.score)} (${pct(m.low)}–${pct(m.high)})`);
+  el('li', {}, el('b', {}, m.san), ` ${games(m.games)} (${pct(m.share)}), scored ${pct(m.score)} (${pct(m.low)}–${pct(m.high)})`);
 
 const choices = (ms: ReportMove[]) => el('ul', { class: 'choices' }, ...ms.slice(0, 5).map(choice));
 
@@ -184,7 +184,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
             {},
             el('b', {}, x.played.san),
             el('span', { class: `judgement ${x.judgement}` }, marks[x.judgement]),
-            ` loses ${x.winLoss.toFixed(1)} win% (${evalText(x.evalBefore)} → ${evalText(x.evalAfter)}) · ${x.expectedLoss.toFixed(1)} points expected lost over ${x.played.games} games, scored ${pct(x.played.score)}`,
+            ` loses ${x.winLoss.toFixed(1)} win% (${evalText(x.evalBefore)} → ${evalText(x.evalAfter)}) · ${x.expectedLoss.toFixed(1)} points expected lost over ${games(x.played.games)}, scored ${pct(x.played.score)}`,
           ),
           x.best
             ? el(
@@ -192,7 +192,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
                 { class: 'better' },
                 'Better: ',
                 el('b', {}, x.best.san),
-                x.bestPlayed ? ` — played in ${x.bestPlayed.games} games, scored ${pct(x.bestPlayed.score)}` : ' — never played',
+                x.bestPlayed ? ` — played in ${games(x.bestPlayed.games)}, scored ${pct(x.bestPlayed.score)}` : ' — never played',
               )
             : null,
         ),
@@ -212,7 +212,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
             'They play ',
             el('b', {}, x.mistake.san),
             el('span', { class: `judgement ${x.judgement}` }, marks[x.judgement]),
-            ` (${x.gift.toFixed(1)} win% given, ${x.mistake.games} games); you reply `,
+            ` (${x.gift.toFixed(1)} win% given, ${games(x.mistake.games)}); you reply `,
             el('b', {}, x.reply.san),
             ` in ${pct(x.reply.share)} of them and give back ${x.givenBack.toFixed(1)} (${evalText(x.evals[1])} → ${evalText(x.evals[2])})`,
           ),
@@ -231,12 +231,12 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
             'p',
             {},
             el('b', {}, b.opening ? `${b.opening.eco} ${b.opening.name}` : 'Unnamed'),
-            ` as ${b.color}: ${b.win.toFixed(1)}% over ${b.games} games (${b.analysed} of ${b.exits} exits analysed)`,
+            ` as ${b.color}: ${b.win.toFixed(1)}% over ${games(b.games)} (${b.analysed} of ${b.exits} exits analysed)`,
           ),
           el(
             'ul',
             { class: 'choices' },
-            ...b.worst.map(x => el('li', {}, `${x.win.toFixed(1)}% (${evalText(x.eval)}, ${x.games} games) `, placeLink(host, x))),
+            ...b.worst.map(x => el('li', {}, `${x.win.toFixed(1)}% (${evalText(x.eval)}, ${games(x.games)}) `, placeLink(host, x))),
           ),
         ),
       ),
@@ -268,7 +268,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
           { class: 'item' },
           placeLink(host, x),
           choices([x.reply]),
-          el('p', { class: 'note' }, `Others: ${pct(x.othersScore)} over ${x.othersGames} games · p = ${x.pValue.toPrecision(2)}, q = ${x.qValue.toPrecision(2)}`),
+          el('p', { class: 'note' }, `Others: ${pct(x.othersScore)} over ${games(x.othersGames)} · p = ${x.pValue.toPrecision(2)}, q = ${x.qValue.toPrecision(2)}`),
         ),
       ),
     ),
@@ -284,7 +284,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
             'p',
             {},
             el('b', {}, d.san),
-            ` ${pct(d.earlier[0] / Math.max(1, d.earlier[1]))} of ${d.earlier[1]} games earlier, ${pct(d.later[0] / Math.max(1, d.later[1]))} of ${d.later[1]} later · q = ${d.qValue.toPrecision(2)}`,
+            ` ${pct(d.earlier[0] / Math.max(1, d.earlier[1]))} of ${games(d.earlier[1])} earlier, ${pct(d.later[0] / Math.max(1, d.later[1]))} of ${d.later[1]} later · q = ${d.qValue.toPrecision(2)}`,
           ),
           driftTable(d),
         ),

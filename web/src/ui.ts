@@ -25,6 +25,9 @@ export const pct = (x: number): string => `${Math.round(x * 100)}%`;
 
 export const count = (n: number): string => n.toLocaleString('en-US');
 
+/** `n` games, in words: "1 game", "1,855 games". */
+export const games = (n: number): string => `${count(n)} game${n === 1 ? '' : 's'}`;
+
 /** A duration as people write it (the CLI's `duration_text`): 1.2 s, 3 min 20 s, 2 h 5 min, 2 d 4 h. */
 export function duration(seconds: number): string {
   if (!Number.isFinite(seconds) || seconds < 0) return '–';
