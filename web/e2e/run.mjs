@@ -566,19 +566,21 @@ check('where to study: items link to their positions', async () => {
   assert.ok(want.book.length > 0, 'the analysed report says where the book ends');
   const exits = await page.$$eval('li.book-exit', lis => lis.map(li => li.querySelectorAll('ul.choices > li').length));
   assert.deepEqual(exits, want.book.map(b => b.worst.length));
-  const item = want.engine[0] ?? want.costly[0] ?? want.deviations[0];
-  assert.ok(item, 'the report has items');
+  // The first item: the first of where the player loses by the engine (checked above).
+  const item = want.engine[0];
   await page.click('.report-part li.item a.place >> nth=0');
   await page.waitForSelector('table.moves, .side p.note');
   assert.deepEqual(movesInUrl(), item.moves);
   await tableMatchesApi({ user, moves: item.moves.join(','), color: item.color });
-  // The item's games, opened: the explorer's games through its position (the item's
-  // colour), and one replays from that position.
+  // The item's games, opened: the explorer's games through the position after the move
+  // the item is about (the item's colour), and one replays from there.
   await page.goBack();
   await page.waitForSelector('.report-part li.item details.games');
   await page.click('.report-part li.item details.games > summary >> nth=0');
   await page.waitForSelector('.report-part li.item details.games[open] a.replay');
-  const through = await api('/api/v1/explore', { user, moves: item.moves.join(','), color: item.color, recentGames: 8 });
+  const after = [...item.moves, item.played.uci];
+  assert.equal(await page.textContent('.report-part li.item details.games[open] > summary'), `games with ${item.played.san}`);
+  const through = await api('/api/v1/explore', { user, moves: after.join(','), color: item.color, recentGames: 8 });
   const listed = await page.$$eval('details.games[open] a.replay', as => as.map(a => new URL(a.href).searchParams.get('game')));
   assert.ok(through.recentGames.length > 0, "the item's position has games");
   assert.deepEqual(listed, through.recentGames.map(g => g.id));
@@ -588,11 +590,11 @@ check('where to study: items link to their positions', async () => {
   const ply = Number(new URL(page.url()).searchParams.get('ply'));
   assert.equal(ply, through.recentGames[0].ply);
   await page.waitForSelector('ol.score-sheet a.move');
-  // The board is at the item's position, reached by whatever order the game played.
+  // The board is after the item's move, reached by whatever order the game played.
   const game = await api('/api/v1/game', { user, id: listed[0] });
   const at = game.moves.slice(0, ply).map(m => m.uci);
   const epd = fen => fen.split(' ').slice(0, 4).join(' ');
-  assert.equal(epd(makeFen(replay(at).pos.toSetup())), epd(makeFen(replay(item.moves).pos.toSetup())));
+  assert.equal(epd(makeFen(replay(at).pos.toSetup())), epd(makeFen(replay(after).pos.toSetup())));
   assert.equal(game.moves[ply].uci, through.recentGames[0].uci, 'the game plays there the move listed');
 });
 

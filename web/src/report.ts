@@ -8,23 +8,26 @@ import { el, games, message, pct } from './ui';
 
 export type ReportHost = GamesHost;
 
-/** The player's games through an item's position (the report's filters, the item's
- * colour), read when opened; each replays from that position. */
-function gamesThrough(host: ReportHost, p: Place): HTMLElement {
-  const box = el('details', { class: 'games' }, el('summary', {}, 'games'));
+/** The player's games through an item's position, or through the position after its
+ * moves `then` (the move it is about), with the report's filters and the item's colour,
+ * read when opened; each replays from there. */
+function gamesThrough(host: ReportHost, p: Place, then: ReportMove[]): HTMLElement {
+  const label = then.length ? `games with ${then.map(m => m.san).join(' ')}` : 'games';
+  const moves = [...p.moves, ...then.map(m => m.uci)];
+  const box = el('details', { class: 'games' }, el('summary', {}, label));
   let asked = false;
   box.addEventListener('toggle', async () => {
     if (!box.open || asked) return;
     asked = true;
     const s = host.state;
     const params = filterParams({ ...s.filters, color: p.color }, new URLSearchParams({ user: s.user }));
-    params.set('moves', p.moves.join(','));
+    params.set('moves', moves.join(','));
     params.set('recentGames', '8');
     const status = message('Reading the games…');
     box.append(status);
     try {
       const data = await getJson<Explore>('/api/v1/explore', params);
-      status.replaceWith(recent(host, data, play(p.moves).line) ?? message('No game with these filters.'));
+      status.replaceWith(recent(host, data, play(moves).line) ?? message('No game with these filters.'));
     } catch (e) {
       asked = false;
       status.replaceWith(message((e as Error).message, 'error'));
@@ -33,7 +36,7 @@ function gamesThrough(host: ReportHost, p: Place): HTMLElement {
   return box;
 }
 
-function placeLink(host: ReportHost, p: Place): HTMLElement {
+function placeLink(host: ReportHost, p: Place, then: ReportMove[] = []): HTMLElement {
   const s = host.state;
   const { line } = play(p.moves);
   const path = line.sans.map((san, i) => (i % 2 === 0 ? `${i / 2 + 1}.${san}` : san)).join(' ') || 'start';
@@ -54,7 +57,7 @@ function placeLink(host: ReportHost, p: Place): HTMLElement {
       {},
       ` as ${p.color}${p.opening ? ` · ${p.opening.eco} ${p.opening.name}` : ''} · ${games(p.games)}, scored ${pct(p.score)} (${pct(p.low)}–${pct(p.high)})`,
     ),
-    gamesThrough(host, p),
+    gamesThrough(host, p, then),
   );
 }
 
@@ -178,7 +181,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item engine-loss' },
-          placeLink(host, x),
+          placeLink(host, x, [x.played]),
           el(
             'p',
             {},
@@ -205,7 +208,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item unpunished' },
-          placeLink(host, x),
+          placeLink(host, x, [x.mistake, x.reply]),
           el(
             'p',
             {},
@@ -266,7 +269,7 @@ export async function render(host: ReportHost, side: HTMLElement, below: HTMLEle
         el(
           'li',
           { class: 'item' },
-          placeLink(host, x),
+          placeLink(host, x, [x.reply]),
           choices([x.reply]),
           el('p', { class: 'note' }, `Others: ${pct(x.othersScore)} over ${games(x.othersGames)} · p = ${x.pValue.toPrecision(2)}, q = ${x.qValue.toPrecision(2)}`),
         ),

@@ -153,9 +153,29 @@ pub fn fen(pos: &Chess) -> String {
     Fen::from_position(pos, EnPassantMode::Legal).to_string()
 }
 
+/// A count as people write it: `4942` as `4,942`.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn counts_are_written_in_thousands() {
+        assert_eq!(thousands(7), "7");
+        assert_eq!(thousands(959_881), "959,881");
+        assert_eq!(thousands(1_000_000), "1,000,000");
+    }
 
     fn after(moves: &[&str]) -> Chess {
         let mut pos = Chess::default();

@@ -212,7 +212,7 @@ impl Choice {
                 };
                 format!(
                     "{player}'s move here in {} game{}, scoring {:.0}%",
-                    thousands(games),
+                    mirror_core::notation::thousands(u64::from(games)),
                     if games == 1 { "" } else { "s" },
                     100.0 * score
                 )
@@ -245,19 +245,6 @@ impl Choice {
             }
         }
     }
-}
-
-/// `4942` as `4,942`.
-fn thousands(n: u32) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]
@@ -304,7 +291,5 @@ mod tests {
             model.in_words("Hikaru"),
             "out of Hikaru's book: Hikaru's style model"
         );
-        assert_eq!(thousands(7), "7");
-        assert_eq!(thousands(1_000_000), "1,000,000");
     }
 }

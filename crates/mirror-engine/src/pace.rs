@@ -6,7 +6,7 @@
 
 use std::{fmt, time::Duration};
 
-use mirror_core::{MoveStats, clock::TimeModel};
+use mirror_core::{MoveStats, clock::TimeModel, notation::thousands};
 
 /// Share of the clock left spent on a move the book has no time for.
 const SHARE_OF_CLOCK: u64 = 30;
@@ -106,13 +106,16 @@ impl fmt::Display for Pace {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "pace: {:.1} s", self.wait.as_secs_f64())?;
         match self.source {
-            PaceSource::Book { timed } => {
-                write!(f, " (the player's average here over {timed} timed games")?
-            }
+            PaceSource::Book { timed } => write!(
+                f,
+                " (the player's average here over {} timed games",
+                thousands(u64::from(timed))
+            )?,
             PaceSource::Model { share, moves } => write!(
                 f,
-                " (no timed game here: the player's usual {:.1}% of the clock left at this stage, over {moves} timed moves",
-                share * 100.0
+                " (no timed game here: the player's usual {:.1}% of the clock left at this stage, over {} timed moves",
+                share * 100.0,
+                thousands(u64::from(moves))
             )?,
             PaceSource::ClockShare => write!(
                 f,

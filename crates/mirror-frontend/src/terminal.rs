@@ -625,7 +625,7 @@ pub fn play<S: Book, R: BufRead, W: Write>(
                 writeln!(
                     s.out,
                     "(pace: the mirror takes the time {player} took in each position, else {player}'s usual share of the clock, from {} timed moves)",
-                    m.moves()
+                    mirror_core::notation::thousands(u64::from(m.moves()))
                 )?;
                 Some(m)
             }

@@ -19,10 +19,9 @@ pub struct EngineArgs {
     /// The player to mirror.
     #[arg(long, short = 'u')]
     pub user: Option<String>,
-    /// A TOML file with `player` and any engine option: policy, tiers, min_games, seed,
-    /// recent_months, recent_weight, context_weight, game_time_class, guard, guard_top,
-    /// guard_margin, sample, time_class, rated, since, until, opponent_rating, sources.
-    #[arg(long, value_name = "FILE")]
+    /// A TOML file with `player` and any engine option by its name (listed from the
+    /// engine's table).
+    #[arg(long, value_name = "FILE", help = config_help())]
     pub config: Option<PathBuf>,
     /// Seed of the random choices (default: from the clock, printed so a game can be replayed).
     #[arg(long)]
@@ -32,6 +31,14 @@ pub struct EngineArgs {
     pub search_engine: Option<PathBuf>,
     #[command(flatten)]
     pub knobs: EngineKnobs,
+}
+
+/// `--config`'s help: the names a config file takes, from the engine's table.
+fn config_help() -> String {
+    format!(
+        "A TOML file with `player` and any engine option by its name ({}; lists as arrays of strings)",
+        mirror_engine::knob_names().join(", ")
+    )
 }
 
 /// The engine's knobs as flags, shared by `play`, `uci` and `eval`: one flag per knob of

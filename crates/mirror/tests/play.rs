@@ -1258,7 +1258,7 @@ fn uci_plays_at_the_players_pace_when_asked() {
         paces[2].contains(&format!(
             "the player's usual {:.1}% of the clock left at this stage, over {} timed moves",
             share * 100.0,
-            cell["moves"]
+            mirror_core::notation::thousands(cell["moves"].as_u64().expect("moves"))
         )),
         "{share}: {out}"
     );
