@@ -60,9 +60,6 @@ pub struct Engine<S> {
     searcher: Option<std::sync::Arc<crate::search::Searcher>>,
     /// The month of the player's newest game, once looked up.
     newest: Option<Option<Month>>,
-    /// The opponent's move into the position being answered, when the caller knows it
-    /// (the model sees it); set by each public call.
-    last: Option<Move>,
 }
 
 impl<S> fmt::Debug for Engine<S> {
@@ -97,7 +94,6 @@ impl<S: Book> Engine<S> {
             fallback: Box::new(RandomLegal::default()),
             searcher: crate::search::shared(),
             newest: None,
-            last: None,
         }
     }
 
@@ -189,17 +185,20 @@ impl<S: Book> Engine<S> {
         }
     }
 
-    /// The fallback's distribution in `pos` (likeliest first; the moves it may play),
-    /// re-weighed by the search when it searches.
-    fn fallback_outcomes(&mut self, pos: &Chess) -> Result<Option<FallbackOutcomes>, EngineError> {
+    /// The fallback's distribution in `pos` reached by `last` (likeliest first; the moves
+    /// it may play), re-weighed by the search when it searches.
+    fn fallback_outcomes(
+        &mut self,
+        pos: &Chess,
+        last: Option<&Move>,
+    ) -> Result<Option<FallbackOutcomes>, EngineError> {
         let (guard, sample, search) = (self.opts.guard, self.sampling(), self.search());
-        let last = self.last;
         if search.nodes > 0 && self.fallback.ranks() && self.judge(search.by).is_some() {
             // The search's prior: the model's own distribution, sharpened by the
             // temperature only when the searched distribution is sampled.
             let dist: Vec<(Move, f64)> = self
                 .fallback
-                .distribution(pos, last.as_ref(), guard, sample.unwrap_or(1.0))
+                .distribution(pos, last, guard, sample.unwrap_or(1.0))
                 .into_iter()
                 .filter(|(_, p)| *p > 0.0)
                 .collect();
@@ -210,7 +209,7 @@ impl<S: Book> Engine<S> {
                 .map(|f| (!f.moves.is_empty()).then_some(f))
                 .map_err(EngineError::Search);
         }
-        Ok(self.fallback.outcomes(pos, last.as_ref(), guard, sample))
+        Ok(self.fallback.outcomes(pos, last, guard, sample))
     }
 
     /// The player.
@@ -395,12 +394,14 @@ impl<S: Book> Engine<S> {
         })
     }
 
-    /// The `habit`/`likely` blend over the legal moves of `pos`, likeliest first; empty
-    /// when the player has no book move here with at least `min_games` games. With
-    /// `decided_alone`, `likely`'s answer when the model cannot change it (one move at 1).
+    /// The `habit`/`likely` blend over the legal moves of `pos` (reached by `last`: the
+    /// model reads it), likeliest first; empty when the player has no book move here with
+    /// at least `min_games` games. With `decided_alone`, `likely`'s answer when the model
+    /// cannot change it (one move at 1).
     fn blend(
         &mut self,
         pos: &Chess,
+        last: Option<&Move>,
         view: &BookView,
         prior: f64,
         decided_alone: bool,
@@ -413,7 +414,7 @@ impl<S: Book> Engine<S> {
             return Ok(Vec::new());
         }
         let model = if prior > 0.0 {
-            self.fallback.prior(pos, self.last.as_ref())
+            self.fallback.prior(pos, last)
         } else {
             None
         };
@@ -425,15 +426,10 @@ impl<S: Book> Engine<S> {
         ))
     }
 
-    /// The player's moves in `pos` reached by `last`, each with its games weighted as
-    /// `habit` and `likely` weigh them (recency, the time class being played), before the
-    /// model's prior; empty out of the book.
-    pub fn weighted_book_after(
-        &mut self,
-        pos: &Chess,
-        last: Option<Move>,
-    ) -> Result<Vec<(Move, f64)>, EngineError> {
-        self.last = last;
+    /// The player's moves in `pos`, each with its games weighted as `habit` and `likely`
+    /// weigh them (recency, the time class being played), before the model's prior; empty
+    /// out of the book.
+    pub fn weighted_book(&mut self, pos: &Chess) -> Result<Vec<(Move, f64)>, EngineError> {
         let view = self.book(pos)?;
         self.weighted_games(pos, &view)
     }
@@ -451,11 +447,10 @@ impl<S: Book> Engine<S> {
         pos: &Chess,
         last: Option<Move>,
     ) -> Result<Vec<(Move, f64)>, EngineError> {
-        self.last = last;
         let view = self.book(pos)?;
         Ok(match self.policy() {
             Policy::Habit { prior } | Policy::Likely { prior } => {
-                self.blend(pos, &view, prior, false)?
+                self.blend(pos, last.as_ref(), &view, prior, false)?
             }
             Policy::Tiers => view
                 .selection
@@ -488,8 +483,13 @@ impl<S: Book> Engine<S> {
     /// In a won basic ending: the move among `keeping` (those that keep the shortest mate)
     /// the fallback's prior likes best, with probability 1; without a prior, each of them
     /// alike. And whether the prior chose.
-    fn endgame_distribution(&mut self, pos: &Chess, keeping: &[Move]) -> (Vec<(Move, f64)>, bool) {
-        let prior = self.fallback.prior(pos, self.last.as_ref());
+    fn endgame_distribution(
+        &mut self,
+        pos: &Chess,
+        last: Option<&Move>,
+        keeping: &[Move],
+    ) -> (Vec<(Move, f64)>, bool) {
+        let prior = self.fallback.prior(pos, last);
         let liked = prior.as_ref().and_then(|p| {
             p.iter()
                 .filter(|(m, _)| keeping.contains(m))
@@ -508,11 +508,10 @@ impl<S: Book> Engine<S> {
     fn endgame_choice(
         &mut self,
         pos: &Chess,
-        ending: crate::endgame::Ending,
-        plies: u8,
-        keeping: &[Move],
+        last: Option<&Move>,
+        (ending, plies, keeping): (crate::endgame::Ending, u8, &[Move]),
     ) -> Choice {
-        let (dist, by_model) = self.endgame_distribution(pos, keeping);
+        let (dist, by_model) = self.endgame_distribution(pos, last, keeping);
         let (mv, by) = if by_model {
             (dist[0].0, "the model's likeliest of them".to_string())
         } else {
@@ -542,9 +541,8 @@ impl<S: Book> Engine<S> {
         pos: &Chess,
         last: Option<Move>,
     ) -> Result<Vec<(Move, f64)>, EngineError> {
-        self.last = last;
         if let Some((_, _, keeping)) = crate::endgame::winning_moves(pos) {
-            return Ok(self.endgame_distribution(pos, &keeping).0);
+            return Ok(self.endgame_distribution(pos, last.as_ref(), &keeping).0);
         }
         let dist = self.distribution_after(pos, last)?;
         if !dist.is_empty() {
@@ -554,7 +552,7 @@ impl<S: Book> Engine<S> {
             });
         }
         if self.opts.sample && !pos.legal_moves().is_empty() {
-            return Ok(match self.fallback_outcomes(pos)? {
+            return Ok(match self.fallback_outcomes(pos, last.as_ref())? {
                 Some(f) => f.moves.into_iter().map(|(m, p, _)| (m, p)).collect(),
                 None => self.fallback.distribution(
                     pos,
@@ -576,9 +574,8 @@ impl<S: Book> Engine<S> {
     /// Chooses a move in `pos`, reached by the opponent's move `last` (the model reads it:
     /// recaptures and replies are the easiest human moves to guess).
     pub fn choose_after(&mut self, pos: &Chess, last: Option<Move>) -> Result<Choice, EngineError> {
-        self.last = last;
         let _span = tracing::debug_span!("engine.choose", player = %self.player).entered();
-        let choice = self.choose_inner(pos);
+        let choice = self.choose_inner(pos, last.as_ref());
         if let Ok(c) = &choice {
             tracing::debug!(
                 mv = %mirror_core::notation::uci(c.mv),
@@ -589,17 +586,17 @@ impl<S: Book> Engine<S> {
         choice
     }
 
-    fn choose_inner(&mut self, pos: &Chess) -> Result<Choice, EngineError> {
+    fn choose_inner(&mut self, pos: &Chess, last: Option<&Move>) -> Result<Choice, EngineError> {
         if pos.legal_moves().is_empty() {
             return Err(EngineError::NoLegalMoves {
                 checkmate: pos.is_checkmate(),
             });
         }
         if let Some((ending, plies, keeping)) = crate::endgame::winning_moves(pos) {
-            return Ok(self.endgame_choice(pos, ending, plies, &keeping));
+            return Ok(self.endgame_choice(pos, last, (ending, plies, &keeping)));
         }
         let view = self.book(pos)?;
-        let why = match self.outcomes_in(pos, &view)? {
+        let why = match self.outcomes_in(pos, last, &view)? {
             Ok(outcomes) => {
                 let u: f64 = if outcomes.draws() {
                     self.rng.random()
@@ -613,9 +610,9 @@ impl<S: Book> Engine<S> {
         };
         let guard = self.opts.guard;
         let sample = self.sampling();
-        let (mv, detail) =
-            self.fallback
-                .choose(pos, self.last.as_ref(), guard, sample, &mut self.rng);
+        let (mv, detail) = self
+            .fallback
+            .choose(pos, last, guard, sample, &mut self.rng);
         Ok(Choice {
             mv,
             source: Source::Fallback {
@@ -633,13 +630,14 @@ impl<S: Book> Engine<S> {
     fn outcomes_in(
         &mut self,
         pos: &Chess,
+        last: Option<&Move>,
         view: &BookView,
     ) -> Result<Result<Outcomes, FallbackWhy>, EngineError> {
-        let why = match self.book_outcomes(pos, view)? {
+        let why = match self.book_outcomes(pos, last, view)? {
             Ok(outcomes) => return Ok(Ok(outcomes)),
             Err(why) => why,
         };
-        Ok(match self.fallback_outcomes(pos)? {
+        Ok(match self.fallback_outcomes(pos, last)? {
             Some(f) => Ok(Outcomes::fallback(
                 self.fallback_name(),
                 why,
@@ -654,6 +652,7 @@ impl<S: Book> Engine<S> {
     fn book_outcomes(
         &mut self,
         pos: &Chess,
+        last: Option<&Move>,
         view: &BookView,
     ) -> Result<Result<Outcomes, FallbackWhy>, EngineError> {
         let min_games = self.opts.min_games;
@@ -691,7 +690,7 @@ impl<S: Book> Engine<S> {
             },
             Policy::Habit { prior } | Policy::Likely { prior } => {
                 let likely = matches!(policy, Policy::Likely { .. });
-                let dist = self.blend(pos, view, prior, likely)?;
+                let dist = self.blend(pos, last, view, prior, likely)?;
                 if dist.is_empty() {
                     Err(not_in_book_or_few())
                 } else {
@@ -721,12 +720,11 @@ impl<S: Book> Engine<S> {
         pos: &Chess,
         last: Option<Move>,
     ) -> Result<Option<Outcomes>, EngineError> {
-        self.last = last;
         if pos.legal_moves().is_empty() || crate::endgame::winning_moves(pos).is_some() {
             return Ok(None);
         }
         let view = self.book(pos)?;
-        Ok(self.outcomes_in(pos, &view)?.ok())
+        Ok(self.outcomes_in(pos, last.as_ref(), &view)?.ok())
     }
 }
 

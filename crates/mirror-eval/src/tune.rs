@@ -184,7 +184,7 @@ pub fn tune_book_prior<S: GraphRead>(
     let mut in_book = Vec::new();
     for t in test_positions(validation, None) {
         engine.set_game_time_class(t.time_class);
-        let games = engine.weighted_book_after(&t.pos, t.last)?;
+        let games = engine.weighted_book(&t.pos)?;
         if !games.is_empty() {
             in_book.push((t, games));
         }
