@@ -1,12 +1,12 @@
 //! Any query string (and any JSON body) through the HTTP parameter parsing of every
-//! endpoint that takes parameters (move, explore, player, report, prep, book, book/newest): an
-//! answer or a 400-class error, never a panic.
+//! endpoint that takes parameters (move, explore, player, report, prep, repertoire, book,
+//! book/newest): an answer or a 400-class error, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mirror_server::params::{
-    BookQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery, PrepQuery, Raw, ReportQuery,
-    from_json, from_query,
+    BookQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery, PrepQuery, Raw, RepertoireQuery,
+    ReportQuery, from_json, from_query,
 };
 
 fn check(raw: Raw) {
@@ -16,6 +16,7 @@ fn check(raw: Raw) {
         PlayerQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         ReportQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         PrepQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
+        RepertoireQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         BookQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         NewestQuery::from_raw(raw).and_then(|q| q.parse().map(|_| ())),
     ] {

@@ -318,6 +318,31 @@ check('a recent game replays on the board, move by move, and leads back to the e
   errors.push(...logged.filter(e => !/status of 404/.test(e)));
 });
 
+check("the repertoire saves as a PGN whose main line is the explorer's most played moves", async () => {
+  await page.goto(`${base}/?user=${encodeURIComponent(user)}&color=black&speeds=blitz`);
+  await page.waitForSelector('table.moves');
+  const href = await page.getAttribute('#repertoire-pgn', 'href');
+  const q = new URL(href, base).searchParams;
+  assert.deepEqual([q.get('user'), q.get('color'), q.get('speeds')], [user, 'black', 'blitz']);
+  const r = await fetch(new URL(href, base));
+  assert.equal(r.headers.get('content-type'), 'application/x-chess-pgn');
+  const parsed = parsePgn(await r.text());
+  assert.equal(parsed.length, 1);
+  // The first moves of the main line are the most played in the explorer, ply by ply.
+  const main = [];
+  for (let node = parsed[0].moves; node.children.length && main.length < 4; node = node.children[0]) main.push(node.children[0].data.san);
+  const walked = [];
+  for (const san of main) {
+    const here = await api('/api/v1/explore', { user, moves: walked.join(','), color: 'black', speeds: 'blitz', recentGames: 0 });
+    // The most played (another of as many games would do: the order of a tie is the file's).
+    const played = here.moves.find(m => m.san === san);
+    assert.ok(played, `${san} after ${walked.join(' ')}`);
+    assert.equal(games(played), games(here.moves[0]), `${san} after ${walked.join(' ')}`);
+    walked.push(played.uci);
+  }
+  assert.ok(main.length >= 2, `a main line: ${main}`);
+});
+
 check('filters: speed, colour, opponent rating and dates are in the URL and the table', async () => {
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4`);
   await tableMatchesApi({ user, moves: 'e2e4' });

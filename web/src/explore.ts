@@ -381,5 +381,18 @@ export async function render(host: ExploreHost, side: HTMLElement, below: HTMLEl
   } else {
     parts.push(message(`${s.user} has no games from here with these filters (as ${colour}).`));
   }
+  parts.push(repertoireLink(s, colour));
   status.replaceWith(...parts.filter((p): p is HTMLElement => p !== null));
+}
+
+/** A link saving the player's repertoire with `colour` (these filters) as a PGN file, for
+ * lichess's study import or any PGN reader (`/api/v1/repertoire`). */
+function repertoireLink(s: PageState, colour: 'white' | 'black'): HTMLElement {
+  const params = filterParams({ ...s.filters, color: colour }, new URLSearchParams({ user: s.user }));
+  return el(
+    'p',
+    { class: 'note export' },
+    el('a', { href: `/api/v1/repertoire?${params}`, download: `${s.user}-${colour}.pgn`, id: 'repertoire-pgn' }, `Save ${s.user}'s repertoire as ${colour} (PGN)`),
+    ' — the moves of 10 games or more, 16 plies deep, for a lichess study or any PGN reader.',
+  );
 }

@@ -19,6 +19,7 @@ pub mod name;
 pub mod notation;
 pub mod openings;
 pub mod pgn;
+pub mod pgn_write;
 pub mod polyglot;
 pub mod split;
 pub mod stats;

@@ -5,7 +5,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-use mirror_core::{MoveStats, PositionKey, clock::TimeModel};
+use mirror_core::{MoveStats, PositionKey, clock::TimeModel, pgn_write::MoveNode};
 use shakmaty::{Chess, Color, Move, Position};
 
 use mirror_core::{
@@ -192,9 +192,8 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
         Color::White => ("You".to_string(), mirror_name),
         Color::Black => (mirror_name, "You".to_string()),
     };
-    let mut out = String::new();
     let opening = game.opening();
-    for (k, v) in [
+    let tags = [
         ("Event", "mirror play".to_string()),
         ("Site", "mirror".to_string()),
         ("Date", opts.date.clone()),
@@ -212,31 +211,29 @@ fn pgn(game: &Game, player: &str, opts: &PlayOptions, ending: &Ending) -> String
                 format!("{}+{}", c.base_ms / 1000, c.increment_ms / 1000)
             }),
         ),
-    ] {
-        let v = v.replace('\\', "\\\\").replace('"', "\\\"");
-        out.push_str(&format!("[{k} \"{v}\"]\n"));
-    }
-    out.push('\n');
-    // Wrap movetext at 79 columns.
-    let mut line = String::new();
-    for word in game
-        .movetext()
-        .split_whitespace()
-        .chain(std::iter::once(ending.result))
-    {
-        if !line.is_empty() && line.len() + 1 + word.len() > 79 {
-            out.push_str(&line);
-            out.push('\n');
-            line.clear();
-        }
-        if !line.is_empty() {
-            line.push(' ');
-        }
-        line.push_str(word);
-    }
-    out.push_str(&line);
-    out.push('\n');
-    out
+    ];
+    // The moves as one line, each with its clock.
+    let line = game
+        .sans
+        .iter()
+        .enumerate()
+        .rev()
+        .fold(Vec::new(), |after, (i, san)| {
+            vec![MoveNode {
+                san: san.clone(),
+                comment: game
+                    .clocks
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|ms| format!("[%clk {}]", clock_text(ms))),
+                children: after,
+            }]
+        });
+    let mut text = mirror_core::pgn_write::game(&tags, &line, ending.result);
+    // One newline at the end, as before (the writer separates games by a blank line).
+    text.pop();
+    text
 }
 
 /// The player's moves with their statistics and the probability the mirror plays each.
@@ -736,7 +733,7 @@ mod tests {
         );
         assert!(text.contains("[TimeControl \"60+1\"]"), "{text}");
         assert!(
-            text.contains("1. e4 {[%clk 0:00:59.0]} e5 {[%clk 0:01:00.5]}"),
+            text.contains("1. e4 {[%clk 0:00:59.0]} 1... e5 {[%clk 0:01:00.5]}"),
             "{text}"
         );
         let decoded = mirror_core::pgn::read_games(text.as_bytes())

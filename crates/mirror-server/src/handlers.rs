@@ -553,6 +553,41 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     .await
 }
 
+/// `GET /api/v1/repertoire`: the player's repertoire with one colour as one PGN game with
+/// variations ([`mirror_store::repertoire`]), as a file to save (bounded by its
+/// `maxMoves`, read on the blocking pool).
+pub(crate) async fn repertoire<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let params::RepertoireRequest { user, options } =
+        params::RepertoireQuery::from_raw(query(q)?)?.parse()?;
+    let color = match options.color {
+        shakmaty::Color::White => "white",
+        shakmaty::Color::Black => "black",
+    };
+    let known = state.known_players.clone();
+    let text = state
+        .blocking(move |store, _| {
+            require_player(&known, store, &user)?;
+            // The name as stored (the file's tags name the player as their games do).
+            let name = mirror_store::require_player(store, &user)?;
+            Ok(mirror_store::repertoire::repertoire(store, &name, &options)?.to_pgn())
+        })
+        .await?;
+    Ok((
+        [
+            (header::CONTENT_TYPE, "application/x-chess-pgn".to_string()),
+            (
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"repertoire-{color}.pgn\""),
+            ),
+        ],
+        text,
+    )
+        .into_response())
+}
+
 /// `GET /api/v1/prep`: the lines where the player's tree meets the opponent's (answers
 /// kept while both players' data is unchanged, see [`kept`]).
 pub(crate) async fn prep<S: GraphStore + Send + Sync + 'static>(

@@ -509,6 +509,10 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
             axum::routing::get(handlers::prep::<S>).fallback(handlers::method_not_allowed),
         )
         .route(
+            "/api/v1/repertoire",
+            get(handlers::repertoire::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
             "/api/v1/players",
             get(handlers::players::<S>).fallback(handlers::method_not_allowed),
         )

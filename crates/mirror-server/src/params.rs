@@ -439,6 +439,68 @@ impl PrepQuery {
     }
 }
 
+query! {
+    /// `GET /api/v1/repertoire`.
+    RepertoireQuery {
+        /// The player.
+        user = "user",
+        /// The repertoire's colour (default white).
+        color = "color",
+        /// Moves played in fewer games are left out (default 10).
+        min_games = "minGames",
+        /// Plies at most (default 16, at most 40).
+        depth = "depth",
+        /// Moves at most in the tree (default 5,000, at most 20,000).
+        max_moves = "maxMoves",
+    } + /// Which of the player's games count.
+        filters: FilterQuery
+}
+
+/// What `/api/v1/repertoire` asks, checked.
+#[derive(Debug)]
+pub struct RepertoireRequest {
+    /// The player.
+    pub user: String,
+    /// The walk's options.
+    pub options: mirror_store::repertoire::RepertoireOptions,
+}
+
+impl RepertoireQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<RepertoireRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let filter = filter(
+            &filter_text!(self, self.color.as_deref()),
+            Some(Color::White),
+        )?;
+        let defaults = mirror_store::repertoire::RepertoireOptions::default();
+        let min_games =
+            number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
+        if min_games < 1 {
+            return Err(bad("minGames: 0 is less than 1"));
+        }
+        let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
+        if !(1..=40).contains(&depth) {
+            return Err(bad(format!("depth: {depth} is not from 1 to 40")));
+        }
+        let max_moves =
+            number::<usize>("maxMoves", self.max_moves.as_deref())?.unwrap_or(defaults.max_moves);
+        if !(1..=20_000).contains(&max_moves) {
+            return Err(bad(format!("maxMoves: {max_moves} is not from 1 to 20000")));
+        }
+        Ok(RepertoireRequest {
+            user,
+            options: mirror_store::repertoire::RepertoireOptions {
+                color: filter.color.unwrap_or(Color::White),
+                filter,
+                min_games,
+                depth,
+                max_moves,
+            },
+        })
+    }
+}
+
 /// The games both endpoints filter by, as sent.
 #[derive(Default)]
 struct FilterText<'a> {

@@ -990,7 +990,7 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
         BookQuery, ExploreQuery, GameQuery, MoveQuery, NewestQuery, PaceQuery, PlayerQuery,
-        PrepQuery, ReportQuery, UploadQuery,
+        PrepQuery, RepertoireQuery, ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -1030,6 +1030,10 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         sorted(ReportQuery::params())
     );
     assert_eq!(params("/api/v1/prep", "get"), sorted(PrepQuery::params()));
+    assert_eq!(
+        params("/api/v1/repertoire", "get"),
+        sorted(RepertoireQuery::params())
+    );
     assert_eq!(params("/api/v1/pace", "get"), sorted(PaceQuery::params()));
     assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::params()));
     assert_eq!(
@@ -1096,6 +1100,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         "/api/v1/game",
         "/api/v1/session",
         "/api/v1/report",
+        "/api/v1/repertoire",
         "/api/v1/pace",
         "/api/v1/players",
         "/api/v1/openapi.json",
@@ -1671,5 +1676,62 @@ async fn a_stored_game_replays_move_by_move() {
             v["error"].as_str().expect("error").contains(names),
             "{path}: {v}"
         );
+    }
+}
+
+#[tokio::test]
+async fn the_repertoire_is_the_stores_tree_as_a_pgn_file() {
+    use mirror_store::repertoire::{RepertoireOptions, repertoire};
+    let s = start(499).await;
+    let r = reqwest::get(format!(
+        "{}/api/v1/repertoire?user=biskupstunga&color=black&minGames=3&depth=9&speeds=blitz",
+        s.base
+    ))
+    .await
+    .expect("request");
+    assert_eq!(r.status(), 200);
+    assert_eq!(
+        r.headers()["content-type"].to_str().ok(),
+        Some("application/x-chess-pgn")
+    );
+    assert_eq!(
+        r.headers()["content-disposition"].to_str().ok(),
+        Some("attachment; filename=\"repertoire-black.pgn\"")
+    );
+    let text = r.text().await.expect("body");
+    let want = repertoire(
+        s.store.as_ref(),
+        PLAYER,
+        &RepertoireOptions {
+            color: shakmaty::Color::Black,
+            filter: mirror_store::Filter {
+                color: Some(shakmaty::Color::Black),
+                time_classes: vec![mirror_core::TimeClass::Blitz],
+                ..mirror_store::Filter::default()
+            },
+            min_games: 3,
+            depth: 9,
+            max_moves: 5_000,
+        },
+    )
+    .expect("repertoire");
+    assert!(want.size > 20, "{}", want.size);
+    assert_eq!(text, want.to_pgn());
+    // The tags name the player as stored, the main line starts with the most played move
+    // (python-chess reads the file back: tests/reference/repertoire.py).
+    assert!(text.contains("[Black \"Biskupstunga\"]"), "{text}");
+    assert!(
+        text.contains(&format!("\n\n1. {} {{", want.moves[0].san)),
+        "{text}"
+    );
+    for (query, status) in [
+        ("user=biskupstunga&depth=0", 400),
+        ("user=biskupstunga&maxMoves=20001", 400),
+        ("user=biskupstunga&minGames=0", 400),
+        ("user=biskupstunga&colour=white", 400),
+        ("user=nobody", 404),
+    ] {
+        let (got, v) = get(&s, &format!("/api/v1/repertoire?{query}")).await;
+        assert_eq!(got, status, "{query}: {v}");
     }
 }

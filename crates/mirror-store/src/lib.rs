@@ -15,6 +15,7 @@ pub mod neo4j;
 pub mod place;
 pub mod polyglot;
 pub mod prep;
+pub mod repertoire;
 pub mod report;
 
 use std::path::PathBuf;

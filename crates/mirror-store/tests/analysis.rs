@@ -131,3 +131,49 @@ fn deviations_compare_the_players_and_the_opponents_choices() {
         assert!(d.mine.1 >= 3 && d.theirs.1 >= 3);
     }
 }
+
+/// The repertoire's move limit cuts whole plies: a tree cut at a limit is the uncut tree
+/// down to the last ply that fit, and says it was cut.
+#[test]
+fn the_repertoire_is_cut_at_whole_plies() {
+    use mirror_store::repertoire::{Repertoire, RepertoireMove, RepertoireOptions, repertoire};
+    let (_dir, s, _) = store();
+    let opts = |depth, max_moves| RepertoireOptions {
+        color: Color::White,
+        min_games: 2,
+        depth,
+        max_moves,
+        ..RepertoireOptions::default()
+    };
+    let whole = repertoire(&s, PLAYER, &opts(6, 100_000)).expect("whole");
+    assert!(!whole.cut);
+    fn count_to(moves: &[RepertoireMove], plies: usize) -> usize {
+        if plies == 0 {
+            return 0;
+        }
+        moves.len()
+            + moves
+                .iter()
+                .map(|m| count_to(&m.children, plies - 1))
+                .sum::<usize>()
+    }
+    assert_eq!(count_to(&whole.moves, 6), whole.size);
+    let four = count_to(&whole.moves, 4);
+    assert!(four < count_to(&whole.moves, 5), "the fifth ply adds moves");
+    let cut: Repertoire =
+        repertoire(&s, PLAYER, &opts(6, count_to(&whole.moves, 5) - 1)).expect("cut");
+    assert!(cut.cut);
+    assert_eq!((cut.size, cut.plies, whole.plies), (four, 4, 6));
+    assert_eq!(
+        cut.moves,
+        repertoire(&s, PLAYER, &opts(4, 100_000))
+            .expect("four")
+            .moves
+    );
+    // Most played first, each move at least the threshold.
+    fn sorted(moves: &[RepertoireMove]) -> bool {
+        moves.windows(2).all(|w| w[0].games >= w[1].games)
+            && moves.iter().all(|m| m.games >= 2 && sorted(&m.children))
+    }
+    assert!(sorted(&whole.moves));
+}

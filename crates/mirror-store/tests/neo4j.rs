@@ -10,6 +10,7 @@ use mirror_store::{
     Filter, GraphRead, GraphWrite,
     embedded::{EmbeddedStore, OpenMode},
     neo4j::{Neo4jConfig, Neo4jStore},
+    repertoire::{RepertoireOptions, repertoire},
     report::{self, ReportOptions},
 };
 use mirror_testkit::conformance::{self, PLAYER, sample_games};
@@ -121,6 +122,19 @@ fn same_answers_as_the_embedded_store() {
         }
         on_neo.clock.pace = Default::default();
         on_emb.clock.pace = Default::default();
+        assert_eq!(on_neo, on_emb);
+    }
+    // The repertoire (one read of the store per ply): the same tree on both.
+    for color in [Color::White, Color::Black] {
+        let opts = RepertoireOptions {
+            color,
+            min_games: 2,
+            depth: 8,
+            ..RepertoireOptions::default()
+        };
+        let on_neo = repertoire(&neo, PLAYER, &opts).expect("neo4j repertoire");
+        let on_emb = repertoire(&emb, PLAYER, &opts).expect("embedded repertoire");
+        assert!(on_emb.size > 10, "{}", on_emb.size);
         assert_eq!(on_neo, on_emb);
     }
 }

@@ -1,5 +1,7 @@
 //! `mirror export --to neo4j`: a player's graph from the embedded store into Neo4j;
-//! `mirror export --to polyglot FILE.bin`: the player's book as a Polyglot opening book.
+//! `mirror export --to polyglot FILE.bin`: the player's book as a Polyglot opening book;
+//! `mirror export --to pgn FILE --color C`: the player's repertoire with one colour as one
+//! PGN game with variations ([`mirror_store::repertoire`]).
 
 use std::process::ExitCode;
 
@@ -15,6 +17,10 @@ pub enum ExportTarget {
     Neo4j,
     /// A Polyglot opening book (`.bin`) of the player's own moves, weighted by games.
     Polyglot,
+    /// The player's repertoire with one colour (--color) as one PGN game with variations:
+    /// the main line their opponents' and their most played moves, each move with its
+    /// games and the player's score (lichess's study import and python-chess read it).
+    Pgn,
 }
 
 #[derive(Args, Debug)]
@@ -22,12 +28,26 @@ pub struct ExportArgs {
     /// Where to copy to.
     #[arg(long, value_enum)]
     pub to: ExportTarget,
-    /// With --to polyglot: the book file to write.
-    #[arg(value_name = "FILE.bin", required_if_eq("to", "polyglot"))]
+    /// With --to polyglot: the book file to write; with --to pgn: the PGN file.
+    #[arg(value_name = "FILE", required_if_eq_any([("to", "polyglot"), ("to", "pgn")]))]
     pub file: Option<std::path::PathBuf>,
-    /// With --to polyglot: only the player's moves with this colour (default both).
+    /// With --to polyglot: only the player's moves with this colour (default both); with
+    /// --to pgn: the colour of the repertoire (required).
     #[arg(long, value_enum)]
     pub color: Option<crate::args::ColorArg>,
+    /// With --to pgn: moves played in fewer games are left out.
+    #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u32).range(1..))]
+    pub min_games: u32,
+    /// With --to pgn: plies at most.
+    #[arg(long, default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=200))]
+    pub depth: u16,
+    /// With --to pgn: moves at most in the tree (the walk stops at the ply that would
+    /// pass it, and says so).
+    #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_moves: u32,
+    /// With --to pgn: which of the player's games count.
+    #[command(flatten)]
+    pub filters: crate::args::FilterArgs,
     /// With --to polyglot: weights from the engine's policy instead of games played — the
     /// probabilities of a sampling policy (tiers, habit[:W]), or only the move a
     /// deterministic one plays (likely[:W], lower); habit and likely use the player's
@@ -43,8 +63,10 @@ pub struct ExportArgs {
 }
 
 pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode> {
-    if args.to == ExportTarget::Polyglot {
-        return polyglot(store_args, &args);
+    match args.to {
+        ExportTarget::Polyglot => return polyglot(store_args, &args),
+        ExportTarget::Pgn => return pgn(store_args, &args),
+        ExportTarget::Neo4j => {}
     }
     anyhow::ensure!(
         args.file.is_none() && args.color.is_none() && args.policy.is_none(),
@@ -123,6 +145,51 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
         path.display(),
         entries.len(),
         bytes.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The player's repertoire with one colour as a PGN file.
+fn pgn(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCode> {
+    let path = args
+        .file
+        .as_ref()
+        .context("--to pgn needs the FILE to write")?;
+    let color = args
+        .color
+        .context("--to pgn needs the repertoire's --color (white or black)")?;
+    anyhow::ensure!(args.policy.is_none(), "--policy is for --to polyglot");
+    let store = store_args.open(OpenMode::ReadOnce)?;
+    let user = mirror_store::require_player(&store, &args.user)?;
+    let opts = mirror_store::repertoire::RepertoireOptions {
+        color: color.into(),
+        filter: args.filters.filter(Some(color))?,
+        min_games: args.min_games,
+        depth: usize::from(args.depth),
+        max_moves: args.max_moves as usize,
+    };
+    let rep = mirror_store::repertoire::repertoire(&store, &user, &opts)?;
+    std::fs::write(path, rep.to_pgn())
+        .with_context(|| format!("cannot write {}", path.display()))?;
+    println!(
+        "wrote {}: {user}'s repertoire as {}, {} moves played in at least {} games, {} plies deep{}",
+        path.display(),
+        if rep.color == shakmaty::Color::White {
+            "White"
+        } else {
+            "Black"
+        },
+        rep.size,
+        rep.min_games,
+        rep.plies,
+        if rep.cut {
+            format!(
+                " (cut after ply {}: the next would pass --max-moves {}; raise it, or --min-games for fewer moves a ply)",
+                rep.plies, args.max_moves
+            )
+        } else {
+            String::new()
+        }
     );
     Ok(ExitCode::SUCCESS)
 }

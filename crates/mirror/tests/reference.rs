@@ -472,3 +472,56 @@ fn the_reports_statistical_tests_equal_scipy() {
         assert!((m - r).abs() <= 1e-9, "{m} against scipy's {r}");
     }
 }
+
+/// `mirror export --to pgn`, read back by python-chess, is the explorer's tree above the
+/// threshold: at every node exactly the moves of the player's games (with the
+/// repertoire's colour) played there in at least N games, most played first, with their
+/// games and the player's score, as python-chess counts them from the games themselves.
+#[test]
+fn the_repertoire_pgn_read_by_python_chess_is_the_games_tree_above_the_threshold() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    for (color, min_games, depth) in [("white", "2", "10"), ("black", "2", "8")] {
+        let file = env.dir.path().join(format!("repertoire-{color}.pgn"));
+        let file = file.to_str().expect("a UTF-8 path");
+        let said = env.ok(&[
+            "export",
+            "--to",
+            "pgn",
+            file,
+            "--user",
+            PLAYER,
+            "--color",
+            color,
+            "--min-games",
+            min_games,
+            "--depth",
+            depth,
+        ]);
+        assert!(!said.contains("cut after"), "{said}");
+        let edges = env.dir.path().join(format!("edges-{color}.jsonl"));
+        std::fs::write(
+            &edges,
+            reference_edges_with(&first500(), &["--color", color]),
+        )
+        .expect("edges written");
+        let out = std::process::Command::new(
+            std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+        )
+        .arg(repo().join("tests/reference/repertoire.py"))
+        .arg(file)
+        .arg(&edges)
+        .args([min_games, depth])
+        .output()
+        .expect("python3 with python-chess (tests/setup.sh installs it)");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(v["mismatches"], serde_json::json!([]), "{color}: {v}");
+        assert!(v["nodes"].as_u64().expect("nodes") > 100, "{color}: {v}");
+        assert_eq!(v["deepest"].to_string(), depth, "{color}: {v}");
+    }
+}
