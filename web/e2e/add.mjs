@@ -169,6 +169,13 @@ check('a compressed PGN with two spellings: the page says what it left out and a
   assert.match(await page.getAttribute('#add-file', 'accept'), /\.zst/);
   await page.fill('#add-name', 'Kasparov, Gary');
   await page.setInputFiles('#add-file', spellings);
+  // Before the import, the page reads the names in the (zstd) file and suggests the
+  // spellings that look like the name typed; none is ticked unless asked.
+  await page.waitForSelector('#add-spellings input.spelling');
+  assert.match(await page.textContent('#add-own-games'), /“Kasparov, Gary” plays in 1,563 games of the 1,979 games\./);
+  const suggested = await page.$$eval('#add-spellings li', lis => lis.map(li => li.textContent.trim()));
+  assert.deepEqual(suggested, ['“Kasparov,G”, 413 games', '“Kasparov, G.”, 2 games']);
+  await shot('add-spellings');
   await start('#add-go');
   const first = await finished();
   assert.equal(first.gamesNew, 1563);
@@ -184,6 +191,14 @@ check('a compressed PGN with two spellings: the page says what it left out and a
   assert.equal(second.gamesNew, 413, 'the games of the other spelling, once');
   const players = await api('/api/v1/players');
   assert.equal(players.find(p => p.name === 'Kasparov, Gary').games, 1563 + 413);
+  // The third spelling, ticked among the suggestions: its two games join the player.
+  await page.click('#add-spellings input.spelling[data-name="Kasparov, G."]');
+  assert.equal(await page.inputValue('#add-alias'), 'Kasparov, G.');
+  await start('#add-go');
+  const third = await finished();
+  assert.equal(third.gamesNew, 2);
+  const after = await api('/api/v1/players');
+  assert.equal(after.find(p => p.name === 'Kasparov, Gary').games, 1563 + 413 + 2);
 });
 
 await runChecks(checks, errors, shot, close, 'add-');

@@ -5,8 +5,9 @@
 // (`/api/v1/session`); anyone else types it once (kept for this tab).
 
 import { ApiError, type Job, getJson, post, remove } from './api';
+import { type NamesRead, gamesOf, namesIn, spellingsOf } from './names';
 import type { PageState } from './state';
-import { count, el, message } from './ui';
+import { count, el, games, message } from './ui';
 
 export interface AddHost {
   state: PageState;
@@ -111,21 +112,99 @@ export function render(host: AddHost, side: HTMLElement): void {
     type: 'file',
     accept: '.pgn,.gz,.zst,application/x-chess-pgn,text/plain,application/gzip,application/zstd',
   });
-  const alias = el('input', { id: 'add-alias', placeholder: 'another spelling in the file (optional)', autocomplete: 'off' });
+  const alias = el('textarea', {
+    id: 'add-alias',
+    rows: 2,
+    placeholder: 'other spellings in the file, one per line (optional)',
+    autocomplete: 'off',
+  });
+  // The names found in the file chosen, and the spellings of the name typed among them.
+  const found = el('div', { class: 'spellings', id: 'add-spellings' });
   const token = el('input', { id: 'add-token', type: 'password', placeholder: "the server's token", autocomplete: 'off' });
   token.value = sessionStorage.getItem(TOKEN_KEY) ?? '';
   const tokenRow = el('label', { class: 'row token', hidden: true }, 'Token ', token);
   const go = el('button', { id: 'add-go', type: 'submit' }, 'Import');
   const out = el('div', { class: 'add-out' });
-  const form = el('form', { class: 'filters add' }, kind, name, file, alias, go, tokenRow);
+  const form = el('form', { class: 'filters add' }, kind, name, file, alias, go, tokenRow, found);
   const setKind = () => {
     const pgn = (kind.value as Kind) === 'pgn';
     file.hidden = !pgn;
     alias.hidden = !pgn;
+    found.hidden = !pgn;
     name.placeholder = pgn ? "the player's name in the games" : 'username';
   };
   setKind();
   kind.addEventListener('change', setKind);
+
+  // The file's names, read once per file chosen.
+  let read: { file: File; names: Promise<NamesRead> } | undefined;
+  const spellings = (): string[] =>
+    alias.value
+      .split('\n')
+      .map(a => a.trim())
+      .filter(a => a.length > 0);
+  const suggest = async () => {
+    const f = file.files?.[0];
+    if (!f || (kind.value as Kind) !== 'pgn') {
+      found.replaceChildren();
+      return;
+    }
+    if (read?.file !== f) read = { file: f, names: namesIn(f) };
+    const asked = read;
+    found.replaceChildren(message('Reading the names in the file…'));
+    let names: NamesRead;
+    try {
+      names = await asked.names;
+    } catch (e) {
+      found.replaceChildren(message(`The names in the file could not be read (${(e as Error).message}); the import reads it all the same.`));
+      return;
+    }
+    if (read !== asked) return; // another file was chosen meanwhile
+    const who = name.value.trim();
+    const scope = `${count(names.games)} games${names.complete ? '' : ' (the first part of the file)'}`;
+    if (!who) {
+      // No name yet: the names most often in the file, one click to take one.
+      const top = [...names.names].sort((a, b) => b[1] - a[1]).slice(0, 5);
+      found.replaceChildren(
+        el('p', { class: 'note' }, `The names most often in the ${scope}:`),
+        el(
+          'ul',
+          {},
+          ...top.map(([n, g]) => {
+            const use = el('button', { type: 'button', class: 'use-name', 'data-name': n }, `“${n}”, ${games(g)}`);
+            use.addEventListener('click', () => {
+              name.value = n;
+              void suggest();
+            });
+            return el('li', {}, use);
+          }),
+        ),
+      );
+      return;
+    }
+    const others = spellingsOf(names, who);
+    const own = gamesOf(names, who);
+    const list = others.map(([n, g]) => {
+      const box = el('input', { type: 'checkbox', class: 'spelling', 'data-name': n });
+      box.checked = spellings().includes(n);
+      box.addEventListener('change', () => {
+        const kept = spellings().filter(a => a !== n);
+        alias.value = (box.checked ? [...kept, n] : kept).join('\n');
+      });
+      return el('li', {}, el('label', {}, box, ` “${n}”, ${games(g)}`));
+    });
+    found.replaceChildren(
+      el(
+        'p',
+        { class: 'note', id: 'add-own-games' },
+        `“${who}” plays in ${games(own)} of the ${scope}.`,
+        others.length ? ' Other spellings that look like it (tick those that are the same player):' : '',
+      ),
+      el('ul', {}, ...list),
+    );
+  };
+  file.addEventListener('change', () => void suggest());
+  name.addEventListener('change', () => void suggest());
 
   const user = host.state.user;
   const sync = user
@@ -200,10 +279,11 @@ export function render(host: AddHost, side: HTMLElement): void {
     }
   };
 
-  /** The games of `who` (and of `other`, another spelling of the same player) in `f`. */
-  const upload = (f: File, who: string, other: string) => {
+  /** The games of `who` (and of `others`, other spellings of the same player, one per
+   * line) in `f`. */
+  const upload = (f: File, who: string, others: string) => {
     const q = new URLSearchParams({ user: who });
-    if (other) q.set('alias', other);
+    if (others) q.set('alias', others);
     void run(async () => post<Job>(`/api/v1/imports/pgn?${q}`, f, 'application/x-chess-pgn', await secret()), spelling =>
       upload(f, who, spelling),
     );
@@ -219,7 +299,7 @@ export function render(host: AddHost, side: HTMLElement): void {
         out.replaceChildren(message('Choose a PGN file.', 'error'));
         return;
       }
-      upload(f, who, alias.value.trim());
+      upload(f, who, spellings().join('\n'));
     } else {
       void run(async () => post<Job>('/api/v1/imports', JSON.stringify({ [k]: who }), 'application/json', await secret()));
     }

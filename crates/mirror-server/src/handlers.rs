@@ -812,7 +812,8 @@ pub(crate) async fn import<S: GraphStore + Send + Sync + 'static>(
     Ok((StatusCode::ACCEPTED, Json(job.status())).into_response())
 }
 
-/// `POST /api/v1/imports/pgn?user=NAME[&alias=OTHER]` with PGN text as the body (up to
+/// `POST /api/v1/imports/pgn?user=NAME[&alias=OTHERS]` (other spellings one per line) with
+/// PGN text as the body (up to
 /// [`UPLOAD_LIMIT`](crate::jobs::UPLOAD_LIMIT)): the games of NAME in it, as
 /// `mirror ingest --user NAME --pgn FILE` takes them; 202 with the job.
 pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
@@ -823,7 +824,7 @@ pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
 ) -> Result<Response, ApiError> {
     // The token and the query before the body; the body to a file as it arrives.
     let writes = writer(&state, &headers)?;
-    let (user, alias) = params::UploadQuery::from_raw(query(q)?)?.parse()?;
+    let (user, aliases) = params::UploadQuery::from_raw(query(q)?)?.parse()?;
     let (saved, size) = crate::body::to_file(
         body,
         &headers,
@@ -843,7 +844,7 @@ pub(crate) async fn import_pgn<S: GraphStore + Send + Sync + 'static>(
         .to_string();
     let request = crate::IngestRequest {
         user: Some(user.clone()),
-        aliases: alias.into_iter().collect(),
+        aliases,
         pgn: vec![path],
         plain_progress: true,
         ..crate::IngestRequest::default()

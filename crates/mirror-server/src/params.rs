@@ -674,23 +674,34 @@ query! {
     UploadQuery {
         /// The profile, also the player's name in the games (White or Black).
         user = "user",
-        /// Another spelling of the player's name in the games.
+        /// Other spellings of the player's name in the games, one per line (a name may
+        /// hold a comma: "Kasparov, G."; at most [`MAX_ALIASES`]).
         alias = "alias",
     }
 }
 
+/// Other spellings one upload takes at most.
+pub const MAX_ALIASES: usize = 16;
+
 impl UploadQuery {
-    /// The profile and the other spelling, checked.
-    pub fn parse(self) -> Result<(String, Option<String>), ApiError> {
+    /// The profile and the other spellings, checked (blank lines are none).
+    pub fn parse(self) -> Result<(String, Vec<String>), ApiError> {
         let user = user(self.user.as_deref())?;
-        let alias = match self.alias.as_deref().map(str::trim) {
-            None | Some("") => None,
-            Some(a) => {
-                player_key(a).map_err(|_| bad(format!("invalid alias {a:?}")))?;
-                Some(a.to_string())
+        let mut aliases: Vec<String> = Vec::new();
+        for a in self.alias.as_deref().unwrap_or("").lines().map(str::trim) {
+            if a.is_empty() || aliases.iter().any(|b| b == a) {
+                continue;
             }
-        };
-        Ok((user, alias))
+            player_key(a).map_err(|_| bad(format!("invalid alias {a:?}")))?;
+            aliases.push(a.to_string());
+        }
+        if aliases.len() > MAX_ALIASES {
+            return Err(bad(format!(
+                "alias: {} spellings, more than {MAX_ALIASES}",
+                aliases.len()
+            )));
+        }
+        Ok((user, aliases))
     }
 }
 

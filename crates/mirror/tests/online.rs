@@ -688,4 +688,38 @@ fn an_upload_says_what_it_left_out_and_takes_the_other_spellings() {
     );
     let _ = child.kill();
     let _ = child.wait();
+
+    // Both other spellings in one upload (one per line, as the page sends the ticked
+    // ones), into a fresh store: every game at once, nothing left out.
+    let env = Env::new();
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    let bearer = page_token(&url);
+    let post = |query: &str| {
+        http(
+            "POST",
+            &format!("{url}/api/v1/imports/pgn?{query}"),
+            &[("authorization", &bearer)],
+            Some(("application/x-chess-pgn", zst.clone())),
+        )
+    };
+    let (status, job) =
+        post("user=Kasparov%2C%20Gary&alias=Kasparov%2CG%0AKasparov%2C%20G.%0A%0AKasparov%2CG");
+    assert_eq!(status, 202, "{job}");
+    let done = wait_for_job(&url, &job);
+    assert_eq!(done["gamesNew"], 1978, "{done}");
+    assert!(done["leftOut"].is_null(), "nothing left out: {done}");
+    let many: Vec<String> = (0..17).map(|i| format!("Name{i}")).collect();
+    let (status, refused) = post(&format!(
+        "user=Kasparov%2C%20Gary&alias={}",
+        many.join("%0A")
+    ));
+    assert_eq!(status, 400, "{refused}");
+    assert!(
+        refused["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("17 spellings")),
+        "{refused}"
+    );
+    let _ = child.kill();
+    let _ = child.wait();
 }
