@@ -9,9 +9,9 @@ use std::{
 };
 
 use mirror_core::{
-    GameRecord, PositionKey,
+    Date, GameRecord, PositionKey,
     notation::uci,
-    split::{Fractions, date_range, date_text},
+    split::{Fractions, date_range},
 };
 use rand::{SeedableRng, seq::SliceRandom};
 use rand_chacha::ChaCha8Rng;
@@ -78,10 +78,86 @@ pub struct FitOptions {
     pub recent_lr: f64,
 }
 
-/// What a fit reports as it goes: a line for people, or training progress.
+/// A model's top-1 and top-3 shares (0..1) on some positions: how often the move played
+/// was its first choice, and among its first three.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Top {
+    /// Share of positions where the move played was the first choice.
+    pub top1: f64,
+    /// Share where it was among the first three.
+    pub top3: f64,
+}
+
+impl From<(f64, f64)> for Top {
+    fn from((top1, top3): (f64, f64)) -> Top {
+        Top { top1, top3 }
+    }
+}
+
+/// How a fit's games were split by date, and the positions each part gave.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SplitFigures {
+    /// Games in all.
+    pub games: usize,
+    /// Games of the training part.
+    pub train_games: usize,
+    /// Training positions used (after subsampling).
+    pub train_positions: usize,
+    /// Games of the validation part.
+    pub val_games: usize,
+    /// Validation positions.
+    pub val_positions: usize,
+    /// Games of the test part.
+    pub test_games: usize,
+    /// Test positions outside the training tree (where the model plays).
+    pub test_outside: usize,
+    /// Test positions inside it.
+    pub test_inside: usize,
+}
+
+/// The trained model on the test positions, beside the baselines, and the player's
+/// promotions (see [`promotions`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TestFigures {
+    /// Test positions outside the training tree.
+    pub outside: usize,
+    /// The model there.
+    pub model: Top,
+    /// A random legal move there.
+    pub random: Top,
+    /// The player's most played UCI move there.
+    pub habit: Top,
+    /// Test positions inside the training tree.
+    pub inside: usize,
+    /// The model there.
+    pub model_inside: Top,
+    /// The player's promotions in the training games (knight, bishop, rook, queen).
+    pub promotions_train: [usize; 4],
+    /// And in the test games.
+    pub promotions_test: [usize; 4],
+}
+
+/// What a fit reports as it goes, in order: the split, the base (when fine-tuning), the
+/// plan and progress of the training, each stage on the last games, the test and value
+/// figures, where the model was saved. The binary words them.
 pub enum FitEvent<'a> {
-    /// A line of the report (the split, the test figures, where the model was saved).
-    Line(String),
+    /// The games split by date.
+    Split(SplitFigures),
+    /// Fine-tuning starts from the base model in `dir`, described by `meta`; without a
+    /// value head it gets a new one (`new_value_head`).
+    Base {
+        /// The base's metadata.
+        meta: &'a ModelMeta,
+        /// Where it was read from.
+        dir: &'a Path,
+        /// The base had no value head: a new one learns the outcomes beside the moves.
+        new_value_head: bool,
+    },
+    /// The base alone on the player's validation positions.
+    BaseFigures(Top),
+    /// No epoch beat the base on the validation positions: the base is kept as it is
+    /// (its validation figures).
+    BaseKept(Top),
     /// The training ahead, before it starts: the batches of each of its parts in order
     /// (the epochs, then each stage on the last games that will run), each at most (early
     /// stopping may end the epochs sooner). For an ETA of the whole training.
@@ -89,9 +165,44 @@ pub enum FitEvent<'a> {
     /// Training progress in the current part: the epoch's report so far, the epoch's
     /// batches done and in all.
     Progress(&'a EpochReport, usize, usize),
-    /// The next part of the plan begins, a stage on the last games (what it is): progress
-    /// starts again from its first epoch.
-    Stage(String),
+    /// A stage on the last `asked` training games was not run: there are only
+    /// `train_games` (all of them were learnt).
+    NoStage {
+        /// The games asked for.
+        asked: usize,
+        /// Games of the training part.
+        train_games: usize,
+    },
+    /// The next part of the plan begins, a stage on the last games: progress starts again
+    /// from its first epoch.
+    Stage {
+        /// The stage's games.
+        games: usize,
+        /// Their positions.
+        positions: usize,
+        /// The date of the first of them, when known.
+        from: Option<Date>,
+        /// The stage's learning rate.
+        lr: f64,
+    },
+    /// A stage ended: validation top-1 before and after, and whether it was kept (only
+    /// a stage that raises it is).
+    StageDone {
+        /// The stage's games.
+        games: usize,
+        /// Validation top-1 before the stage.
+        before: f64,
+        /// After it.
+        after: f64,
+        /// Whether the stage's network was kept.
+        kept: bool,
+    },
+    /// The test figures.
+    Test(TestFigures),
+    /// The value head's figures on the validation positions.
+    Value(&'a crate::value::ValueFigures),
+    /// The model was saved in this directory.
+    Saved(&'a Path),
 }
 
 /// `train`'s progress as [`FitEvent::Progress`] events.
@@ -212,18 +323,6 @@ pub fn promotions(games: &[(GameRecord, Color)]) -> [usize; 4] {
     out
 }
 
-/// "12 (queen 11, rook 0, bishop 0, knight 1)".
-pub fn promotion_text(p: &[usize; 4]) -> String {
-    format!(
-        "{} (queen {}, rook {}, bishop {}, knight {})",
-        p.iter().sum::<usize>(),
-        p[3],
-        p[2],
-        p[1],
-        p[0]
-    )
-}
-
 /// Trains `player`'s model on the split's training games with early stopping on its
 /// validation games, reports test figures against baselines through `events`, and saves
 /// the model in `dir`.
@@ -243,18 +342,17 @@ pub fn fit(
         ..
     } = parts;
     let (train_s, val_s) = (&parts.train_s, &parts.val_s);
-    events(FitEvent::Line(format!(
-        "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
-        games_in(games),
-        games_in(train_g),
-        train_s.len(),
-        games_in(val_g),
-        val_s.len(),
-        games_in(test_g),
-        parts.test_out.len(),
-        parts.test_in.len()
-    )));
-    let (net_cfg, start, base) = start_net(player, opts, val_s, events)?;
+    events(FitEvent::Split(SplitFigures {
+        games: games_in(games),
+        train_games: games_in(train_g),
+        train_positions: train_s.len(),
+        val_games: games_in(val_g),
+        val_positions: val_s.len(),
+        test_games: games_in(test_g),
+        test_outside: parts.test_out.len(),
+        test_inside: parts.test_in.len(),
+    }));
+    let (net_cfg, start, base) = start_net(opts, val_s, events)?;
     let cfg = TrainConfig {
         epochs: opts.epochs,
         batch: opts.batch,
@@ -280,8 +378,7 @@ pub fn fit(
         val_s,
         &mut progress(events),
     );
-    let (val_top1, val_top3) =
-        kept_figures(player, kept.map(|at| &reports[at]), base_figures, events);
+    let (val_top1, val_top3) = kept_figures(kept.map(|at| &reports[at]), base_figures, events);
     let run = StageRun {
         net_cfg: &net_cfg,
         cfg: &recent_cfg,
@@ -295,13 +392,10 @@ pub fn fit(
         &mut reports,
         events,
     );
-    let (test_top1, test_top3) = test_lines(player, &net, &parts, events);
+    let (test_top1, test_top3) = test_figures(&net, &parts, events);
     let value = value_figures(&net, train_s, val_s);
     if let Some(v) = &value {
-        events(FitEvent::Line(format!(
-            "value head (the game's outcome for the side to move) on validation: {}",
-            v.describe()
-        )));
+        events(FitEvent::Value(v));
     }
     let meta = ModelMeta {
         encoding_version: ENCODING_VERSION,
@@ -328,7 +422,7 @@ pub fn fit(
         value,
     };
     save(&net, &meta, dir)?;
-    events(FitEvent::Line(format!("model saved in {}", dir.display())));
+    events(FitEvent::Saved(dir));
     Ok(Predictor::from_net(net, meta))
 }
 
@@ -428,7 +522,6 @@ fn parts<'g>(
 /// The network to start from (the base, with its figures on the validation positions),
 /// or a fresh one's shape; and the base's summary.
 fn start_net(
-    player: &str,
     opts: &FitOptions,
     val_s: &Samples,
     events: &mut dyn FnMut(FitEvent<'_>),
@@ -438,25 +531,14 @@ fn start_net(
             let device = training_device();
             device.seed(opts.seed);
             let (net, meta) = load_net(dir, &device)?;
-            events(FitEvent::Line(format!(
-                "fine-tuning the model of {} from {} ({} layers x {} channels)",
-                meta.summary(),
-                dir.display(),
-                meta.layers,
-                meta.channels
-            )));
-            if !net.has_value_head() {
-                events(FitEvent::Line(
-                    "the base has no value head: a new one learns the games' outcomes beside the moves".to_string(),
-                ));
-            }
+            events(FitEvent::Base {
+                meta: &meta,
+                dir,
+                new_value_head: !net.has_value_head(),
+            });
             let net = net.with_value_head(&device);
             let (top1, top3) = evaluate(&net, val_s);
-            events(FitEvent::Line(format!(
-                "the base alone on {player}'s validation positions: top-1 {:.1}%, top-3 {:.1}%",
-                100.0 * top1,
-                100.0 * top3
-            )));
+            events(FitEvent::BaseFigures(Top { top1, top3 }));
             (
                 meta.net_config().with_value(true),
                 Some((net, (top1, top3))),
@@ -492,7 +574,6 @@ fn plan(
 /// The validation figures of the network the training gave back: its kept epoch's, else
 /// the base's (no epoch beat it, which is said).
 fn kept_figures(
-    player: &str,
     kept: Option<&EpochReport>,
     base_figures: Option<(f64, f64)>,
     events: &mut dyn FnMut(FitEvent<'_>),
@@ -501,10 +582,7 @@ fn kept_figures(
         Some(r) => (r.val_top1, r.val_top3),
         None => {
             let base = base_figures.expect("without a start, train keeps an epoch");
-            events(FitEvent::Line(format!(
-                "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
-                100.0 * base.0
-            )));
+            events(FitEvent::BaseKept(base.into()));
             base
         }
     }
@@ -565,18 +643,18 @@ fn recent_stages(
     let mut recent_games = Vec::new();
     for (n, stage) in stages {
         let Some((recent_g, recent_s)) = stage else {
-            events(FitEvent::Line(format!(
-                "no stage on the last {n} training games: there are only {train_games} (all of them were learnt)",
-            )));
+            events(FitEvent::NoStage {
+                asked: *n,
+                train_games,
+            });
             continue;
         };
-        events(FitEvent::Stage(format!(
-            "then the last {} training games once more ({} positions, from {}, learning rate {}):",
-            games_in(recent_g),
-            recent_s.len(),
-            date_text(recent_g.first()),
-            recent_cfg.lr,
-        )));
+        events(FitEvent::Stage {
+            games: games_in(recent_g),
+            positions: recent_s.len(),
+            from: recent_g.first().and_then(|(g, _)| g.date),
+            lr: recent_cfg.lr,
+        });
         // `train` gives the network back unchanged unless the epoch raises validation top-1.
         let (tuned, more, tuned_kept) = train(
             net_cfg,
@@ -588,13 +666,12 @@ fn recent_stages(
         );
         let epoch = more.last().expect("train runs at least one epoch");
         let kept = tuned_kept.is_some();
-        events(FitEvent::Line(format!(
-            "the last {} games once more: validation top-1 {:.1}% -> {:.1}%{}",
-            games_in(recent_g),
-            100.0 * val_top1,
-            100.0 * epoch.val_top1,
-            if kept { " (kept)" } else { " (not kept)" }
-        )));
+        events(FitEvent::StageDone {
+            games: games_in(recent_g),
+            before: val_top1,
+            after: epoch.val_top1,
+            kept,
+        });
         if kept {
             (net, val_top1, val_top3) = (tuned, epoch.val_top1, epoch.val_top3);
             reports.extend(more);
@@ -605,65 +682,25 @@ fn recent_stages(
 }
 
 /// The model's figures on the test positions (outside and inside the training tree)
-/// beside the random and habit baselines, and the promotions, as lines; returns its test
-/// top-1 and top-3 outside the tree.
-fn test_lines(
-    player: &str,
-    net: &Net,
-    parts: &Parts<'_>,
-    events: &mut dyn FnMut(FitEvent<'_>),
-) -> (f64, f64) {
+/// beside the random and habit baselines, and the promotions, as an event; returns its
+/// test top-1 and top-3 outside the tree.
+fn test_figures(net: &Net, parts: &Parts<'_>, events: &mut dyn FnMut(FitEvent<'_>)) -> (f64, f64) {
     let (test_out, test_in, habits) = (&parts.test_out, &parts.test_in, &parts.habits);
     let (test_top1, test_top3) = evaluate(net, test_out);
-    let (in_top1, in_top3) = evaluate(net, test_in);
-    let (r1, r3) = random_baseline(test_out);
-    let (h1, h3) = habit_baseline(test_out, habits);
-    events(FitEvent::Line(format!(
-        "test positions outside the training tree ({}):",
-        test_out.len()
-    )));
-    events(FitEvent::Line(format!(
-        "  model            top-1 {:5.1}%  top-3 {:5.1}%",
-        100.0 * test_top1,
-        100.0 * test_top3
-    )));
-    events(FitEvent::Line(format!(
-        "  random legal     top-1 {:5.1}%  top-3 {:5.1}%",
-        100.0 * r1,
-        100.0 * r3
-    )));
-    events(FitEvent::Line(format!(
-        "  habit (most played UCI move) top-1 {:5.1}%  top-3 {:5.1}%",
-        100.0 * h1,
-        100.0 * h3
-    )));
-    events(FitEvent::Line(format!(
-        "test positions inside the training tree ({}): model top-1 {:.1}%, top-3 {:.1}%",
-        test_in.len(),
-        100.0 * in_top1,
-        100.0 * in_top3
-    )));
-    let (pt, pv) = (promotions(parts.train), promotions(parts.test));
-    events(FitEvent::Line(format!(
-        "promotions by {player}: training {}; test {}",
-        promotion_text(&pt),
-        promotion_text(&pv),
-    )));
+    events(FitEvent::Test(TestFigures {
+        outside: test_out.len(),
+        model: Top {
+            top1: test_top1,
+            top3: test_top3,
+        },
+        random: random_baseline(test_out).into(),
+        habit: habit_baseline(test_out, habits).into(),
+        inside: test_in.len(),
+        model_inside: evaluate(net, test_in).into(),
+        promotions_train: promotions(parts.train),
+        promotions_test: promotions(parts.test),
+    }));
     (test_top1, test_top3)
-}
-
-/// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".
-pub fn plan_scope(epochs: usize, stages: usize) -> String {
-    let epochs = if epochs == 1 {
-        "its epoch".to_string()
-    } else {
-        format!("all {epochs} epochs")
-    };
-    match stages {
-        0 => epochs,
-        1 => format!("{epochs}, then 1 stage on the last games"),
-        n => format!("{epochs}, then {n} stages on the last games"),
-    }
 }
 
 #[cfg(test)]

@@ -39,23 +39,6 @@ pub struct ValueFigures {
     pub shares: Calibration,
 }
 
-impl ValueFigures {
-    /// "log-loss 0.981, Brier 0.577 (material alone 1.012 / 0.601; outcome shares alone
-    /// 1.060 / 0.640) on 20000 validation positions".
-    pub fn describe(&self) -> String {
-        format!(
-            "log-loss {:.3}, Brier {:.3} (material alone {:.3} / {:.3}; outcome shares alone {:.3} / {:.3}) on {} validation positions",
-            self.model.log_loss,
-            self.model.brier,
-            self.material.log_loss,
-            self.material.brier,
-            self.shares.log_loss,
-            self.shares.brier,
-            self.positions
-        )
-    }
-}
-
 /// The log-loss and Brier score of `probs` against the `outcomes` (indices as
 /// [`crate::data::outcome_index`]); `None` when there are none.
 pub fn calibration(probs: &[Outcomes], outcomes: &[i64]) -> Option<Calibration> {

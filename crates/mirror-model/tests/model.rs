@@ -403,7 +403,8 @@ fn the_plan_counts_every_batch_the_training_and_its_stages_run() {
         recent_lr: 1e-3,
     };
     let dir = tempfile::tempdir().expect("temp dir");
-    let (mut plan, mut stages, mut lines) = (None, Vec::new(), Vec::new());
+    let (mut plan, mut stages, mut not_run, mut ended) = (None, Vec::new(), Vec::new(), Vec::new());
+    let mut split = None;
     // Per part: its last epoch and the batches of one epoch (each epoch's progress ends
     // with all of them done).
     let mut parts: Vec<(usize, usize)> = Vec::new();
@@ -419,30 +420,38 @@ fn the_plan_counts_every_batch_the_training_and_its_stages_run() {
                 plan = Some(p);
                 parts.push((0, 0));
             }
-            FitEvent::Stage(line) => {
-                stages.push(line);
+            FitEvent::Split(s) => split = Some(s),
+            FitEvent::Stage {
+                games, positions, ..
+            } => {
+                assert!(positions > games, "{positions} positions in {games} games");
+                stages.push(games);
                 parts.push((0, 0));
             }
+            FitEvent::StageDone { games, kept, .. } => ended.push((games, kept)),
+            FitEvent::NoStage { asked, train_games } => not_run.push((asked, train_games)),
             FitEvent::Progress(r, done, total) => {
                 let part = parts.last_mut().expect("progress after the plan");
                 assert!(done <= total && done > 0, "{done}/{total}");
                 *part = (part.0.max(r.epoch), total);
             }
-            FitEvent::Line(line) => lines.push(line),
+            _ => {}
         },
     )
     .expect("fit");
     let plan = plan.expect("a plan");
     // Two stages run (the last 100 and 40 games); 0 is none; 5,000 is more than there are.
-    assert_eq!(stages.len(), 2, "{stages:?}");
-    assert!(stages[0].starts_with("then the last 100 training games once more ("));
-    assert!(stages[1].starts_with("then the last 40 training games once more ("));
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.starts_with("no stage on the last 5000 training games: there are only ")),
-        "{lines:?}"
+    assert_eq!(stages, [100, 40]);
+    assert_eq!(
+        ended.iter().map(|&(games, _)| games).collect::<Vec<_>>(),
+        [100, 40]
     );
+    let split = split.expect("the split is reported");
+    assert_eq!(
+        split.train_games + split.val_games + split.test_games,
+        split.games
+    );
+    assert_eq!(not_run, [(5000, split.train_games)]);
     let ran: Vec<usize> = parts
         .iter()
         .map(|&(epochs, total)| epochs * total)
@@ -482,7 +491,12 @@ fn the_value_head_gives_a_distribution_and_learns_the_outcomes() {
         figures.model.log_loss < 3f64.ln(),
         "better than no idea: {figures:?}"
     );
-    assert!(figures.describe().contains("material alone"), "{figures:?}");
+    assert!(
+        [figures.material, figures.shares]
+            .iter()
+            .all(|c| c.log_loss.is_finite() && c.brier > 0.0 && c.brier < 2.0),
+        "the baselines measured: {figures:?}"
+    );
     let dir = tempfile::tempdir().expect("tempdir");
     save(&net, &meta(), dir.path()).expect("save");
     let loaded = Predictor::load(dir.path()).expect("load");
@@ -560,29 +574,28 @@ fn a_model_without_a_value_head_loads_and_learns_one_when_fine_tuned() {
         recent_lr: 1e-3,
     };
     let out = tempfile::tempdir().expect("tempdir");
-    let mut lines = Vec::new();
+    let (mut new_head, mut reported) = (None, None);
     let tuned = fit(
         "Biskupstunga",
         &games,
         "80,10,10".parse().expect("split"),
         &opts,
         out.path(),
-        &mut |event| {
-            if let FitEvent::Line(l) = event {
-                lines.push(l);
-            }
+        &mut |event| match event {
+            FitEvent::Base { new_value_head, .. } => new_head = Some(new_value_head),
+            FitEvent::Value(v) => reported = Some(*v),
+            _ => {}
         },
     )
     .expect("fit");
     assert!(tuned.has_value_head() && tuned.meta.value_head);
     let figures = tuned.meta.value.expect("measured");
     assert!(figures.positions > 1000, "{figures:?}");
-    assert!(
-        lines
-            .iter()
-            .any(|l| l.contains("the base has no value head"))
-            && lines.iter().any(|l| l.starts_with("value head")),
-        "{lines:?}"
+    assert_eq!(new_head, Some(true), "the base had no value head");
+    assert_eq!(
+        reported,
+        Some(figures),
+        "the figures kept are those reported"
     );
     let again = Predictor::load(out.path()).expect("load");
     assert!(again.has_value_head());

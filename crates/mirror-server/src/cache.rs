@@ -8,9 +8,11 @@
 //! the player's repertoire), and its answer only changes when the player's games are added.
 //! A store that cannot tell a version gets no cache: every answer is read afresh.
 
-use std::sync::Mutex;
+use std::{hash::Hash, sync::Mutex};
 
 use axum::body::Bytes;
+use mirror_core::{PlayerKey, PositionKey};
+use mirror_store::{Filter, report::ReportOptions};
 use rustc_hash::FxHashMap;
 
 /// Bodies of at most this many bytes in all are kept.
@@ -20,6 +22,105 @@ pub const CACHE_BYTES: usize = 64 << 20;
 pub trait Weight {
     /// Bytes held.
     fn weight(&self) -> usize;
+}
+
+/// What a kept answer answers: the route and its question as parsed, one value per meaning
+/// (the player by key, not as written; the position by its key, not by the moves or FEN
+/// that reached it), hashed as the caches' map key.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Question {
+    /// `/explore`.
+    Explore {
+        /// The player.
+        player: PlayerKey,
+        /// The position.
+        position: PositionKey,
+        /// The opening named on the path given (the answer names it).
+        opening: Option<&'static str>,
+        /// Whose games.
+        filter: Filter,
+        /// Recent games listed.
+        recent_games: usize,
+        /// Moves listed (all when none).
+        moves: Option<usize>,
+    },
+    /// `/report`.
+    Report {
+        /// The player.
+        player: PlayerKey,
+        /// What the report looks at.
+        options: ReportOptions,
+    },
+    /// `/prep`: kept under the player's version, with the opponent's here.
+    Prep {
+        /// The player.
+        player: PlayerKey,
+        /// The opponent.
+        opponent: PlayerKey,
+        /// The version of the opponent's data read.
+        theirs: Option<u64>,
+        /// What to walk.
+        options: Knobs,
+    },
+    /// `/move`, before its draw.
+    Move {
+        /// The player.
+        player: PlayerKey,
+        /// The position as FEN (its counters too: the engine may read them).
+        fen: String,
+        /// The move into it (the model reads it).
+        last: Option<shakmaty::Move>,
+        /// The engine's settings but the seed (the draw is made after).
+        options: Knobs,
+    },
+    /// `/pace`: the player's time model.
+    Pace {
+        /// The player.
+        player: PlayerKey,
+    },
+}
+
+/// Settings that hold real numbers, as one value: equal when they print alike, every float
+/// by the shortest text that reads back as it (so two settings are one question exactly
+/// when every knob has the same value, and equality stays reflexive where a float would
+/// not be).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Knobs(Box<str>);
+
+impl Knobs {
+    /// `options` as one comparable value.
+    pub fn of<T: std::fmt::Debug>(options: &T) -> Knobs {
+        Knobs(format!("{options:?}").into_boxed_str())
+    }
+}
+
+impl Weight for Question {
+    fn weight(&self) -> usize {
+        let heap = match self {
+            Question::Explore { player, .. }
+            | Question::Report { player, .. }
+            | Question::Pace { player } => player.as_str().len(),
+            Question::Prep {
+                player,
+                opponent,
+                options,
+                ..
+            } => player.as_str().len() + opponent.as_str().len() + options.0.len(),
+            Question::Move {
+                player,
+                fen,
+                options,
+                ..
+            } => player.as_str().len() + fen.len() + options.0.len(),
+        };
+        std::mem::size_of::<Question>() + heap
+    }
+}
+
+impl Weight for String {
+    fn weight(&self) -> usize {
+        self.len()
+    }
 }
 
 impl Weight for Bytes {
@@ -59,24 +160,23 @@ impl Weight for std::sync::Arc<KeptMove> {
     }
 }
 
-/// A bounded map from a request (its route and parsed parameters) to its JSON body (or, for
-/// `/move`, its bodies before the draw) and the version of the player's data it was read
-/// at.
+/// A bounded map from a request (its [`Question`]) to its JSON body (or, for `/move`, its
+/// bodies before the draw) and the version of the player's data it was read at.
 #[derive(Debug)]
-pub struct ResponseCache<V = Bytes> {
-    inner: Mutex<Inner<V>>,
+pub struct ResponseCache<V = Bytes, K = Question> {
+    inner: Mutex<Inner<K, V>>,
     budget: usize,
 }
 
 #[derive(Debug)]
-struct Inner<V> {
-    entries: FxHashMap<String, (u64, V)>,
+struct Inner<K, V> {
+    entries: FxHashMap<K, (u64, V)>,
     bytes: usize,
 }
 
-impl<V: Clone + Weight> ResponseCache<V> {
+impl<V: Clone + Weight, K: Clone + Eq + Hash + Weight> ResponseCache<V, K> {
     /// A cache holding at most `budget` bytes of keys and bodies.
-    pub fn new(budget: usize) -> ResponseCache<V> {
+    pub fn new(budget: usize) -> ResponseCache<V, K> {
         ResponseCache {
             inner: Mutex::new(Inner {
                 entries: FxHashMap::default(),
@@ -86,7 +186,7 @@ impl<V: Clone + Weight> ResponseCache<V> {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Inner<V>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner<K, V>> {
         // A panic while holding the lock leaves a consistent map (every update is one
         // insert or removal), so a poisoned lock is still usable.
         self.inner
@@ -95,7 +195,7 @@ impl<V: Clone + Weight> ResponseCache<V> {
     }
 
     /// The body kept for `key` if it was read at version `version` of its player's data.
-    pub fn get(&self, key: &str, version: u64) -> Option<V> {
+    pub fn get(&self, key: &K, version: u64) -> Option<V> {
         let inner = self.lock();
         match inner.entries.get(key) {
             Some((v, body)) if *v == version => Some(body.clone()),
@@ -106,8 +206,8 @@ impl<V: Clone + Weight> ResponseCache<V> {
     /// Keeps `body` for `key`, read at version `version` of its player's data (an answer
     /// read at an older version than the one kept is dropped). When the budget is spent,
     /// entries are dropped in the map's order (an arbitrary one: no position is favoured).
-    pub fn put(&self, key: String, version: u64, body: V) {
-        let size = key.len() + body.weight();
+    pub fn put(&self, key: K, version: u64, body: V) {
+        let size = key.weight() + body.weight();
         if size > self.budget {
             return;
         }
@@ -117,7 +217,7 @@ impl<V: Clone + Weight> ResponseCache<V> {
                 // Read before a change that another request has already seen.
                 return;
             }
-            let freed = key.len() + old.weight();
+            let freed = key.weight() + old.weight();
             inner.bytes -= freed;
             inner.entries.remove(&key);
         }
@@ -125,9 +225,11 @@ impl<V: Clone + Weight> ResponseCache<V> {
             let Some(victim) = inner.entries.keys().next().cloned() else {
                 break;
             };
-            if let Some((_, old)) = inner.entries.remove(&victim) {
-                inner.bytes -= victim.len() + old.weight();
-            }
+            let Some((_, old)) = inner.entries.remove(&victim) else {
+                // A key that is not equal to itself would never be found again.
+                break;
+            };
+            inner.bytes -= victim.weight() + old.weight();
         }
         inner.entries.insert(key, (version, body));
         inner.bytes += size;
@@ -150,29 +252,65 @@ mod tests {
 
     #[test]
     fn a_new_version_forgets_and_old_reads_are_not_kept() {
-        let c = ResponseCache::new(1 << 10);
+        let c = ResponseCache::<Bytes, String>::new(1 << 10);
+        let (a, b) = (String::from("a"), String::from("b"));
         c.put("a".into(), 1, Bytes::from_static(b"one"));
-        assert_eq!(c.get("a", 1).as_deref(), Some(&b"one"[..]));
-        assert_eq!(c.get("a", 2), None, "the data changed since");
+        assert_eq!(c.get(&a, 1).as_deref(), Some(&b"one"[..]));
+        assert_eq!(c.get(&a, 2), None, "the data changed since");
         c.put("a".into(), 2, Bytes::from_static(b"two"));
-        assert_eq!(c.get("a", 1), None, "version 2 replaced it");
-        assert_eq!(c.get("a", 2).as_deref(), Some(&b"two"[..]));
+        assert_eq!(c.get(&a, 1), None, "version 2 replaced it");
+        assert_eq!(c.get(&a, 2).as_deref(), Some(&b"two"[..]));
         c.put("a".into(), 1, Bytes::from_static(b"stale"));
         assert_eq!(
-            c.get("a", 2).as_deref(),
+            c.get(&a, 2).as_deref(),
             Some(&b"two"[..]),
             "a read from before the change is dropped"
         );
         // Each key has its own version: another player's answers stay.
         c.put("b".into(), 7, Bytes::from_static(b"bob"));
-        assert_eq!(c.get("a", 2).as_deref(), Some(&b"two"[..]));
-        assert_eq!(c.get("b", 7).as_deref(), Some(&b"bob"[..]));
+        assert_eq!(c.get(&a, 2).as_deref(), Some(&b"two"[..]));
+        assert_eq!(c.get(&b, 7).as_deref(), Some(&b"bob"[..]));
         assert_eq!(c.len(), 2);
     }
 
     #[test]
+    fn one_question_one_key() {
+        let explore = |name: &str, filter: Filter| Question::Explore {
+            player: PlayerKey::new(name).expect("a name"),
+            position: PositionKey(7),
+            opening: None,
+            filter,
+            recent_games: 4,
+            moves: None,
+        };
+        let c = ResponseCache::<Bytes>::new(1 << 12);
+        c.put(
+            explore("Hikaru", Filter::default()),
+            1,
+            Bytes::from_static(b"x"),
+        );
+        // The name as written does not matter; the filter does.
+        assert!(c.get(&explore("hikaru", Filter::default()), 1).is_some());
+        let blitz = Filter {
+            time_classes: vec![mirror_core::TimeClass::Blitz],
+            ..Filter::default()
+        };
+        assert!(c.get(&explore("hikaru", blitz), 1).is_none());
+        // Real-valued settings: equal values are one key, any other value another.
+        let weight = |w: f64| {
+            Knobs::of(&mirror_engine::EngineOptions {
+                recent_weight: w,
+                ..mirror_engine::EngineOptions::default()
+            })
+        };
+        assert_eq!(weight(1.5), weight(1.5));
+        assert_ne!(weight(1.5), weight(1.5000000000000002));
+        assert_eq!(weight(f64::NAN), weight(f64::NAN), "reflexive");
+    }
+
+    #[test]
     fn the_budget_holds() {
-        let c = ResponseCache::new(100);
+        let c = ResponseCache::<Bytes, String>::new(100);
         for i in 0..50 {
             c.put(format!("k{i:02}"), 0, Bytes::from(vec![b'x'; 20]));
             let inner = c.lock();
@@ -185,23 +323,34 @@ mod tests {
             assert!(inner.bytes <= 100, "{} bytes kept", inner.bytes);
         }
         assert_eq!(c.len(), 4);
-        assert!(c.get("k49", 0).is_some(), "the newest entry is kept");
+        assert!(
+            c.get(&"k49".into(), 0).is_some(),
+            "the newest entry is kept"
+        );
         c.put("huge".into(), 0, Bytes::from(vec![b'x'; 200]));
-        assert_eq!(c.get("huge", 0), None);
+        assert_eq!(c.get(&"huge".into(), 0), None);
     }
 }
 
 /// Identical expensive requests being answered: the first computes, the others wait for
 /// its answer instead of computing it again (48 identical reports cost one).
-#[derive(Debug, Default)]
-pub struct InFlight {
-    running: Mutex<FxHashMap<String, std::sync::Arc<tokio::sync::OnceCell<Bytes>>>>,
+#[derive(Debug)]
+pub struct InFlight<K = (Question, Option<u64>)> {
+    running: Mutex<FxHashMap<K, std::sync::Arc<tokio::sync::OnceCell<Bytes>>>>,
 }
 
-impl InFlight {
+impl<K> Default for InFlight<K> {
+    fn default() -> Self {
+        InFlight {
+            running: Mutex::default(),
+        }
+    }
+}
+
+impl<K: Clone + Eq + Hash> InFlight<K> {
     /// The answer to `key`: `compute`'s, or that of an identical request already running.
     /// A failed or abandoned computation is taken over by the next waiting request.
-    pub async fn run<F, Fut, E>(&self, key: String, compute: F) -> Result<Bytes, E>
+    pub async fn run<F, Fut, E>(&self, key: K, compute: F) -> Result<Bytes, E>
     where
         F: FnOnce() -> Fut,
         Fut: std::future::Future<Output = Result<Bytes, E>>,
@@ -234,7 +383,7 @@ mod in_flight_tests {
 
     #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
     async fn identical_requests_share_one_computation() {
-        let flight = Arc::new(InFlight::default());
+        let flight = Arc::new(InFlight::<String>::default());
         let runs = Arc::new(AtomicUsize::new(0));
         let mut tasks = Vec::new();
         for i in 0..16 {

@@ -16,6 +16,7 @@ use shakmaty::Position;
 
 use crate::{
     AppState,
+    cache::{Knobs, Question},
     error::ApiError,
     params::{self, Raw},
     response::{
@@ -103,16 +104,15 @@ async fn choose_move<S: GraphStore + Send + Sync + 'static>(
     let version = crate::versions::player_version(&state, &user).await?;
     // The player's key, not the name as written: one question, one kept answer (as the
     // explorer's).
-    let key = format!(
-        "move\n{}\n{}\n{:?}\n{:?}",
-        mirror_store::player_key(&user)?,
-        notation::fen(&pos),
-        last.map(notation::uci),
-        EngineOptions {
+    let key = Question::Move {
+        player: player_key(&user)?,
+        fen: notation::fen(&pos),
+        last,
+        options: Knobs::of(&EngineOptions {
             seed: 0,
             ..options.clone()
-        }
-    );
+        }),
+    };
     if let Some(v) = version
         && let Some(kept) = state.kept_moves.get(&key, v)
         && let Some(body) = kept.body(u)
@@ -251,7 +251,13 @@ fn json_bytes(body: Bytes) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], body).into_response()
 }
 
-/// The answer to `key` (the route and its query string, as sent) about `user`: the kept
+/// The key of `user`, as the caches know players (validated by the query's parser
+/// already: a failure here is the store's error).
+fn player_key(user: &str) -> Result<mirror_core::PlayerKey, ApiError> {
+    mirror_core::PlayerKey::new(user).map_err(|e| ApiError::from(mirror_store::StoreError::from(e)))
+}
+
+/// The answer to `key` (the route and its question, parsed) about `user`: the kept
 /// one while the player's data is unchanged (see [`crate::cache`];
 /// [`GraphRead::player_version`], read from the store, so that a write by anyone, through
 /// this server or not, is seen at the next request), else `answer`'s, kept for next time.
@@ -259,7 +265,7 @@ fn json_bytes(body: Bytes) -> Response {
 async fn kept<S, T, F>(
     state: &Arc<AppState<S>>,
     user: String,
-    key: String,
+    key: Question,
     heavy: bool,
     answer: F,
 ) -> Result<Response, ApiError>
@@ -277,7 +283,7 @@ where
 async fn kept_body<S, T, F>(
     state: &Arc<AppState<S>>,
     user: String,
-    key: String,
+    key: Question,
     heavy: bool,
     answer: F,
 ) -> Result<Bytes, ApiError>
@@ -296,7 +302,7 @@ where
     {
         return Ok(body);
     }
-    let merged = heavy.then(|| format!("{key}\n{version:?}"));
+    let merged = heavy.then(|| (key.clone(), version));
     let work = move |store: &S, _: Option<&mirror_engine::FallbackFactory>| {
         // A heavy answer waited for its turn: another request may have kept it meanwhile.
         if heavy
@@ -413,12 +419,14 @@ async fn explore_body<S: GraphStore + Send + Sync + 'static>(
     } = asked;
     // Keyed by what was asked, parsed: the same question written another way (another
     // order, another move path to the same position and opening) shares one answer.
-    let key = format!(
-        "explore\n{}\n{:016x}\n{}\n{filter:?}\n{recent}\n{listed:?}",
-        mirror_store::player_key(&user)?,
-        PositionKey::from_position(&pos).0,
-        opening.map_or("", |o| o.name.as_str()),
-    );
+    let key = Question::Explore {
+        player: player_key(&user)?,
+        position: PositionKey::from_position(&pos),
+        opening: opening.map(|o| o.name.as_str()),
+        filter: filter.clone(),
+        recent_games: recent,
+        moves: listed,
+    };
     let player = filter.color.unwrap_or(pos.turn());
     let known = state.known_players.clone();
     kept_body(state, user.clone(), key, false, move |store| {
@@ -504,7 +512,9 @@ pub(crate) async fn pace<S: GraphStore + Send + Sync + 'static>(
     let answer = state
         .blocking(move |store, _| {
             require_player(&known, store, &user)?;
-            let key = mirror_store::player_key(&user)?;
+            let key = Question::Pace {
+                player: player_key(&user)?,
+            };
             let model = match version.and_then(|v| models.get(&key, v)) {
                 Some(m) => m,
                 None => {
@@ -543,7 +553,10 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
 ) -> Result<Response, ApiError> {
     let params::ReportRequest { user, options } =
         params::ReportQuery::from_raw(query(q)?)?.parse()?;
-    let key = format!("report\n{}\n{options:?}", mirror_store::player_key(&user)?);
+    let key = Question::Report {
+        player: player_key(&user)?,
+        options: options.clone(),
+    };
     let known = state.known_players.clone();
     kept(&state, user.clone(), key, true, move |store| {
         require_player(&known, store, &user)?;
@@ -601,11 +614,12 @@ pub(crate) async fn prep<S: GraphStore + Send + Sync + 'static>(
     } = params::PrepQuery::from_raw(query(q)?)?.parse()?;
     // Kept under the player's version; the opponent's is part of the key.
     let theirs = crate::versions::player_version(&state, &opponent).await?;
-    let key = format!(
-        "prep\n{}\n{}\n{theirs:?}\n{options:?}",
-        mirror_store::player_key(&user)?,
-        mirror_store::player_key(&opponent)?
-    );
+    let key = Question::Prep {
+        player: player_key(&user)?,
+        opponent: player_key(&opponent)?,
+        theirs,
+        options: Knobs::of(&options),
+    };
     let known = state.known_players.clone();
     kept(&state, user.clone(), key, true, move |store| {
         require_player(&known, store, &user)?;
@@ -1112,7 +1126,9 @@ mod tests {
             kept(
                 &asked,
                 "someone".into(),
-                "a report".into(),
+                Question::Pace {
+                    player: mirror_core::PlayerKey::new("someone").expect("a name"),
+                },
                 true,
                 move |_| {
                     let _ = wait.recv();

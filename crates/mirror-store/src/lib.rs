@@ -189,7 +189,7 @@ pub const TOTAL_MIN_PIECES: u8 = 30;
 pub type Result<T, E = StoreError> = std::result::Result<T, E>;
 
 /// Which games an explorer or engine query looks at. The default takes everything.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Filter {
     /// Only games where the player had this colour.
     pub color: Option<Color>,
@@ -209,7 +209,7 @@ pub struct Filter {
 }
 
 /// An inclusive range of ratings, `1600-1900` as text.
-#[derive(Copy, Clone, Debug, PartialEq, Eq)]
+#[derive(Copy, Clone, Debug, PartialEq, Eq, Hash)]
 pub struct RatingRange {
     /// Lowest rating counted.
     pub min: u16,

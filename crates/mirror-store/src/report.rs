@@ -72,7 +72,7 @@ use graph::{Graph, GraphBuilder};
 pub const MIN_GAMES_FLOOR: u32 = 2;
 
 /// What the report looks at.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct ReportOptions {
     /// Only the player's games with this colour (both when `None`).
     pub color: Option<Color>,

@@ -70,9 +70,14 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
         let fallbacks = || Some(model_fallbacks(store_args));
         let shape = (args.top, args.random, args.seed);
         let load = (args.connections, args.seconds);
-        let said = &mut |s| println!("{s}");
+        let starting = &mut |s: bench::sample::Starting<'_>| {
+            println!(
+                "[{}/{}] {} ({} games): {} most played and {} random positions",
+                s.index, s.of, s.player, s.games, s.top, s.random
+            )
+        };
         let compared =
-            bench::sample::compare_alone(open, n, endpoint, shape, load, &fallbacks, said)?;
+            bench::sample::compare_alone(open, n, endpoint, shape, load, &fallbacks, starting)?;
         print!("{}", bench::sample::table(&compared));
         return Ok(ExitCode::SUCCESS);
     }

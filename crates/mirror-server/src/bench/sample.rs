@@ -46,12 +46,29 @@ pub fn draw_players<S: GraphStore + ?Sized>(
     Ok(all)
 }
 
+/// A player's load is starting (the `index`-th of `of`, from 1), with its requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Starting<'a> {
+    /// Which player, from 1.
+    pub index: usize,
+    /// Of how many.
+    pub of: usize,
+    /// The player.
+    pub player: &'a str,
+    /// Their games.
+    pub games: u64,
+    /// Their most played positions asked.
+    pub top: usize,
+    /// Their random positions asked.
+    pub random: usize,
+}
+
 /// For `n` players drawn from the store `open` opens ([`draw_players`]): each player's
 /// `top` most played and `random` random positions (`seed`, as [`Requests::new`]) asked
 /// of `endpoint` on that store (a fresh handle per load, as `mirror bench serve`), then
 /// the same requests on a store holding only the player's games (a temporary file,
-/// removed after), with `connections` clients for `seconds` per set. `said` hears what is
-/// being done.
+/// removed after), with `connections` clients for `seconds` per set. `starting` hears
+/// each player's turn.
 pub fn compare_alone<S, O, E>(
     open: O,
     n: usize,
@@ -59,7 +76,7 @@ pub fn compare_alone<S, O, E>(
     (top, random, seed): (usize, usize, u64),
     (connections, seconds): (usize, u64),
     fallbacks: &dyn Fn() -> Option<FallbackFactory>,
-    said: &mut dyn FnMut(String),
+    starting: &mut dyn FnMut(Starting<'_>),
 ) -> Result<Vec<Compared>, BenchError>
 where
     S: GraphStore + Send + Sync + 'static,
@@ -80,13 +97,14 @@ where
             let requests = Requests::new(&many, player, endpoint, (top, random, seed))?;
             (requests, many.games(player)?)
         };
-        said(format!(
-            "[{}/{}] {player} ({games} games): {} most played and {} random positions",
-            i + 1,
-            players.len(),
-            requests.top_paths.len(),
-            requests.random_paths.len()
-        ));
+        starting(Starting {
+            index: i + 1,
+            of: players.len(),
+            player,
+            games: *games,
+            top: requests.top_paths.len(),
+            random: requests.random_paths.len(),
+        });
         let sets = requests.sets();
         let many = run(
             Arc::new(open_many()?),
