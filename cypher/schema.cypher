@@ -21,3 +21,5 @@ DROP INDEX mirror_move_player IF EXISTS;
 CREATE CONSTRAINT mirror_evaluations_version IF NOT EXISTS FOR (v:EvaluationsVersion) REQUIRE v.mark IS UNIQUE;
 CREATE INDEX mirror_fetch_unit IF NOT EXISTS FOR (f:FetchState) ON (f.player, f.unit);
 CREATE INDEX mirror_account_player IF NOT EXISTS FOR (a:Account) ON (a.player);
+// A player's drill record of a card: one per (player, position, colour).
+CREATE CONSTRAINT mirror_drill_card IF NOT EXISTS FOR (c:DrillCard) REQUIRE (c.player, c.key, c.color) IS UNIQUE;

@@ -199,6 +199,16 @@ mod tests {
         }
     }
 
+    impl mirror_store::Drills for Remote {
+        fn drill_records(&self, p: &str) -> Result<Vec<mirror_store::DrillRecord>> {
+            self.inner.drill_records(p)
+        }
+
+        fn put_drill_records(&self, p: &str, r: &[mirror_store::DrillRecord]) -> Result<()> {
+            self.inner.put_drill_records(p, r)
+        }
+    }
+
     impl Accounts for Remote {
         fn accounts(&self, p: &str) -> Result<Vec<Account>> {
             self.inner.accounts(p)

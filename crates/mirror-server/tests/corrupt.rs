@@ -112,6 +112,16 @@ impl GraphWrite for Damaged {
     }
 }
 
+impl mirror_store::Drills for Damaged {
+    fn drill_records(&self, player: &str) -> Result<Vec<mirror_store::DrillRecord>> {
+        self.0.drill_records(player)
+    }
+
+    fn put_drill_records(&self, player: &str, records: &[mirror_store::DrillRecord]) -> Result<()> {
+        self.0.put_drill_records(player, records)
+    }
+}
+
 impl Accounts for Damaged {
     fn accounts(&self, player: &str) -> Result<Vec<mirror_store::Account>> {
         self.0.accounts(player)

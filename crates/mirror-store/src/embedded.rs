@@ -31,6 +31,8 @@
 //!   number) -> game id (a player's games are numbered in ingest order; a number is 4
 //!   bytes where an id is about 40).
 //! - `accounts`: (lower-cased player, source code, lower-cased name) -> the name as given.
+//! - `drill`: (lower-cased player, position, colour 0/1) -> the player's drill record of
+//!   that card ([`codec::drill`]).
 //!
 //! The byte forms are in [`crate::codec`], one module per stored type.
 
@@ -49,9 +51,9 @@ use redb::{
 use shakmaty::Color;
 
 use crate::{
-    Account, Accounts, EdgeRow, Evaluation, FetchState, Filter, GraphRead, GraphWrite, MoveRow,
-    PlayerCounts, PlayerInfo, RecentGame, Result, StoreError, WriteReport, player_key, recent_game,
-    sum_by_move,
+    Account, Accounts, DrillRecord, Drills, EdgeRow, Evaluation, FetchState, Filter, GraphRead,
+    GraphWrite, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result, StoreError, WriteReport,
+    player_key, recent_game, sum_by_move,
 };
 
 /// One search for a position's recent games over the player's games by date.
@@ -302,6 +304,8 @@ const ACCOUNTS: TableDefinition<'_, (&str, u8, &str), &str> = TableDefinition::n
 /// Each analysed position's evaluation ([`mirror_core::evaluation::Evaluation::encode`]),
 /// shared by every player who reaches it.
 const EVALS: TableDefinition<'_, u64, &[u8]> = TableDefinition::new("evaluations");
+/// (player key, position, colour 0 White / 1 Black) -> the drill record of that card.
+const DRILL: TableDefinition<'_, (&str, u64, u8), &[u8]> = TableDefinition::new("drill");
 
 /// How to open a store file.
 #[derive(Copy, Clone, Debug, PartialEq, Eq)]
@@ -467,6 +471,7 @@ impl EmbeddedStore {
             txn.open_table(FETCH)?;
             txn.open_table(ACCOUNTS)?;
             txn.open_table(EVALS)?;
+            txn.open_table(DRILL)?;
         }
         txn.commit().map_err(StoreError::from)
     }
@@ -992,6 +997,50 @@ impl GraphWrite for EmbeddedStore {
         let stored = Self::put_evaluations(&txn, evals)?;
         self.commit(txn)?;
         Ok(stored)
+    }
+}
+
+fn color_code(c: Color) -> u8 {
+    u8::from(c == Color::Black)
+}
+
+impl Drills for EmbeddedStore {
+    fn drill_records(&self, player: &str) -> Result<Vec<DrillRecord>> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_read()?;
+        // A store opened read-only before the table existed has no drill yet.
+        let t = match txn.open_table(DRILL) {
+            Ok(t) => t,
+            Err(redb::TableError::TableDoesNotExist(_)) => return Ok(Vec::new()),
+            Err(e) => return Err(e.into()),
+        };
+        let mut out = Vec::new();
+        for item in t.range((key.as_str(), 0u64, 0u8)..=(key.as_str(), u64::MAX, u8::MAX))? {
+            let (k, v) = item?;
+            let (_, pos, color) = k.value();
+            let color = match color {
+                0 => Color::White,
+                1 => Color::Black,
+                c => return Err(StoreError::Corrupt(format!("drill colour code {c}"))),
+            };
+            out.push(codec::drill::decode(v.value(), PositionKey(pos), color)?);
+        }
+        Ok(out)
+    }
+
+    fn put_drill_records(&self, player: &str, records: &[DrillRecord]) -> Result<()> {
+        let key = player_key(player)?;
+        let txn = self.db.begin_write()?;
+        {
+            let mut t = txn.open_table(DRILL)?;
+            for r in records {
+                t.insert(
+                    (key.as_str(), r.key.0, color_code(r.color)),
+                    codec::drill::encode(r).as_slice(),
+                )?;
+            }
+        }
+        self.commit(txn)
     }
 }
 

@@ -9,6 +9,7 @@
 
 pub mod analysis;
 pub mod codec;
+pub mod drill;
 pub mod embedded;
 #[cfg(feature = "neo4j")]
 pub mod neo4j;
@@ -27,6 +28,7 @@ use mirror_core::{
 };
 use shakmaty::Color;
 
+pub use drill::{DrillAnswer, DrillRecord, Drills};
 pub use embedded::EmbeddedStore;
 
 /// Errors of a store.
@@ -741,12 +743,12 @@ pub trait Accounts {
     fn add_account(&self, player: &str, account: &Account) -> Result<()>;
 }
 
-/// A whole store: read, written, and its players' accounts ([`GraphRead`], [`GraphWrite`],
-/// [`Accounts`]); what a command that does all three takes. A function that only reads
-/// takes [`GraphRead`].
-pub trait GraphStore: GraphRead + GraphWrite + Accounts {}
+/// A whole store: read, written, its players' accounts and their drill ([`GraphRead`],
+/// [`GraphWrite`], [`Accounts`], [`Drills`]); what a command that does all takes. A
+/// function that only reads takes [`GraphRead`].
+pub trait GraphStore: GraphRead + GraphWrite + Accounts + Drills {}
 
-impl<S: GraphRead + GraphWrite + Accounts + ?Sized> GraphStore for S {}
+impl<S: GraphRead + GraphWrite + Accounts + Drills + ?Sized> GraphStore for S {}
 
 /// The canonical form of a player name used as identity ([`mirror_core::PlayerKey`]:
 /// trimmed, ASCII-lowercased, never a path), as text.

@@ -20,7 +20,8 @@
 //!   rows;
 //! - `(:Player {name, displayName, games, edgeRows, version})-[:INGESTED {color,
 //!   date}]->(:Game {id, record})`, `(:FetchState {player, unit, ...})`,
-//!   `(:Account {player, source, key, name})`. `version` rises with every write of the
+//!   `(:Account {player, source, key, name})`, `(:DrillCard {player, key, color, ...})`
+//!   (a player's drill record of a card, [`crate::drill`]). `version` rises with every write of the
 //!   player's data, so that servers may keep answers ([`GraphRead::player_version`]).
 //!
 //! Every statement is a file in `cypher/` loaded with `include_str!` and run with
@@ -53,9 +54,9 @@ use neo4rs::{BoltType, ConfigBuilder, Graph, Query, Row};
 use shakmaty::Color;
 
 use crate::{
-    Account, Accounts, EdgeRow, Evaluation, FetchState, Filter, GraphRead, GraphWrite, MoveRow,
-    PlayerCounts, PlayerInfo, RecentGame, Result, StoreError, WriteReport, first_recent_games,
-    player_key, sort_moves,
+    Account, Accounts, DrillAnswer, DrillRecord, Drills, EdgeRow, Evaluation, FetchState, Filter,
+    GraphRead, GraphWrite, MoveRow, PlayerCounts, PlayerInfo, RecentGame, Result, StoreError,
+    WriteReport, drill::DRILL_HISTORY, first_recent_games, player_key, sort_moves,
 };
 
 /// A Cypher statement from `cypher/` and the parameters the code passes to it.
@@ -163,6 +164,12 @@ statement!(
     "account_add.cypher",
     ["player", "source", "key", "name"]
 );
+statement!(DRILL_RECORDS, "drill_records.cypher", ["player"]);
+statement!(
+    WRITE_DRILL_RECORDS,
+    "write_drill_records.cypher",
+    ["player", "rows"]
+);
 statement!(TEST_WIPE, "test_wipe.cypher", []);
 statement!(
     BENCH_SEED_MOVE,
@@ -229,6 +236,8 @@ pub const STATEMENTS: &[Statement] = &[
     FETCH_SET,
     ACCOUNTS,
     ACCOUNT_ADD,
+    DRILL_RECORDS,
+    WRITE_DRILL_RECORDS,
     TEST_WIPE,
     BENCH_SEED_MOVE,
     EX_MOST_PLAYED,
@@ -1848,6 +1857,106 @@ impl GraphWrite for Neo4jStore {
                 ("games", games.into()),
                 ("cursor", state.cursor.into()),
             ])?,
+        )
+    }
+}
+
+impl Drills for Neo4jStore {
+    fn drill_records(&self, player: &str) -> Result<Vec<DrillRecord>> {
+        let key = player_key(player)?;
+        let rows = self.rows(
+            "read the player's drill records",
+            DRILL_RECORDS.query(vec![("player", key.into())])?,
+        )?;
+        let mut out = rows
+            .iter()
+            .map(|r| {
+                let pos = key_of(r.get::<i64>("key").map_err(de)?);
+                let color = color_of(&r.get::<String>("color").map_err(de)?)?;
+                let memory = r
+                    .get::<bool>("memory")
+                    .map_err(de)?
+                    .then(|| -> Result<(f32, f32)> {
+                        Ok((
+                            r.get::<f64>("stability").map_err(de)? as f32,
+                            r.get::<f64>("difficulty").map_err(de)? as f32,
+                        ))
+                    })
+                    .transpose()?;
+                let flat: Vec<i64> = r.get("history").map_err(de)?;
+                if !flat.len().is_multiple_of(3) {
+                    return Err(StoreError::Corrupt(format!(
+                        "neo4j: drill history of {pos} holds {} numbers",
+                        flat.len()
+                    )));
+                }
+                let history = flat
+                    .chunks_exact(3)
+                    .map(|a| {
+                        let grade = u8::try_from(a[1])
+                            .ok()
+                            .filter(|g| (1..=4).contains(g))
+                            .ok_or_else(|| {
+                                StoreError::Corrupt(format!("neo4j: drill grade {}", a[1]))
+                            })?;
+                        Ok(DrillAnswer {
+                            at: a[0],
+                            grade,
+                            millis: u32::try_from(a[2]).map_err(|_| {
+                                StoreError::Corrupt(format!("neo4j: drill answer time {}", a[2]))
+                            })?,
+                        })
+                    })
+                    .collect::<Result<Vec<_>>>()?;
+                Ok(DrillRecord {
+                    key: pos,
+                    color,
+                    memory,
+                    due: r.get("due").map_err(de)?,
+                    reviews: int(r, "reviews")?,
+                    lapses: int(r, "lapses")?,
+                    retired: r.get("retired").map_err(de)?,
+                    history,
+                })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        out.sort_by_key(|r| (r.key, r.color == Color::Black));
+        Ok(out)
+    }
+
+    fn put_drill_records(&self, player: &str, records: &[DrillRecord]) -> Result<()> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let key = player_key(player)?;
+        let rows: Vec<BoltType> = records
+            .iter()
+            .map(|r| {
+                let (stability, difficulty) = r.memory.unwrap_or((0.0, 0.0));
+                let history = &r.history[r.history.len().saturating_sub(DRILL_HISTORY)..];
+                let flat: Vec<BoltType> = history
+                    .iter()
+                    .flat_map(|a| [a.at, i64::from(a.grade), i64::from(a.millis)])
+                    .map(BoltType::from)
+                    .collect();
+                let row: Vec<BoltType> = vec![
+                    key_param(r.key).into(),
+                    color_name(r.color).into(),
+                    r.memory.is_some().into(),
+                    f64::from(stability).into(),
+                    f64::from(difficulty).into(),
+                    r.due.into(),
+                    i64::from(r.reviews).into(),
+                    i64::from(r.lapses).into(),
+                    r.retired.into(),
+                    BoltType::from(flat),
+                ];
+                BoltType::from(row)
+            })
+            .collect();
+        self.run(
+            "store the player's drill records",
+            WRITE_DRILL_RECORDS.query(vec![("player", key.into()), ("rows", rows.into())])?,
         )
     }
 }

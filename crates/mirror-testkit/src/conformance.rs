@@ -574,6 +574,64 @@ pub fn accounts<S: GraphStore>(store: S) {
     );
 }
 
+/// Drill records: none at first, each stored one read back exactly (by position then
+/// colour), a second write replaces a card's record and leaves the others, players apart.
+pub fn drill_records<S: GraphStore>(store: S) {
+    use mirror_store::{DrillAnswer, DrillRecord};
+    assert!(store.drill_records(PLAYER).expect("records").is_empty());
+    let fresh = DrillRecord::new(PositionKey(0xF00D_0000_0000_0003), Color::Black);
+    let mut answered = DrillRecord::new(PositionKey(42), Color::White);
+    answered.memory = Some((2.3065, 2.118_104));
+    answered.due = 1_796_000_000;
+    answered.reviews = 2;
+    answered.lapses = 1;
+    answered.history = vec![
+        DrillAnswer {
+            at: 1_795_000_000,
+            grade: 1,
+            millis: 9_000,
+        },
+        DrillAnswer {
+            at: 1_795_086_400,
+            grade: 3,
+            millis: 2_500,
+        },
+    ];
+    let same_place_black = DrillRecord::new(PositionKey(42), Color::Black);
+    store
+        .put_drill_records(
+            PLAYER,
+            &[fresh.clone(), answered.clone(), same_place_black.clone()],
+        )
+        .expect("put");
+    let mut want = vec![answered.clone(), same_place_black.clone(), fresh.clone()];
+    assert_eq!(store.drill_records(PLAYER).expect("records"), want);
+    // The name as written does not matter; another player has none.
+    assert_eq!(
+        store
+            .drill_records(&PLAYER.to_uppercase())
+            .expect("records"),
+        want
+    );
+    assert!(
+        store
+            .drill_records("someone else")
+            .expect("records")
+            .is_empty()
+    );
+    let mut retired = answered.clone();
+    retired.retired = true;
+    retired.reviews = 3;
+    store
+        .put_drill_records(PLAYER, &[retired.clone()])
+        .expect("put");
+    want[0] = retired;
+    assert_eq!(store.drill_records(PLAYER).expect("records"), want);
+    store
+        .put_drill_records(PLAYER, &[])
+        .expect("nothing to put");
+}
+
 /// Recent games of a position: newest first, through the position, passing the filter.
 pub fn recent_games<S: GraphStore>(store: S) {
     let games = sample_games(200);
@@ -826,6 +884,12 @@ macro_rules! conformance_tests {
         fn recent_games() {
             $with(stringify!(recent_games), |store, _| {
                 $crate::conformance::recent_games(store)
+            });
+        }
+        #[test]
+        fn drill_records() {
+            $with(stringify!(drill_records), |store, _| {
+                $crate::conformance::drill_records(store)
             });
         }
         #[test]

@@ -170,3 +170,84 @@ fn the_circle_finder_finds_one() {
             .into()
     );
 }
+
+/// The mirror crates a `Cargo.toml` lists under `[dependencies]`, by short name
+/// (`mirror-store` is `store`).
+fn mirror_dependencies(manifest: &str) -> BTreeSet<String> {
+    let mut in_deps = false;
+    let mut out = BTreeSet::new();
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_deps = line == "[dependencies]";
+        } else if in_deps && let Some(rest) = line.strip_prefix("mirror-") {
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_ascii_alphanumeric())
+                .collect();
+            out.insert(name);
+        }
+    }
+    out
+}
+
+/// ARCHITECTURE.md's table of dependencies names, for each crate, exactly the mirror
+/// crates its `Cargo.toml` depends on, and its list of homes names every fuzz target.
+#[test]
+fn the_architecture_map_is_true() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let map = std::fs::read_to_string(root.join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let short = [
+        "core", "store", "online", "model", "ingest", "engine", "frontend", "server", "eval",
+        "drill", "testkit",
+    ];
+    let mut rows = 0;
+    for line in map.lines() {
+        let Some(rest) = line.strip_prefix("| `mirror") else {
+            continue;
+        };
+        let Some((name, said)) = rest.split_once("` |") else {
+            continue;
+        };
+        if name.contains(' ') || !(name.is_empty() || name.starts_with('-')) {
+            continue;
+        }
+        let manifest =
+            std::fs::read_to_string(root.join(format!("crates/mirror{name}/Cargo.toml")))
+                .expect("the crate's manifest");
+        let actual = mirror_dependencies(&manifest);
+        let named: BTreeSet<String> = said
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| short.contains(w))
+            .map(str::to_string)
+            .collect();
+        if said.contains("all of the above") {
+            assert!(actual.len() >= short.len() - 2, "mirror: {actual:?}");
+        } else {
+            assert_eq!(named, actual, "ARCHITECTURE.md's row of mirror{name}");
+        }
+        rows += 1;
+    }
+    let crates = std::fs::read_dir(root.join("crates"))
+        .expect("crates")
+        .count();
+    assert_eq!(rows, crates, "a row per crate");
+    let fuzz = std::fs::read_to_string(root.join("fuzz/Cargo.toml")).expect("fuzz manifest");
+    let diagram = map
+        .lines()
+        .find(|l| l.starts_with("fuzz/"))
+        .expect("the fuzz crate's arrow");
+    for dep in mirror_dependencies(&fuzz) {
+        assert!(
+            diagram.contains(&format!("mirror-{dep}")),
+            "the fuzz crate's arrow names mirror-{dep}: {diagram}"
+        );
+    }
+    for target in std::fs::read_dir(root.join("fuzz/fuzz_targets")).expect("fuzz targets") {
+        let path = target.expect("an entry").path();
+        let name = path.file_stem().and_then(|s| s.to_str()).expect("a name");
+        assert!(
+            map.contains(&format!("`{name}`")),
+            "ARCHITECTURE.md names the fuzz target `{name}`"
+        );
+    }
+}

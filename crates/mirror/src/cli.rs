@@ -46,6 +46,9 @@ pub enum Command {
     Values(crate::values::ValuesArgs),
     /// Where to study: costly positions, deviations, surprises, repertoire drift.
     Report(crate::report::ReportArgs),
+    /// Drill the player's repertoire (and the moves the engine says they get wrong) with
+    /// spaced repetition, against the replies their opponents really play.
+    Drill(crate::drill::DrillArgs),
     /// Evaluate the positions of a player's tree with a UCI engine (Stockfish), stored on
     /// the positions and shared by every player who reaches them.
     Analyse(crate::analyse::AnalyseArgs),

@@ -5,6 +5,7 @@ mod args;
 mod bench;
 mod bench_serve;
 mod cli;
+mod drill;
 mod engine_cfg;
 mod eval;
 mod explore;
@@ -79,5 +80,6 @@ fn run(cli: cli::Cli) -> anyhow::Result<ExitCode> {
         cli::Command::Uci(args) => play::uci(&cli.store, args),
         cli::Command::Report(args) => report::run(&cli.store, args),
         cli::Command::Analyse(args) => analyse::run(&cli.store, args),
+        cli::Command::Drill(args) => drill::run(&cli.store, args),
     }
 }

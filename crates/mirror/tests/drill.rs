@@ -1,0 +1,148 @@
+//! `mirror drill` on real games: the cards a King's Gambit player's games make, a session
+//! in a pseudo-terminal that walks the cards as a person would, and every answer kept.
+
+mod common;
+
+use std::process::Command;
+
+use common::{Env, repo, shared};
+
+fn fedorov() -> Env {
+    let env = Env::new();
+    env.ingest_as(
+        "Fedorov, Alexei",
+        &shared().join("pgn/population/pgnmentor_players_chesslablab.pgn.zst"),
+        &[],
+    );
+    env
+}
+
+fn listing(env: &Env, extra: &[&str]) -> serde_json::Value {
+    let mut args = vec![
+        "drill",
+        "--user",
+        "Fedorov, Alexei",
+        "--color",
+        "white",
+        "--min-games",
+        "5",
+        "--list",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    serde_json::from_str(&env.ok(&args)).expect("JSON")
+}
+
+/// Alexei Fedorov answered 1.e4 e5 with 2.f4 in all 7 of his games there: that card's
+/// right move is f2f4, and only it; after 1.e4 c5 he plays 2.Nf3 (12 of 17 games) and
+/// 2.d3 (5): both count (each at least a quarter of the games).
+#[test]
+fn the_cards_of_a_kings_gambit_player() {
+    let env = fedorov();
+    let list = listing(&env, &[]);
+    let cards = list["cards"].as_array().expect("cards");
+    let at = |line: &[&str]| {
+        cards
+            .iter()
+            .find(|c| c["line"] == serde_json::json!(line))
+            .unwrap_or_else(|| panic!("a card after {line:?}: {list}"))
+    };
+    let kg = at(&["e2e4", "e7e5"]);
+    assert_eq!(kg["right"], serde_json::json!(["f2f4"]));
+    assert_eq!(kg["why"]["kind"], "repertoire");
+    assert_eq!(
+        (kg["why"]["games"].as_u64(), kg["why"]["of"].as_u64()),
+        (Some(7), Some(7))
+    );
+    assert_eq!(
+        kg["fen"],
+        "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2"
+    );
+    let sicilian = at(&["e2e4", "c7c5"]);
+    assert_eq!(sicilian["right"], serde_json::json!(["g1f3", "d2d3"]));
+    assert_eq!(at(&[])["right"], serde_json::json!(["e2e4"]));
+    // The line goes on after the gambit: 2...exf4 is a card of its own.
+    assert_eq!(
+        at(&["e2e4", "e7e5", "f2f4", "e5f4"])["right"],
+        serde_json::json!(["g1f3"])
+    );
+    assert!(
+        cards
+            .iter()
+            .all(|c| c["color"] == "white" && c["new"] == true)
+    );
+    assert_eq!(list["white"]["new"].as_u64(), Some(cards.len() as u64));
+    assert_eq!(list["black"]["new"].as_u64(), Some(0));
+    // A bad share is refused by name; --json needs --list.
+    let err = env.fails(&[
+        "drill",
+        "--user",
+        "Fedorov, Alexei",
+        "--share",
+        "2",
+        "--list",
+    ]);
+    assert!(err.contains("--share"), "{err}");
+    let err = env.fails(&["drill", "--user", "Fedorov, Alexei", "--json"]);
+    assert!(err.contains("--list"), "{err}");
+    let err = env.fails(&["drill", "--user", "Nobody", "--list"]);
+    assert!(err.contains("Nobody"), "{err}");
+}
+
+/// A session in a pseudo-terminal: every card is first answered with `?` (shown, wrong),
+/// then, when it comes again in the session, with the move shown; every card of the
+/// session is answered right once in the end, and the store keeps each answer: the cards
+/// answered are no longer new and come back in a day or more.
+#[test]
+fn a_drill_session_in_a_pseudo_terminal() {
+    let env = fedorov();
+    let db = env.db();
+    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
+        .arg(repo().join("tests/drivers/drill_pty.py"))
+        .arg(env!("CARGO_BIN_EXE_mirror"))
+        .args(["--db", db.to_str().expect("utf-8")])
+        .args([
+            "drill",
+            "--user",
+            "Fedorov, Alexei",
+            "--color",
+            "white",
+            "--min-games",
+            "5",
+            "--new",
+            "4",
+            "--seed",
+            "11",
+        ])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(run["exit"], 0, "{run}");
+    let asked = run["asked"].as_array().expect("asked");
+    let gave_up = asked.iter().filter(|a| a[1] == "?").count();
+    let answered = asked.len() - gave_up;
+    assert_eq!(gave_up, 4, "each of the 4 cards once: {run}");
+    assert_eq!(answered, 4, "and each again, right: {run}");
+    assert_eq!(
+        run["summary"], "8 answers to 4 cards: 4 right, 4 wrong.",
+        "{run}"
+    );
+    // The first question is the start position, the deck's first card.
+    assert_eq!(asked[0][0], "The start position");
+    let list = listing(&env, &[]);
+    let cards = list["cards"].as_array().expect("cards");
+    let done: Vec<&serde_json::Value> = cards.iter().filter(|c| c["new"] == false).collect();
+    assert_eq!(done.len(), 4, "{list}");
+    for c in &done {
+        assert_eq!(c["reviews"], 2, "{c}");
+        assert_eq!(c["lapses"], 0, "a new card answered wrong is no lapse: {c}");
+        assert_eq!(c["dueNow"], false, "{c}");
+        assert!(c["dueDate"].is_string(), "{c}");
+    }
+    assert_eq!(list["white"]["later"].as_u64(), Some(4));
+}
