@@ -1,12 +1,13 @@
 //! Any query string (and any JSON body) through the HTTP parameter parsing of every
-//! endpoint that takes parameters (move, explore, player, report, prep, repertoire, book,
-//! book/newest): an answer or a 400-class error, never a panic.
+//! endpoint that takes parameters (move, explore, player, report, prep, repertoire, drill,
+//! book, book/newest), and any JSON body as a drill answer: an answer or a 400-class
+//! error, never a panic.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use mirror_server::params::{
-    BookQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery, PrepQuery, Raw, RepertoireQuery,
-    ReportQuery, from_json, from_query,
+    BookQuery, DrillAnswerBody, DrillQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery,
+    PrepQuery, Raw, RepertoireQuery, ReportQuery, from_json, from_query,
 };
 
 fn check(raw: Raw) {
@@ -17,6 +18,7 @@ fn check(raw: Raw) {
         ReportQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         PrepQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         RepertoireQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
+        DrillQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         BookQuery::from_raw(raw.clone()).and_then(|q| q.parse().map(|_| ())),
         NewestQuery::from_raw(raw).and_then(|q| q.parse().map(|_| ())),
     ] {
@@ -36,6 +38,12 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     if let Ok(json) = serde_json::from_slice::<serde_json::Value>(data) {
+        // As a drill answer's body (a serde error is the handler's 400).
+        if let Ok(body) = serde_json::from_value::<DrillAnswerBody>(json.clone())
+            && let Err(e) = body.parse()
+        {
+            assert!((400..500).contains(&e.status().as_u16()), "{e}");
+        }
         match from_json(json) {
             Ok(raw) => check(raw),
             Err(e) => assert!((400..500).contains(&e.status().as_u16()), "{e}"),

@@ -68,8 +68,23 @@ impl Deck {
         opts: &CardOptions,
     ) -> Result<Deck> {
         let made = cards(store, player, opts)?;
-        let mut stored: HashMap<(PositionKey, bool), DrillRecord> = store
-            .drill_records(player)?
+        let (deck, changed) =
+            Deck::assemble(player, made, store.drill_records(player)?, opts.color);
+        store.put_drill_records(player, &changed)?;
+        Ok(deck)
+    }
+
+    /// The deck of `player` from the cards `made` and the stored `records`, without
+    /// writing: each card with its record (or a fresh one), and the records of the colours
+    /// `scope` covers (both when `None`) that have no card, retired. Also returns the
+    /// records whose retired mark changed (to store).
+    pub fn assemble(
+        player: &str,
+        made: Vec<Card>,
+        records: Vec<DrillRecord>,
+        scope: Option<Color>,
+    ) -> (Deck, Vec<DrillRecord>) {
+        let mut stored: HashMap<(PositionKey, bool), DrillRecord> = records
             .into_iter()
             .map(|r| ((r.key, r.color == Color::Black), r))
             .collect();
@@ -88,7 +103,7 @@ impl Deck {
             };
             entries.push(Entry { card, record });
         }
-        let covers = |c: Color| opts.color.is_none_or(|o| o == c);
+        let covers = |c: Color| scope.is_none_or(|o| o == c);
         let mut retired = Vec::new();
         for mut r in stored.into_values() {
             if !covers(r.color) {
@@ -101,12 +116,29 @@ impl Deck {
             retired.push(r);
         }
         retired.sort_by_key(|r| (r.key, r.color == Color::Black));
-        store.put_drill_records(player, &changed)?;
-        Ok(Deck {
-            player: player.to_string(),
-            entries,
-            retired,
-        })
+        (
+            Deck {
+                player: player.to_string(),
+                entries,
+                retired,
+            },
+            changed,
+        )
+    }
+
+    /// The entries a session asks at `now`: the due ones (the longest overdue first), then
+    /// up to `new` new ones in the deck's order.
+    pub fn queue(&self, now: i64, new: usize) -> Vec<usize> {
+        let mut due: Vec<usize> = (0..self.entries.len())
+            .filter(|&i| self.entries[i].is_due(now))
+            .collect();
+        due.sort_by_key(|&i| self.entries[i].record.due);
+        due.extend(
+            (0..self.entries.len())
+                .filter(|&i| self.entries[i].is_new())
+                .take(new),
+        );
+        due
     }
 
     /// The counts of `color` at `now`.
@@ -171,13 +203,18 @@ pub struct Listing {
 impl Deck {
     /// The deck as listed at `now`.
     pub fn listing(&self, now: i64) -> Listing {
+        self.listing_of(now, 0..self.entries.len())
+    }
+
+    /// The entries `which` as listed at `now`, with the deck's counts.
+    pub fn listing_of(&self, now: i64, which: impl IntoIterator<Item = usize>) -> Listing {
         Listing {
             player: self.player.clone(),
             white: self.counts(Color::White, now),
             black: self.counts(Color::Black, now),
-            cards: self
-                .entries
-                .iter()
+            cards: which
+                .into_iter()
+                .filter_map(|i| self.entries.get(i))
                 .map(|e| Listed {
                     card: e.card.clone(),
                     new: e.is_new(),

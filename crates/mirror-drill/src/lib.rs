@@ -19,7 +19,9 @@ pub mod session;
 pub use cards::{Card, CardOptions, Why, cards};
 pub use deck::{Deck, DueCounts, Entry, Listed, Listing};
 pub use schedule::{Grade, Grading, Scheduler};
-pub use session::{Ask, MoveResult, Reply, Session, SessionOptions, Summary, Verdict};
+pub use session::{
+    Ask, MoveResult, Reply, Session, SessionOptions, Summary, Verdict, answer_card, draw_reply,
+};
 
 /// What can go wrong in a drill.
 #[derive(Debug, thiserror::Error)]

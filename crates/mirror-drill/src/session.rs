@@ -8,7 +8,7 @@
 use std::{collections::VecDeque, time::Duration};
 
 use mirror_core::{PositionKey, notation};
-use mirror_store::{Drills, Filter, GraphRead};
+use mirror_store::{DrillRecord, Drills, Filter, GraphRead};
 use rand::{SeedableRng, distr::Distribution, rngs::StdRng};
 use serde::Serialize;
 use shakmaty::{Chess, Color, Move, Position};
@@ -102,7 +102,7 @@ pub struct Reply {
     pub san: String,
     /// Games with the reply there, of the games at the position.
     pub games: (u32, u32),
-    /// The card asked next, on the same line (its entry in the deck), if any.
+    /// The card asked next in a session, on the same line (its entry in the deck), if any.
     #[serde(skip)]
     pub next: Option<usize>,
 }
@@ -119,6 +119,149 @@ pub struct Summary {
     pub wrong: usize,
     /// Cards answered (each once, however many times).
     pub cards: usize,
+}
+
+/// Checks `m`, an answer to `card` (`None`: the player gives up) that took `took`, at
+/// `now`, against the card's record (`record`: as stored, or a fresh one), and stores the
+/// record with the answer; returns it and the verdict (how the player's games with
+/// `filter` went with each move). What a session does for each answer, and what a server
+/// does for one.
+#[allow(clippy::too_many_arguments)]
+pub fn answer_card<S: GraphRead + Drills + ?Sized>(
+    store: &S,
+    player: &str,
+    card: &Card,
+    record: &DrillRecord,
+    m: Option<Move>,
+    took: Duration,
+    now: i64,
+    (scheduler, grading, filter): (&Scheduler, &Grading, &Filter),
+) -> Result<(DrillRecord, Verdict)> {
+    let pos = card.position()?;
+    if let Some(m) = m
+        && !pos.is_legal(m)
+    {
+        return Err(DrillError::Answer(format!(
+            "{} is not legal in the card's position",
+            notation::uci(m)
+        )));
+    }
+    let right = m.is_some_and(|m| card.is_right(m));
+    let grade = grading.grade(right, took);
+    let millis = u32::try_from(took.as_millis()).unwrap_or(u32::MAX);
+    let (record, days) = scheduler.review(record, grade, now, millis)?;
+    store.put_drill_records(player, std::slice::from_ref(&record))?;
+    let results = move_results(store, player, card, &pos, filter)?;
+    let of = |uci: &str| {
+        results
+            .iter()
+            .find(|r| r.uci == uci)
+            .cloned()
+            .unwrap_or_else(|| MoveResult {
+                uci: uci.to_string(),
+                san: notation::parse_move(&pos, uci)
+                    .map(|m| notation::san(&pos, m))
+                    .unwrap_or_else(|_| uci.to_string()),
+                games: 0,
+                score: None,
+            })
+    };
+    let verdict = Verdict {
+        right,
+        grade,
+        answered: m.map(|m| of(&notation::uci(m))),
+        right_moves: card.right.iter().map(|u| of(u)).collect(),
+        days,
+        due: record.due,
+    };
+    Ok((record, verdict))
+}
+
+/// The player's moves at the card's position `pos`, and how their games with `filter`
+/// went with each.
+fn move_results<S: GraphRead + ?Sized>(
+    store: &S,
+    player: &str,
+    card: &Card,
+    pos: &Chess,
+    filter: &Filter,
+) -> Result<Vec<MoveResult>> {
+    let filter = Filter {
+        color: Some(card.color),
+        ..filter.clone()
+    };
+    let rows = store.moves(player, card.key, &filter)?;
+    let mut out = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let (m, interval) = row.checked(pos, card.key)?;
+        out.push(MoveResult {
+            uci: notation::uci(m),
+            san: notation::san(pos, m),
+            games: row.stats.games(),
+            score: Some(interval.score),
+        });
+    }
+    Ok(out)
+}
+
+/// After `card`: its first right move played, the other side's reply drawn with `rng` by
+/// how often it was played there (in `player`'s games with `filter` and the card's colour,
+/// or in `opponent`'s own games); `None` where nobody replied. Returns the reply (its
+/// `next` unset) and the position after it.
+pub fn draw_reply<S: GraphRead + ?Sized, R: rand::Rng + ?Sized>(
+    store: &S,
+    player: &str,
+    card: &Card,
+    (opponent, filter): (Option<&str>, &Filter),
+    rng: &mut R,
+) -> Result<Option<(Reply, Chess)>> {
+    let mut pos = card.position()?;
+    let Some(first) = card.right.first() else {
+        return Ok(None);
+    };
+    let m = notation::parse_move(&pos, first)
+        .map_err(|e| DrillError::Answer(format!("the card's right move {first}: {e}")))?;
+    pos.play_unchecked(m);
+    let key = PositionKey::from_position(&pos);
+    let rows = match opponent {
+        Some(them) => store.moves(
+            them,
+            key,
+            &Filter {
+                color: Some(!card.color),
+                ..Filter::default()
+            },
+        )?,
+        None => store.moves(
+            player,
+            key,
+            &Filter {
+                color: Some(card.color),
+                ..filter.clone()
+            },
+        )?,
+    };
+    let games: Vec<u32> = rows.iter().map(|r| r.stats.games()).collect();
+    let total: u32 = games.iter().sum();
+    if total == 0 {
+        return Ok(None);
+    }
+    let weights = rand::distr::weighted::WeightedIndex::new(&games)
+        .map_err(|e| DrillError::Answer(format!("the replies' weights: {e}")))?;
+    let i = weights.sample(rng);
+    let (reply, _) = rows[i].checked(&pos, key)?;
+    let san = notation::san(&pos, reply);
+    pos.play_unchecked(reply);
+    Ok(Some((
+        Reply {
+            played: first.clone(),
+            reply: notation::uci(reply),
+            san,
+            games: (games[i], total),
+            next: None,
+        },
+        pos,
+    )))
 }
 
 /// A drill session over a deck.
@@ -142,14 +285,7 @@ impl<'s, S: GraphRead + Drills + ?Sized> Session<'s, S> {
     /// `opts.new` new cards in the deck's order.
     pub fn new(store: &'s S, deck: Deck, opts: SessionOptions, now: i64) -> Result<Self> {
         let scheduler = Scheduler::new(opts.retention)?;
-        let mut due: Vec<usize> = (0..deck.entries.len())
-            .filter(|&i| deck.entries[i].is_due(now))
-            .collect();
-        due.sort_by_key(|&i| deck.entries[i].record.due);
-        let new = (0..deck.entries.len())
-            .filter(|&i| deck.entries[i].is_new())
-            .take(opts.new);
-        let queue = due.into_iter().chain(new).collect();
+        let queue = deck.queue(now, opts.new).into();
         let rng = StdRng::seed_from_u64(opts.seed);
         Ok(Session {
             store,
@@ -200,80 +336,37 @@ impl<'s, S: GraphRead + Drills + ?Sized> Session<'s, S> {
             .take()
             .ok_or_else(|| DrillError::Answer("no card is being asked".into()))?;
         let card = self.deck.entries[entry].card.clone();
-        let pos = card.position()?;
-        if let Some(m) = m
-            && !pos.is_legal(m)
-        {
-            self.asking = Some(entry);
-            return Err(DrillError::Answer(format!(
-                "{} is not legal in the card's position",
-                notation::uci(m)
-            )));
-        }
-        let right = m.is_some_and(|m| card.is_right(m));
-        let grade = self.opts.grading.grade(right, took);
-        let millis = u32::try_from(took.as_millis()).unwrap_or(u32::MAX);
-        let (record, days) =
-            self.scheduler
-                .review(&self.deck.entries[entry].record, grade, now, millis)?;
-        self.store
-            .put_drill_records(&self.deck.player, std::slice::from_ref(&record))?;
-        let due = record.due;
+        let answered = answer_card(
+            self.store,
+            &self.deck.player,
+            &card,
+            &self.deck.entries[entry].record,
+            m,
+            took,
+            now,
+            (&self.scheduler, &self.opts.grading, &self.opts.filter),
+        );
+        let (record, verdict) = match answered {
+            Ok(done) => done,
+            Err(e) => {
+                // Not answered: the card is still the one asked.
+                self.asking = Some(entry);
+                return Err(e);
+            }
+        };
         self.deck.entries[entry].record = record;
         self.summary.answers += 1;
         if self.answered.insert(entry) {
             self.summary.cards += 1;
         }
-        if right {
+        if verdict.right {
             self.summary.right += 1;
         } else {
             self.summary.wrong += 1;
             let at = AGAIN_AFTER.min(self.queue.len());
             self.queue.insert(at, entry);
         }
-        let results = self.results(&card, &pos)?;
-        let of = |uci: &str| {
-            results
-                .iter()
-                .find(|r| r.uci == uci)
-                .cloned()
-                .unwrap_or_else(|| MoveResult {
-                    uci: uci.to_string(),
-                    san: notation::parse_move(&pos, uci)
-                        .map(|m| notation::san(&pos, m))
-                        .unwrap_or_else(|_| uci.to_string()),
-                    games: 0,
-                    score: None,
-                })
-        };
-        Ok(Verdict {
-            right,
-            grade,
-            answered: m.map(|m| of(&notation::uci(m))),
-            right_moves: card.right.iter().map(|u| of(u)).collect(),
-            days,
-            due,
-        })
-    }
-
-    /// The player's moves at the card's position, and how their games went with each.
-    fn results(&self, card: &Card, pos: &Chess) -> Result<Vec<MoveResult>> {
-        let filter = Filter {
-            color: Some(card.color),
-            ..self.opts.filter.clone()
-        };
-        let rows = self.store.moves(&self.deck.player, card.key, &filter)?;
-        let mut out = Vec::with_capacity(rows.len());
-        for row in &rows {
-            let (m, interval) = row.checked(pos, card.key)?;
-            out.push(MoveResult {
-                uci: notation::uci(m),
-                san: notation::san(pos, m),
-                games: row.stats.games(),
-                score: Some(interval.score),
-            });
-        }
-        Ok(out)
+        Ok(verdict)
     }
 
     /// After the card at `entry`: its first right move played, the other side's reply
@@ -282,43 +375,16 @@ impl<'s, S: GraphRead + Drills + ?Sized> Session<'s, S> {
     /// reply reaches another card of the session not yet answered, it is asked next.
     pub fn reply(&mut self, entry: usize) -> Result<Option<Reply>> {
         let card = self.deck.entries[entry].card.clone();
-        let mut pos = card.position()?;
-        let Some(first) = card.right.first() else {
+        let drawn = draw_reply(
+            self.store,
+            &self.deck.player,
+            &card,
+            (self.opts.opponent.as_deref(), &self.opts.filter),
+            &mut self.rng,
+        )?;
+        let Some((mut reply, pos)) = drawn else {
             return Ok(None);
         };
-        let m = notation::parse_move(&pos, first)
-            .map_err(|e| DrillError::Answer(format!("the card's right move {first}: {e}")))?;
-        pos.play_unchecked(m);
-        let key = PositionKey::from_position(&pos);
-        let rows = match &self.opts.opponent {
-            Some(them) => self.store.moves(
-                them,
-                key,
-                &Filter {
-                    color: Some(!card.color),
-                    ..Filter::default()
-                },
-            )?,
-            None => self.store.moves(
-                &self.deck.player,
-                key,
-                &Filter {
-                    color: Some(card.color),
-                    ..self.opts.filter.clone()
-                },
-            )?,
-        };
-        let games: Vec<u32> = rows.iter().map(|r| r.stats.games()).collect();
-        let total: u32 = games.iter().sum();
-        if total == 0 {
-            return Ok(None);
-        }
-        let weights = rand::distr::weighted::WeightedIndex::new(&games)
-            .map_err(|e| DrillError::Answer(format!("the replies' weights: {e}")))?;
-        let i = weights.sample(&mut self.rng);
-        let (reply, _) = rows[i].checked(&pos, key)?;
-        let san = notation::san(&pos, reply);
-        pos.play_unchecked(reply);
         let next = self
             .deck
             .find(PositionKey::from_position(&pos), card.color)
@@ -327,13 +393,8 @@ impl<'s, S: GraphRead + Drills + ?Sized> Session<'s, S> {
             self.queue.retain(|&q| q != n);
             self.queue.push_front(n);
         }
-        Ok(Some(Reply {
-            played: first.clone(),
-            reply: notation::uci(reply),
-            san,
-            games: (games[i], total),
-            next,
-        }))
+        reply.next = next;
+        Ok(Some(reply))
     }
 
     /// The counts of `color` at `now`.

@@ -78,6 +78,13 @@ pub enum Question {
         /// The player.
         player: PlayerKey,
     },
+    /// `/drill`: the player's cards (their records are read at every request).
+    Drill {
+        /// The player.
+        player: PlayerKey,
+        /// How the cards are made.
+        options: Knobs,
+    },
 }
 
 /// Settings that hold real numbers, as one value: equal when they print alike, every float
@@ -100,6 +107,7 @@ impl Weight for Question {
             Question::Explore { player, .. }
             | Question::Report { player, .. }
             | Question::Pace { player } => player.as_str().len(),
+            Question::Drill { player, options } => player.as_str().len() + options.0.len(),
             Question::Prep {
                 player,
                 opponent,
@@ -151,6 +159,22 @@ impl KeptMove {
 impl Weight for std::sync::Arc<mirror_core::clock::TimeModel> {
     fn weight(&self) -> usize {
         std::mem::size_of::<mirror_core::clock::TimeModel>()
+    }
+}
+
+impl Weight for std::sync::Arc<Vec<mirror_drill::Card>> {
+    fn weight(&self) -> usize {
+        self.iter()
+            .map(|c| {
+                std::mem::size_of::<mirror_drill::Card>()
+                    + c.fen.len()
+                    + c.line
+                        .iter()
+                        .chain(&c.right)
+                        .map(|m| m.len() + 24)
+                        .sum::<usize>()
+            })
+            .sum()
     }
 }
 

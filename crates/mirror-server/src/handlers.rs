@@ -566,6 +566,180 @@ pub(crate) async fn report<S: GraphStore + Send + Sync + 'static>(
     .await
 }
 
+/// A drill's failure as an answer: the store's errors as the store's, nothing to prepare
+/// (an opponent never met) 422, a bad answer 400.
+fn drill_error(e: mirror_drill::DrillError) -> ApiError {
+    match e {
+        mirror_drill::DrillError::Store(s)
+        | mirror_drill::DrillError::Prep(mirror_store::prep::PrepError::Store(s)) => {
+            ApiError::from(s)
+        }
+        mirror_drill::DrillError::Prep(other) => ApiError::Unprocessable(other.to_string()),
+        mirror_drill::DrillError::Answer(why) => ApiError::BadRequest(why),
+        mirror_drill::DrillError::Schedule(why) => ApiError::Internal(why),
+    }
+}
+
+/// Seconds since the Unix epoch.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// The cards of `user` made with `options`, kept per player version (a new analysis
+/// raises every player's); made on the blocking pool with a heavy turn (the engine's
+/// cards read the report), which the computation keeps if the client leaves.
+async fn drill_cards<S: GraphStore + Send + Sync + 'static>(
+    state: &Arc<AppState<S>>,
+    user: &str,
+    options: &mirror_drill::CardOptions,
+) -> Result<Arc<Vec<mirror_drill::Card>>, ApiError> {
+    let version = crate::versions::player_version(state, user).await?;
+    let key = Question::Drill {
+        player: player_key(user)?,
+        options: Knobs::of(options),
+    };
+    if let Some(v) = version
+        && let Some(cards) = state.drill_cards.get(&key, v)
+    {
+        return Ok(cards);
+    }
+    let turn = state
+        .heavy
+        .clone()
+        .acquire_owned()
+        .await
+        .map_err(|_| ApiError::Busy)?;
+    let (cache, known) = (state.drill_cards.clone(), state.known_players.clone());
+    let (user, options) = (user.to_string(), options.clone());
+    state
+        .blocking(move |store, _| {
+            let _turn = turn;
+            require_player(&known, store, &user)?;
+            if let Some(them) = &options.opponent {
+                require_player(&known, store, them)?;
+            }
+            let cards = Arc::new(mirror_drill::cards(store, &user, &options).map_err(drill_error)?);
+            if let Some(v) = version {
+                cache.put(key, v, cards.clone());
+            }
+            Ok(cards)
+        })
+        .await
+}
+
+/// `GET /api/v1/drill`: the player's drill queue now (the due cards, the longest overdue
+/// first, then up to `new` new ones) with the counts per colour, as `mirror drill --list
+/// --json` lists cards. Reads only: retirements are stored by `mirror drill`.
+pub(crate) async fn drill_queue<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    q: RawQuery,
+) -> Result<Response, ApiError> {
+    let params::DrillRequest { user, options, new } =
+        params::DrillQuery::from_raw(query(q)?)?.parse()?;
+    let cards = drill_cards(&state, &user, &options).await?;
+    let listing = state
+        .blocking(move |store, _| {
+            let name = mirror_store::require_player(store, &user)?;
+            let records = store.drill_records(&user)?;
+            let (deck, _) =
+                mirror_drill::Deck::assemble(&name, (*cards).clone(), records, options.color);
+            let now = unix_now();
+            let queue = deck.queue(now, new);
+            Ok(deck.listing_of(now, queue))
+        })
+        .await?;
+    Ok(Json(listing).into_response())
+}
+
+/// `POST /api/v1/drill` with an answer to one card ([`params::DrillAnswerBody`]) and the
+/// token: the answer checked and stored (FSRS at a retention of 0.9, graded by its time),
+/// the other side's reply drawn, and the player's card after it.
+pub(crate) async fn drill_answer<S: GraphStore + Send + Sync + 'static>(
+    State(state): St<S>,
+    headers: axum::http::HeaderMap,
+    q: RawQuery,
+    body: Result<Json<serde_json::Value>, JsonRejection>,
+) -> Result<Response, ApiError> {
+    writer(&state, &headers)?;
+    let params::DrillRequest { user, options, .. } =
+        params::DrillQuery::from_raw(query(q)?)?.parse()?;
+    let asked: params::DrillAnswerBody = serde_json::from_value(json_value(body)?)
+        .map_err(|e| ApiError::BadRequest(format!("invalid drill answer: {e}")))?;
+    let answer = asked.parse()?;
+    let cards = drill_cards(&state, &user, &options).await?;
+    let seed = state
+        .seeds
+        .fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed);
+    let out = state
+        .blocking(move |store, _| {
+            let card = cards
+                .iter()
+                .find(|c| c.key == answer.key && c.color == answer.color)
+                .ok_or_else(|| {
+                    ApiError::NotFound(format!(
+                        "{user} has no drill card at position {:016x} as {} (with these options)",
+                        answer.key.0,
+                        mirror_core::codec::color_name(answer.color)
+                    ))
+                })?;
+            let pos = card.position().map_err(drill_error)?;
+            let m = answer
+                .uci
+                .as_deref()
+                .map(|u| {
+                    notation::parse_move(&pos, u)
+                        .map_err(|e| ApiError::BadRequest(format!("uci: {e}")))
+                })
+                .transpose()?;
+            let record = store
+                .drill_records(&user)?
+                .into_iter()
+                .find(|r| r.key == card.key && r.color == card.color)
+                .unwrap_or_else(|| mirror_store::DrillRecord::new(card.key, card.color));
+            let scheduler = mirror_drill::Scheduler::new(0.9).map_err(drill_error)?;
+            let (_, verdict) = mirror_drill::answer_card(
+                store,
+                &user,
+                card,
+                &record,
+                m,
+                answer.took,
+                unix_now(),
+                (
+                    &scheduler,
+                    &mirror_drill::Grading::default(),
+                    &options.filter,
+                ),
+            )
+            .map_err(drill_error)?;
+            let mut rng = <rand_chacha::ChaCha8Rng as rand::SeedableRng>::seed_from_u64(seed);
+            let drawn = mirror_drill::draw_reply(
+                store,
+                &user,
+                card,
+                (options.opponent.as_deref(), &options.filter),
+                &mut rng,
+            )
+            .map_err(drill_error)?;
+            let next = drawn.as_ref().and_then(|(_, after)| {
+                let key = PositionKey::from_position(after);
+                cards
+                    .iter()
+                    .find(|c| c.key == key && c.color == card.color)
+                    .cloned()
+            });
+            Ok(crate::response::DrillAnswerJson {
+                verdict,
+                reply: drawn.map(|(r, _)| r),
+                next,
+            })
+        })
+        .await?;
+    Ok(Json(out).into_response())
+}
+
 /// `GET /api/v1/repertoire`: the player's repertoire with one colour as one PGN game with
 /// variations ([`mirror_store::repertoire`]), as a file to save (bounded by its
 /// `maxMoves`, read on the blocking pool).

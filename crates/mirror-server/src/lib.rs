@@ -284,6 +284,8 @@ pub struct AppState<S> {
     pub kept_moves: Arc<cache::ResponseCache<Arc<cache::KeptMove>>>,
     /// Each player's time model (`/api/v1/pace`) while their data is unchanged.
     pub pace_models: Arc<cache::ResponseCache<Arc<mirror_core::clock::TimeModel>>>,
+    /// Each player's drill cards (`/api/v1/drill`) while their data is unchanged.
+    pub drill_cards: Arc<cache::ResponseCache<Arc<Vec<mirror_drill::Card>>>>,
     /// Expensive answers (the report) computed at once: few, so that many distinct
     /// requests cannot take the server's memory (each reads a player's whole graph).
     pub heavy: Arc<Semaphore>,
@@ -341,6 +343,7 @@ impl<S: GraphStore + Send + Sync + 'static> AppState<S> {
             book_cache: Arc::new(mirror_engine::BookCache::new()),
             kept_moves: Arc::new(cache::ResponseCache::new(cache::CACHE_BYTES)),
             pace_models: Arc::new(cache::ResponseCache::new(1 << 20)),
+            drill_cards: Arc::new(cache::ResponseCache::new(16 << 20)),
             heavy: Arc::new(Semaphore::new(HEAVY_AT_ONCE)),
             in_flight: Arc::default(),
             versions: versions::VersionReads::default(),
@@ -511,6 +514,12 @@ pub fn router<S: GraphStore + Send + Sync + 'static>(state: Arc<AppState<S>>) ->
         .route(
             "/api/v1/repertoire",
             get(handlers::repertoire::<S>).fallback(handlers::method_not_allowed),
+        )
+        .route(
+            "/api/v1/drill",
+            get(handlers::drill_queue::<S>)
+                .post(handlers::drill_answer::<S>)
+                .fallback(handlers::method_not_allowed),
         )
         .route(
             "/api/v1/players",

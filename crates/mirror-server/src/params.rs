@@ -501,6 +501,135 @@ impl RepertoireQuery {
     }
 }
 
+query! {
+    /// `GET` and `POST /api/v1/drill`: whose cards, made how.
+    DrillQuery {
+        /// The player.
+        user = "user",
+        /// Only the cards of the player's games with this colour (both when not given).
+        color = "color",
+        /// Drill the lines against this opponent (a stored player).
+        opponent = "opponent",
+        /// A position is a card when reached in at least this many games (default 10).
+        min_games = "minGames",
+        /// Plies from the start at most (default 20, at most 40).
+        depth = "depth",
+        /// A move played in at least this share of a position's games counts as right
+        /// beside the main move (0-1, default 0.25).
+        share = "share",
+        /// New cards at most in the queue (default 10, at most 100).
+        new = "new",
+    } + /// Which of the player's games count.
+        filters: FilterQuery
+}
+
+/// What `/api/v1/drill` asks, checked.
+#[derive(Debug)]
+pub struct DrillRequest {
+    /// The player.
+    pub user: String,
+    /// How the cards are made (the opponent's name as given: checked against the store by
+    /// the handler).
+    pub options: mirror_drill::CardOptions,
+    /// New cards at most in the queue.
+    pub new: usize,
+}
+
+impl DrillQuery {
+    /// Checks every parameter, naming the first bad one.
+    pub fn parse(self) -> Result<DrillRequest, ApiError> {
+        let user = user(self.user.as_deref())?;
+        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let defaults = mirror_drill::CardOptions::default();
+        let opponent = match self.opponent.as_deref() {
+            None => None,
+            Some(o) => Some(named_user("opponent", Some(o))?),
+        };
+        let min_games =
+            number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
+        if min_games < 1 {
+            return Err(bad("minGames: 0 is less than 1"));
+        }
+        let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
+        if !(1..=40).contains(&depth) {
+            return Err(bad(format!("depth: {depth} is not from 1 to 40")));
+        }
+        let share = number::<f64>("share", self.share.as_deref())?.unwrap_or(defaults.share);
+        if !(0.0..=1.0).contains(&share) {
+            return Err(bad(format!("share: {share} is not from 0 to 1")));
+        }
+        let new = number::<usize>("new", self.new.as_deref())?.unwrap_or(10);
+        if new > 100 {
+            return Err(bad(format!("new: {new} is more than 100")));
+        }
+        Ok(DrillRequest {
+            user,
+            options: mirror_drill::CardOptions {
+                color: filter.color,
+                filter: Filter {
+                    color: None,
+                    ..filter
+                },
+                min_games,
+                depth,
+                share,
+                opponent,
+                ..defaults
+            },
+            new,
+        })
+    }
+}
+
+/// The body of `POST /api/v1/drill`: an answer to one card.
+#[derive(Debug, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DrillAnswerBody {
+    /// The card's position key, as listed (16 hex digits).
+    pub key: String,
+    /// The player's colour at the card.
+    pub color: String,
+    /// The move answered, UCI; `null` when the player gave up.
+    pub uci: Option<String>,
+    /// How long the answer took, in milliseconds.
+    pub millis: u64,
+}
+
+/// A checked answer: the card's key and colour, the move (parsed by the handler in the
+/// card's position), the time taken.
+#[derive(Debug)]
+pub struct DrillAnswer {
+    /// The card's position.
+    pub key: mirror_core::PositionKey,
+    /// The player's colour there.
+    pub color: Color,
+    /// The move answered, UCI (`None`: gave up).
+    pub uci: Option<String>,
+    /// The time taken.
+    pub took: std::time::Duration,
+}
+
+impl DrillAnswerBody {
+    /// Checks the body's fields, naming the first bad one.
+    pub fn parse(self) -> Result<DrillAnswer, ApiError> {
+        let key = u64::from_str_radix(self.key.trim(), 16)
+            .ok()
+            .filter(|_| self.key.trim().len() == 16)
+            .ok_or_else(|| bad(format!("key: {:?} is not 16 hex digits", self.key)))?;
+        let color = mirror_core::codec::color_from_name(&self.color.to_ascii_lowercase())
+            .ok_or_else(|| bad(format!("color: {:?} is not white or black", self.color)))?;
+        if self.millis > 86_400_000 {
+            return Err(bad(format!("millis: {} is more than a day", self.millis)));
+        }
+        Ok(DrillAnswer {
+            key: mirror_core::PositionKey(key),
+            color,
+            uci: self.uci.map(|u| u.trim().to_string()),
+            took: std::time::Duration::from_millis(self.millis),
+        })
+    }
+}
+
 /// The games both endpoints filter by, as sent.
 #[derive(Default)]
 struct FilterText<'a> {

@@ -15,10 +15,12 @@ use serde::Serialize;
 use shakmaty::{Chess, Color, Position};
 
 pub mod burn;
+mod drill;
 mod explore;
 mod players;
 mod report;
 
+pub use drill::DrillAnswerJson;
 pub use explore::{ExploreEvals, ExploreRowJson, ExploreTable, MoveTruth};
 pub use players::{AccountJson, PlayerList, PlayerRowJson};
 pub use report::{

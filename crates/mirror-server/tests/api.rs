@@ -989,8 +989,8 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 #[tokio::test]
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
-        BookQuery, ExploreQuery, GameQuery, MoveQuery, NewestQuery, PaceQuery, PlayerQuery,
-        PrepQuery, RepertoireQuery, ReportQuery, UploadQuery,
+        BookQuery, DrillQuery, ExploreQuery, GameQuery, MoveQuery, NewestQuery, PaceQuery,
+        PlayerQuery, PrepQuery, RepertoireQuery, ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -1035,6 +1035,11 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         sorted(RepertoireQuery::params())
     );
     assert_eq!(params("/api/v1/pace", "get"), sorted(PaceQuery::params()));
+    assert_eq!(params("/api/v1/drill", "get"), sorted(DrillQuery::params()));
+    assert_eq!(
+        params("/api/v1/drill", "post"),
+        sorted(DrillQuery::params())
+    );
     assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::params()));
     assert_eq!(
         params("/api/v1/book/newest", "get"),
@@ -1101,6 +1106,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         "/api/v1/session",
         "/api/v1/report",
         "/api/v1/repertoire",
+        "/api/v1/drill",
         "/api/v1/pace",
         "/api/v1/players",
         "/api/v1/openapi.json",

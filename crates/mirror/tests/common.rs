@@ -327,3 +327,57 @@ pub fn epd_after(fen: Option<&str>, moves: &[&str]) -> String {
     let fen = Fen::from_position(&pos, EnPassantMode::Legal).to_string();
     fen.split(' ').take(4).collect::<Vec<_>>().join(" ")
 }
+
+/// One HTTP request to the server: `(status, JSON body)`.
+pub fn http(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<(&str, Vec<u8>)>,
+) -> (u16, serde_json::Value) {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async {
+            let client = reqwest::Client::builder()
+                .no_proxy()
+                .build()
+                .expect("client");
+            let method = reqwest::Method::from_bytes(method.as_bytes()).expect("method");
+            let mut req = client.request(method, url);
+            for (k, v) in headers {
+                req = req.header(*k, *v);
+            }
+            if let Some((kind, bytes)) = body {
+                req = req.header("content-type", kind).body(bytes);
+            }
+            let resp = req.send().await.expect("request");
+            let status = resp.status().as_u16();
+            (status, resp.json().await.expect("a JSON answer"))
+        })
+}
+
+/// `POST url` with `body` as JSON and the token `bearer`: `(status, JSON body)`.
+pub fn post_json(url: &str, body: &serde_json::Value, bearer: &str) -> (u16, serde_json::Value) {
+    let bytes = serde_json::to_vec(body).expect("json");
+    http(
+        "POST",
+        url,
+        &[("authorization", bearer)],
+        Some(("application/json", bytes)),
+    )
+}
+
+/// The write token as the owner's page gets it: `/api/v1/session`, asked by this process
+/// (the user who started the server) as the server's own page asks it.
+pub fn page_token(url: &str) -> String {
+    let (status, session) = http(
+        "GET",
+        &format!("{url}/api/v1/session"),
+        &[("sec-fetch-site", "same-origin")],
+        None,
+    );
+    assert_eq!(status, 200, "{session}");
+    format!("Bearer {}", session["token"].as_str().expect("a token"))
+}

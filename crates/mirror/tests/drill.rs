@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{Env, repo, shared};
+use common::{Env, http, page_token, post_json, repo, shared, spawn_serve};
 
 fn fedorov() -> Env {
     let env = Env::new();
@@ -145,4 +145,99 @@ fn a_drill_session_in_a_pseudo_terminal() {
         assert!(c["dueDate"].is_string(), "{c}");
     }
     assert_eq!(list["white"]["later"].as_u64(), Some(4));
+}
+
+/// The drill over HTTP, on `mirror serve`: the queue lists the new cards (the start
+/// position first), an answer needs the token, is checked, stored (the card leaves the
+/// queue and comes back later) and followed by the other side's reply and the next card
+/// on the line; a card that is not one of the player's, a move not legal there and a bad
+/// body are refused by name.
+#[test]
+fn the_drill_over_http() {
+    let env = fedorov();
+    let (mut child, url, _, _stderr) = spawn_serve(env.cmd());
+    let q = "user=Fedorov%2C%20Alexei&color=white&minGames=5&new=3";
+    let (status, queue) = http("GET", &format!("{url}/api/v1/drill?{q}"), &[], None);
+    assert_eq!(status, 200, "{queue}");
+    assert_eq!(queue["player"], "Fedorov, Alexei");
+    let cards = queue["cards"].as_array().expect("cards");
+    assert_eq!(cards.len(), 3, "{queue}");
+    assert_eq!(queue["white"]["new"], 7);
+    let start = &cards[0];
+    assert_eq!(start["line"], serde_json::json!([]));
+    assert_eq!(start["right"], serde_json::json!(["e2e4"]));
+    let answer = |uci: Option<&str>| serde_json::json!({"key": start["key"], "color": "white", "uci": uci, "millis": 2500});
+    // Writes need the token.
+    let (status, refused) = http(
+        "POST",
+        &format!("{url}/api/v1/drill?{q}"),
+        &[],
+        Some((
+            "application/json",
+            serde_json::to_vec(&answer(Some("e2e4"))).expect("json"),
+        )),
+    );
+    assert_eq!(status, 401, "{refused}");
+    let bearer = page_token(&url);
+    let post =
+        |body: &serde_json::Value| post_json(&format!("{url}/api/v1/drill?{q}"), body, &bearer);
+    let (status, bad) = post(&answer(Some("e2e5")));
+    assert_eq!(status, 400, "{bad}");
+    assert!(
+        bad["error"].as_str().is_some_and(|e| e.contains("uci")),
+        "{bad}"
+    );
+    let (status, bad) =
+        post(&serde_json::json!({"key": "0123", "color": "white", "uci": null, "millis": 1}));
+    assert_eq!(status, 400, "{bad}");
+    assert!(
+        bad["error"].as_str().is_some_and(|e| e.contains("key")),
+        "{bad}"
+    );
+    let (status, missing) = post(
+        &serde_json::json!({"key": "0123456789abcdef", "color": "white", "uci": null, "millis": 1}),
+    );
+    assert_eq!(status, 404, "{missing}");
+    // Nothing refused was stored.
+    let (_, again) = http("GET", &format!("{url}/api/v1/drill?{q}"), &[], None);
+    assert_eq!(again["white"]["new"], 7, "{again}");
+    let (status, done) = post(&answer(Some("e2e4")));
+    assert_eq!(status, 200, "{done}");
+    assert_eq!(done["verdict"]["right"], true);
+    assert_eq!(done["verdict"]["grade"], "easy");
+    assert_eq!(done["verdict"]["rightMoves"][0]["games"], 33);
+    assert!(
+        done["verdict"]["days"].as_u64().is_some_and(|d| d >= 1),
+        "{done}"
+    );
+    let reply = &done["reply"];
+    assert_eq!(reply["played"], "e2e4");
+    // Drawn from the replies to 1.e4 in his 33 games with it.
+    assert_eq!(reply["games"][1], 33, "{done}");
+    assert!(reply["games"][0].as_u64() >= Some(1), "{done}");
+    // The next card is the player's card after the reply, when there is one.
+    if !done["next"].is_null() {
+        assert_eq!(done["next"]["line"][0], "e2e4", "{done}");
+        assert_eq!(done["next"]["line"][1], reply["reply"], "{done}");
+    }
+    let (_, after) = http("GET", &format!("{url}/api/v1/drill?{q}"), &[], None);
+    assert_eq!(after["white"]["new"], 6, "{after}");
+    assert_eq!(after["white"]["later"], 1, "{after}");
+    assert!(
+        after["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .all(|c| c["key"] != start["key"]),
+        "answered: not in today's queue: {after}"
+    );
+    // The CLI reads the same record.
+    let _ = child.kill();
+    let _ = child.wait();
+    let list = listing(&env, &[]);
+    let first = &list["cards"][0];
+    assert_eq!(
+        (first["reviews"].as_u64(), first["new"].as_bool()),
+        (Some(1), Some(false))
+    );
 }
