@@ -660,6 +660,47 @@ check("the engine's evaluations: a bar for the position, an Eval column and lich
   await page.setViewportSize({ width: 1280, height: 900 });
 });
 
+check('drill: a card on the board, a right move played, the answer shown, each kept by the server', async () => {
+  const before = await api('/api/v1/drill', { user });
+  assert.ok(before.cards.length >= 2, 'cards to drill');
+  const later = q => q.white.later + q.black.later;
+  await page.goto(`${base}/?view=drill&user=${encodeURIComponent(user)}`);
+  await page.waitForSelector('#drill-card');
+  const first = before.cards[0];
+  assert.equal(await page.getAttribute('#drill-card', 'data-key'), first.key);
+  assert.equal(await page.getAttribute('#drill-card', 'data-fen'), first.fen);
+  assert.ok(await page.$(`.cg-wrap.orientation-${first.color}`), "the board from the player's side");
+  assert.match(await page.textContent('#drill-verdict'), /reached this position in|loses|Against/);
+  // The player's move, clicked on the board (squares as the orientation draws them).
+  const box = await page.locator('cg-board').boundingBox();
+  const square = sq => {
+    const s = box.width / 8;
+    let file = sq.charCodeAt(0) - 97;
+    let rank = Number(sq[1]) - 1;
+    if (first.color === 'black') [file, rank] = [7 - file, 7 - rank];
+    return { x: box.x + (file + 0.5) * s, y: box.y + (7 - rank + 0.5) * s };
+  };
+  for (const sq of [first.right[0].slice(0, 2), first.right[0].slice(2, 4)]) {
+    const p = square(sq);
+    await page.mouse.click(p.x, p.y);
+  }
+  await page.waitForSelector('#drill-verdict.right');
+  assert.match(await page.textContent('#drill-verdict'), /^Right\. .* \(back in \d+ days?\)\.$/);
+  const after = await api('/api/v1/drill', { user });
+  assert.equal(later(after), later(before) + 1, 'the server kept the answer');
+  assert.ok(!after.cards.some(c => c.key === first.key && c.color === first.color), 'not asked again today');
+  await shot('drill-right');
+  // The next card: the answer asked for is a wrong one, and the card comes again.
+  await page.click('#drill-next');
+  await page.waitForFunction(k => document.querySelector('#drill-card')?.getAttribute('data-key') !== k, first.key);
+  await page.click('#drill-show');
+  await page.waitForSelector('#drill-verdict.wrong');
+  assert.match(await page.textContent('#drill-verdict'), /^No\. The move here: .* It comes again in this session\.$/);
+  const third = await api('/api/v1/drill', { user });
+  assert.equal(later(third), later(before) + 2);
+  await shot('drill-wrong');
+});
+
 check('a phone-sized screen shows the board and the tables without sideways scrolling', async () => {
   await page.setViewportSize({ width: 390, height: 844 });
   await page.goto(`${base}/?user=${encodeURIComponent(user)}&moves=e2e4,c7c5`);

@@ -4,6 +4,7 @@
 
 import { Chessground } from 'chessground';
 import * as add from './add';
+import * as drillView from './drill';
 import { type Player, getJson } from './api';
 import * as explore from './explore';
 import * as gameView from './game';
@@ -57,11 +58,12 @@ async function show(): Promise<void> {
   for (const a of nav.querySelectorAll('a')) {
     const view = a.dataset.view as PageState['view'];
     a.classList.toggle('active', view === s.view);
-    a.setAttribute('href', href({ ...s, view, moves: view === 'report' || view === 'add' ? [] : view === s.view ? s.moves : [] }));
+    a.setAttribute('href', href({ ...s, view, moves: view === 'report' || view === 'add' || view === 'drill' ? [] : view === s.view ? s.moves : [] }));
   }
   picker.value = s.user;
   document.body.dataset.view = s.view;
   document.title = s.user ? `mirror · ${s.user} · ${s.view}` : 'mirror';
+  drillView.refreshBadge(s.user);
   const left = el('div', { class: 'left' }, boardBox, below);
   if (s.view === 'report' || s.view === 'add') {
     // No board in these views: its arrows go before it leaves the page (a detached board
@@ -78,6 +80,7 @@ async function show(): Promise<void> {
     if (s.view === 'play') playView.render(host, side, below);
     else if (s.view === 'prep') await prepView.render(host, side, below, players);
     else if (s.view === 'game') await gameView.render(host, side, below);
+    else if (s.view === 'drill') await drillView.render(host, side, below);
     else await explore.render(host, side, below);
     board.redrawAll();
   }

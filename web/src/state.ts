@@ -1,6 +1,6 @@
 // What the page shows, held in its URL: a view is a link.
 
-export type View = 'explore' | 'play' | 'prep' | 'report' | 'add' | 'game';
+export type View = 'explore' | 'play' | 'prep' | 'report' | 'add' | 'game' | 'drill';
 export const SPEEDS = ['bullet', 'blitz', 'rapid', 'classical', 'correspondence'];
 export const SOURCES = ['chesscom', 'lichess', 'otb'];
 
@@ -42,7 +42,10 @@ export function read(search: string = location.search): PageState {
   const color = q.get('color');
   const rated = q.get('rated');
   return {
-    view: view === 'play' || view === 'prep' || view === 'report' || view === 'add' || view === 'game' ? view : 'explore',
+    view:
+      view === 'play' || view === 'prep' || view === 'report' || view === 'add' || view === 'game' || view === 'drill'
+        ? view
+        : 'explore',
     user: q.get('user') ?? '',
     moves: list(q.get('moves')),
     filters: {
