@@ -747,8 +747,11 @@ pub(crate) async fn repertoire<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
     q: RawQuery,
 ) -> Result<Response, ApiError> {
-    let params::RepertoireRequest { user, options } =
-        params::RepertoireQuery::from_raw(query(q)?)?.parse()?;
+    let params::RepertoireRequest {
+        user,
+        options,
+        chapters,
+    } = params::RepertoireQuery::from_raw(query(q)?)?.parse()?;
     let color = match options.color {
         shakmaty::Color::White => "white",
         shakmaty::Color::Black => "black",
@@ -759,7 +762,11 @@ pub(crate) async fn repertoire<S: GraphStore + Send + Sync + 'static>(
             require_player(&known, store, &user)?;
             // The name as stored (the file's tags name the player as their games do).
             let name = mirror_store::require_player(store, &user)?;
-            Ok(mirror_store::repertoire::repertoire(store, &name, &options)?.to_pgn())
+            let rep = mirror_store::repertoire::repertoire(store, &name, &options)?;
+            Ok(match chapters {
+                Some(n) => rep.to_pgn_chapters(n),
+                None => rep.to_pgn(),
+            })
         })
         .await?;
     Ok((

@@ -452,6 +452,8 @@ query! {
         depth = "depth",
         /// Moves at most in the tree (default 5,000, at most 20,000).
         max_moves = "maxMoves",
+        /// One chapter (one PGN game) per opening family, at most this many (1-64).
+        chapters = "chapters",
     } + /// Which of the player's games count.
         filters: FilterQuery
 }
@@ -463,6 +465,8 @@ pub struct RepertoireRequest {
     pub user: String,
     /// The walk's options.
     pub options: mirror_store::repertoire::RepertoireOptions,
+    /// Chapters at most, one per opening family (`None`: one game).
+    pub chapters: Option<usize>,
 }
 
 impl RepertoireQuery {
@@ -488,7 +492,14 @@ impl RepertoireQuery {
         if !(1..=20_000).contains(&max_moves) {
             return Err(bad(format!("maxMoves: {max_moves} is not from 1 to 20000")));
         }
+        let chapters = number::<usize>("chapters", self.chapters.as_deref())?;
+        if let Some(n) = chapters
+            && !(1..=mirror_store::repertoire::MAX_CHAPTERS).contains(&n)
+        {
+            return Err(bad(format!("chapters: {n} is not from 1 to 64")));
+        }
         Ok(RepertoireRequest {
+            chapters,
             user,
             options: mirror_store::repertoire::RepertoireOptions {
                 color: filter.color.unwrap_or(Color::White),

@@ -1730,8 +1730,24 @@ async fn the_repertoire_is_the_stores_tree_as_a_pgn_file() {
         text.contains(&format!("\n\n1. {} {{", want.moves[0].san)),
         "{text}"
     );
+    // In chapters: the library's chapters, each a game named by its Event tag.
+    let chapters = reqwest::get(format!(
+        "{}/api/v1/repertoire?user=biskupstunga&color=black&minGames=3&depth=9&speeds=blitz&chapters=4",
+        s.base
+    ))
+    .await
+    .expect("request")
+    .text()
+    .await
+    .expect("body");
+    assert_eq!(chapters, want.to_pgn_chapters(4));
+    let events = chapters.matches("[Event ").count();
+    assert!((2..=4).contains(&events), "{events} chapters: {chapters}");
+    assert_eq!(want.chapters(4).len(), events);
     for (query, status) in [
         ("user=biskupstunga&depth=0", 400),
+        ("user=biskupstunga&chapters=0", 400),
+        ("user=biskupstunga&chapters=65", 400),
         ("user=biskupstunga&maxMoves=20001", 400),
         ("user=biskupstunga&minGames=0", 400),
         ("user=biskupstunga&colour=white", 400),

@@ -45,6 +45,12 @@ pub struct ExportArgs {
     /// pass it, and says so).
     #[arg(long, default_value_t = 5_000, value_parser = clap::value_parser!(u32).range(1..))]
     pub max_moves: u32,
+    /// With --to pgn: one chapter (one PGN game) per opening family, at most this many
+    /// (lichess's studies take 64); the least played families join the chapter they
+    /// branch from.
+    #[arg(long, num_args = 0..=1, default_missing_value = "64",
+          value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub chapters: Option<u16>,
     /// With --to pgn: which of the player's games count.
     #[command(flatten)]
     pub filters: crate::args::FilterArgs,
@@ -63,6 +69,10 @@ pub struct ExportArgs {
 }
 
 pub fn run(store_args: &StoreArgs, args: ExportArgs) -> anyhow::Result<ExitCode> {
+    anyhow::ensure!(
+        args.chapters.is_none() || matches!(args.to, ExportTarget::Pgn),
+        "--chapters is for --to pgn"
+    );
     match args.to {
         ExportTarget::Polyglot => return polyglot(store_args, &args),
         ExportTarget::Pgn => return pgn(store_args, &args),
@@ -169,8 +179,11 @@ fn pgn(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCode> {
         max_moves: args.max_moves as usize,
     };
     let rep = mirror_store::repertoire::repertoire(&store, &user, &opts)?;
-    std::fs::write(path, rep.to_pgn())
-        .with_context(|| format!("cannot write {}", path.display()))?;
+    let text = match args.chapters {
+        Some(n) => rep.to_pgn_chapters(usize::from(n)),
+        None => rep.to_pgn(),
+    };
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))?;
     println!(
         "wrote {}: {user}'s repertoire as {}, {} moves played in at least {} games, {} plies deep{}",
         path.display(),

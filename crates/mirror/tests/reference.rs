@@ -523,5 +523,53 @@ fn the_repertoire_pgn_read_by_python_chess_is_the_games_tree_above_the_threshold
         assert_eq!(v["mismatches"], serde_json::json!([]), "{color}: {v}");
         assert!(v["nodes"].as_u64().expect("nodes") > 100, "{color}: {v}");
         assert_eq!(v["deepest"].to_string(), depth, "{color}: {v}");
+
+        // In chapters, one per opening family (at most 64, and at most 3): together the
+        // same tree.
+        for most in ["64", "3"] {
+            let chapters = env.dir.path().join(format!("chapters-{color}-{most}.pgn"));
+            let chapters = chapters.to_str().expect("a UTF-8 path");
+            env.ok(&[
+                "export",
+                "--to",
+                "pgn",
+                chapters,
+                "--user",
+                PLAYER,
+                "--color",
+                color,
+                "--min-games",
+                min_games,
+                "--depth",
+                depth,
+                "--chapters",
+                most,
+            ]);
+            let out = std::process::Command::new(
+                std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()),
+            )
+            .arg(repo().join("tests/reference/chapters.py"))
+            .args([file, chapters, most])
+            .output()
+            .expect("python3 with python-chess");
+            assert!(
+                out.status.success(),
+                "{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let c: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+            assert_eq!(c["missing"], serde_json::json!([]), "{color} {most}: {c}");
+            assert_eq!(c["extra"], serde_json::json!([]), "{color} {most}: {c}");
+            let n = c["chapters"].as_u64().expect("chapters");
+            if most == "3" {
+                assert_eq!(n, 3, "{color}: {c}");
+            } else {
+                assert!(n > 3, "several families: {c}");
+            }
+            let names = c["names"].as_array().expect("names");
+            let mut distinct = names.clone();
+            distinct.dedup();
+            assert_eq!(distinct.len(), names.len(), "one chapter per family: {c}");
+        }
     }
 }
