@@ -478,20 +478,19 @@ impl RepertoireQuery {
             Some(Color::White),
         )?;
         let defaults = mirror_store::repertoire::RepertoireOptions::default();
-        let min_games =
-            number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
-        if min_games < 1 {
-            return Err(bad("minGames: 0 is less than 1"));
-        }
-        let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
-        if !(1..=40).contains(&depth) {
-            return Err(bad(format!("depth: {depth} is not from 1 to 40")));
-        }
-        let max_moves =
-            number::<usize>("maxMoves", self.max_moves.as_deref())?.unwrap_or(defaults.max_moves);
-        if !(1..=20_000).contains(&max_moves) {
-            return Err(bad(format!("maxMoves: {max_moves} is not from 1 to 20000")));
-        }
+        let min_games = bounded(
+            "minGames",
+            self.min_games.as_deref(),
+            defaults.min_games,
+            1..=u32::MAX,
+        )?;
+        let depth = bounded("depth", self.depth.as_deref(), defaults.depth, 1..=40)?;
+        let max_moves = bounded(
+            "maxMoves",
+            self.max_moves.as_deref(),
+            defaults.max_moves,
+            1..=20_000,
+        )?;
         let chapters = number::<usize>("chapters", self.chapters.as_deref())?;
         if let Some(n) = chapters
             && !(1..=mirror_store::repertoire::MAX_CHAPTERS).contains(&n)
@@ -556,23 +555,15 @@ impl DrillQuery {
             None => None,
             Some(o) => Some(named_user("opponent", Some(o))?),
         };
-        let min_games =
-            number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
-        if min_games < 1 {
-            return Err(bad("minGames: 0 is less than 1"));
-        }
-        let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
-        if !(1..=40).contains(&depth) {
-            return Err(bad(format!("depth: {depth} is not from 1 to 40")));
-        }
-        let share = number::<f64>("share", self.share.as_deref())?.unwrap_or(defaults.share);
-        if !(0.0..=1.0).contains(&share) {
-            return Err(bad(format!("share: {share} is not from 0 to 1")));
-        }
-        let new = number::<usize>("new", self.new.as_deref())?.unwrap_or(10);
-        if new > 100 {
-            return Err(bad(format!("new: {new} is more than 100")));
-        }
+        let min_games = bounded(
+            "minGames",
+            self.min_games.as_deref(),
+            defaults.min_games,
+            1..=u32::MAX,
+        )?;
+        let depth = bounded("depth", self.depth.as_deref(), defaults.depth, 1..=40)?;
+        let share = bounded("share", self.share.as_deref(), defaults.share, 0.0..=1.0)?;
+        let new = bounded("new", self.new.as_deref(), 10, 0..=100)?;
         Ok(DrillRequest {
             user,
             options: mirror_drill::CardOptions {
@@ -958,6 +949,29 @@ struct Located {
 }
 
 /// The player's name (`user`): required, sane.
+/// The number `name` (`default` when not given), refused by name outside `range` (NaN is
+/// outside every range).
+fn bounded<T>(
+    name: &str,
+    given: Option<&str>,
+    default: T,
+    range: std::ops::RangeInclusive<T>,
+) -> Result<T, ApiError>
+where
+    T: std::str::FromStr + PartialOrd + std::fmt::Display + Copy,
+{
+    let v = number::<T>(name, given)?.unwrap_or(default);
+    if range.contains(&v) {
+        Ok(v)
+    } else if v < *range.start() {
+        Err(bad(format!("{name}: {v} is less than {}", range.start())))
+    } else if v > *range.end() {
+        Err(bad(format!("{name}: {v} is more than {}", range.end())))
+    } else {
+        Err(bad(format!("{name}: {v} is not a number")))
+    }
+}
+
 fn user(given: Option<&str>) -> Result<String, ApiError> {
     named_user("user", given)
 }

@@ -5,7 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{Env, http, page_token, post_json, repo, shared, spawn_serve};
+use common::{Env, first500, http, page_token, post_json, repo, shared, spawn_serve};
 
 fn fedorov() -> Env {
     let env = Env::new();
@@ -240,4 +240,78 @@ fn the_drill_over_http() {
         (first["reviews"].as_u64(), first["new"].as_bool()),
         (Some(1), Some(false))
     );
+}
+
+/// Against a named opponent the cards are the player's moves on the lines of `mirror prep`
+/// (prep's better move where it suggests one): Biskupstunga as Black against Alexei
+/// Fedorov, who opens 1.e4 in all his 33 White games, is asked 1...d5 first, his usual
+/// reply, on every line; and the cards are exactly the moves of the prep lines.
+#[test]
+fn prep_cards_against_a_named_opponent() {
+    let env = fedorov();
+    env.ingest(&first500(), &[]);
+    let args = [
+        "--user",
+        "Biskupstunga",
+        "--opponent",
+        "Fedorov, Alexei",
+        "--color",
+        "black",
+    ];
+    let mut list_args = vec!["drill"];
+    list_args.extend(args);
+    list_args.extend(["--depth", "8", "--list", "--json"]);
+    let list: serde_json::Value = serde_json::from_str(&env.ok(&list_args)).expect("JSON");
+    let mut prep_args = vec!["prep"];
+    prep_args.extend(args);
+    prep_args.push("--json");
+    let prep: serde_json::Value = serde_json::from_str(&env.ok(&prep_args)).expect("JSON");
+    let cards = list["cards"].as_array().expect("cards");
+    assert!(!cards.is_empty(), "{list}");
+    for c in cards {
+        assert_eq!(c["color"], "black", "{c}");
+        assert_eq!(c["why"]["kind"], "prep", "{c}");
+        assert_eq!(c["why"]["opponent"], "Fedorov, Alexei", "{c}");
+        assert_eq!(
+            c["line"].as_array().map(|l| l.len() % 2),
+            Some(1),
+            "Black to move: {c}"
+        );
+    }
+    assert_eq!(cards[0]["line"], serde_json::json!(["e2e4"]));
+    assert_eq!(cards[0]["right"], serde_json::json!(["d7d5"]));
+    assert_eq!(cards[0]["why"]["reach"], 1.0);
+    // The prep lines' moves of the player, each position once.
+    let mut want: Vec<(Vec<String>, String)> = Vec::new();
+    for line in prep[0]["lines"].as_array().expect("lines") {
+        assert_eq!(line["suggestions"], serde_json::json!([]), "{line}");
+        let uci: Vec<String> = line["uci"]
+            .as_array()
+            .expect("uci")
+            .iter()
+            .map(|u| u.as_str().expect("a move").to_string())
+            .collect();
+        for (i, step) in line["steps"].as_array().expect("steps").iter().enumerate() {
+            if step["by"] == "user" && !want.iter().any(|(l, _)| *l == uci[..i]) {
+                want.push((uci[..i].to_vec(), uci[i].clone()));
+            }
+        }
+    }
+    let mut got: Vec<(Vec<String>, String)> = cards
+        .iter()
+        .map(|c| {
+            (
+                c["line"]
+                    .as_array()
+                    .expect("line")
+                    .iter()
+                    .map(|u| u.as_str().expect("a move").to_string())
+                    .collect(),
+                c["right"][0].as_str().expect("a move").to_string(),
+            )
+        })
+        .collect();
+    want.sort();
+    got.sort();
+    assert_eq!(got, want);
 }
