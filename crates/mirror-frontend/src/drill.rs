@@ -9,7 +9,7 @@ use std::{
 };
 
 use mirror_core::notation;
-use mirror_drill::{Card, DrillError, MoveResult, Session, Summary, Verdict, Why};
+use mirror_drill::{Card, DrillError, Listing, MoveResult, Session, Summary, Verdict, Why};
 use mirror_store::{Drills, GraphRead};
 use shakmaty::{Chess, Color, Position};
 
@@ -167,8 +167,38 @@ pub fn verdict_text(v: &Verdict, player: &str) -> String {
     }
 }
 
+/// The cards of `listing` as `mirror drill --list` prints them: the counts per colour,
+/// then a line per card (when it is due, its colour, its line, its right moves in SAN, why).
+pub fn list_text(listing: &Listing, player: &str) -> io::Result<String> {
+    let mut out = String::new();
+    for (name, c) in [("White", listing.white), ("Black", listing.black)] {
+        out.push_str(&format!(
+            "{name}: {} due, {} new, {} later, {} retired\n",
+            c.due, c.new, c.later, c.retired
+        ));
+    }
+    for l in &listing.cards {
+        let pos = l.card.position().map_err(io_err)?;
+        let right: Vec<String> = l.card.right.iter().map(|u| san_at(&pos, u)).collect();
+        let when = if l.new {
+            "new".to_string()
+        } else {
+            l.due_date.clone().unwrap_or_default()
+        };
+        let line = line_san(&l.card);
+        out.push_str(&format!(
+            "{when:>10}  {:<5}  {:<40}  {}  ({})\n",
+            mirror_core::codec::color_name(l.card.color),
+            if line.is_empty() { "start" } else { &line },
+            right.join(", "),
+            why_listed(&l.card, player, &pos)
+        ));
+    }
+    Ok(out)
+}
+
 /// Seconds since the Unix epoch.
-fn unix_now() -> i64 {
+pub fn unix_now() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))

@@ -12,6 +12,7 @@ pub mod bench;
 pub mod data;
 pub mod encoding;
 pub mod fit;
+pub mod fit_text;
 pub mod inference;
 pub mod library;
 pub mod model;

@@ -53,12 +53,6 @@ pub struct DrillArgs {
     pub json: bool,
 }
 
-fn unix_now() -> i64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
-}
-
 pub fn run(store_args: &StoreArgs, args: DrillArgs) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(
         (0.0..=1.0).contains(&args.share),
@@ -85,7 +79,7 @@ pub fn run(store_args: &StoreArgs, args: DrillArgs) -> anyhow::Result<ExitCode> 
         ..CardOptions::default()
     };
     let deck = Deck::build(&store, &user, &opts)?;
-    let now = unix_now();
+    let now = mirror_frontend::drill::unix_now();
     if args.list {
         let listing = deck.listing(now);
         let mut w = BufWriter::new(std::io::stdout().lock());
@@ -93,39 +87,7 @@ pub fn run(store_args: &StoreArgs, args: DrillArgs) -> anyhow::Result<ExitCode> 
             serde_json::to_writer_pretty(&mut w, &listing)?;
             writeln!(w)?;
         } else {
-            for (name, c) in [("White", listing.white), ("Black", listing.black)] {
-                writeln!(
-                    w,
-                    "{name}: {} due, {} new, {} later, {} retired",
-                    c.due, c.new, c.later, c.retired
-                )?;
-            }
-            for l in &listing.cards {
-                let pos = l.card.position()?;
-                let right: Vec<String> = l
-                    .card
-                    .right
-                    .iter()
-                    .map(|u| {
-                        mirror_core::notation::parse_move(&pos, u)
-                            .map_or_else(|_| u.clone(), |m| mirror_core::notation::san(&pos, m))
-                    })
-                    .collect();
-                let when = if l.new {
-                    "new".to_string()
-                } else {
-                    l.due_date.clone().unwrap_or_default()
-                };
-                let line = mirror_frontend::drill::line_san(&l.card);
-                writeln!(
-                    w,
-                    "{when:>10}  {:<5}  {:<40}  {}  ({})",
-                    mirror_core::codec::color_name(l.card.color),
-                    if line.is_empty() { "start" } else { &line },
-                    right.join(", "),
-                    mirror_frontend::drill::why_listed(&l.card, &user, &pos)
-                )?;
-            }
+            write!(w, "{}", mirror_frontend::drill::list_text(&listing, &user)?)?;
         }
         w.flush()?;
         return Ok(ExitCode::SUCCESS);

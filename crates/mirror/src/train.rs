@@ -10,6 +10,7 @@ use mirror_eval::{report::SplitInfo, tune::choose_and_record};
 use mirror_model::{
     Predictor,
     fit::{FitEvent, FitOptions},
+    fit_text,
 };
 use mirror_store::embedded::OpenMode;
 use shakmaty::Color;
@@ -294,20 +295,12 @@ pub fn fit(
             FitEvent::Plan(parts) => {
                 plan = parts.iter().map(|&b| b as u64).collect();
                 bar.set_length(plan.iter().sum());
-                scope = plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
+                scope = fit_text::plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
             }
-            FitEvent::Stage {
-                games,
-                positions,
-                from,
-                lr,
-            } => {
-                let from = from.map_or_else(|| "?".to_string(), |d| d.to_string());
-                bar.suspend(|| {
-                    say(&format!(
-                        "then the last {games} training games once more ({positions} positions, from {from}, learning rate {lr}):"
-                    ))
-                });
+            stage @ FitEvent::Stage { .. } => {
+                if let Some(line) = fit_text::line(player, &stage) {
+                    bar.suspend(|| say(&line));
+                }
                 part += 1;
                 next_tenth = 1;
             }
@@ -350,7 +343,7 @@ pub fn fit(
                 }
             }
             other => {
-                if let Some(line) = fit_line(player, &other) {
+                if let Some(line) = fit_text::line(player, &other) {
                     bar.suspend(|| say(&line));
                 }
             }
@@ -364,133 +357,4 @@ pub fn fit(
         }
     }
     Ok(model)
-}
-
-/// What the ETA of a training covers: "all 3 epochs, then 2 stages on the last games".
-fn plan_scope(epochs: usize, stages: usize) -> String {
-    let epochs = if epochs == 1 {
-        "its epoch".to_string()
-    } else {
-        format!("all {epochs} epochs")
-    };
-    match stages {
-        0 => epochs,
-        1 => format!("{epochs}, then 1 stage on the last games"),
-        n => format!("{epochs}, then {n} stages on the last games"),
-    }
-}
-
-/// "12 (queen 11, rook 0, bishop 0, knight 1)" (counts by knight, bishop, rook, queen).
-fn promotion_text(p: &[usize; 4]) -> String {
-    format!(
-        "{} (queen {}, rook {}, bishop {}, knight {})",
-        p.iter().sum::<usize>(),
-        p[3],
-        p[2],
-        p[1],
-        p[0]
-    )
-}
-
-/// A fit's report line for `player` (the plan, the progress and the stages are the
-/// bar's).
-fn fit_line(player: &str, event: &FitEvent<'_>) -> Option<String> {
-    let pct = |x: f64| 100.0 * x;
-    Some(match event {
-        FitEvent::Split(s) => format!(
-            "{player}: {} games -> train {} ({} positions used), validation {} ({} positions), test {} ({} positions outside the training tree, {} inside)",
-            s.games,
-            s.train_games,
-            s.train_positions,
-            s.val_games,
-            s.val_positions,
-            s.test_games,
-            s.test_outside,
-            s.test_inside
-        ),
-        FitEvent::Base {
-            meta,
-            dir,
-            new_value_head,
-        } => {
-            let mut line = format!(
-                "fine-tuning the model of {} from {} ({} layers x {} channels)",
-                meta.summary(),
-                dir.display(),
-                meta.layers,
-                meta.channels
-            );
-            if *new_value_head {
-                line.push_str(
-                    "\nthe base has no value head: a new one learns the games' outcomes beside the moves",
-                );
-            }
-            line
-        }
-        FitEvent::BaseFigures(t) => format!(
-            "the base alone on {player}'s validation positions: top-1 {:.1}%, top-3 {:.1}%",
-            pct(t.top1),
-            pct(t.top3)
-        ),
-        FitEvent::BaseKept(t) => format!(
-            "no epoch beat the base on {player}'s validation positions (top-1 {:.1}%): the base is kept as it is",
-            pct(t.top1)
-        ),
-        FitEvent::NoStage { asked, train_games } => format!(
-            "no stage on the last {asked} training games: there are only {train_games} (all of them were learnt)"
-        ),
-        FitEvent::StageDone {
-            games,
-            before,
-            after,
-            kept,
-        } => format!(
-            "the last {games} games once more: validation top-1 {:.1}% -> {:.1}%{}",
-            pct(*before),
-            pct(*after),
-            if *kept { " (kept)" } else { " (not kept)" }
-        ),
-        FitEvent::Test(t) => [
-            format!("test positions outside the training tree ({}):", t.outside),
-            format!(
-                "  model            top-1 {:5.1}%  top-3 {:5.1}%",
-                pct(t.model.top1),
-                pct(t.model.top3)
-            ),
-            format!(
-                "  random legal     top-1 {:5.1}%  top-3 {:5.1}%",
-                pct(t.random.top1),
-                pct(t.random.top3)
-            ),
-            format!(
-                "  habit (most played UCI move) top-1 {:5.1}%  top-3 {:5.1}%",
-                pct(t.habit.top1),
-                pct(t.habit.top3)
-            ),
-            format!(
-                "test positions inside the training tree ({}): model top-1 {:.1}%, top-3 {:.1}%",
-                t.inside,
-                pct(t.model_inside.top1),
-                pct(t.model_inside.top3)
-            ),
-            format!(
-                "promotions by {player}: training {}; test {}",
-                promotion_text(&t.promotions_train),
-                promotion_text(&t.promotions_test)
-            ),
-        ]
-        .join("\n"),
-        FitEvent::Value(v) => format!(
-            "value head (the game's outcome for the side to move) on validation: log-loss {:.3}, Brier {:.3} (material alone {:.3} / {:.3}; outcome shares alone {:.3} / {:.3}) on {} validation positions",
-            v.model.log_loss,
-            v.model.brier,
-            v.material.log_loss,
-            v.material.brier,
-            v.shares.log_loss,
-            v.shares.brier,
-            v.positions
-        ),
-        FitEvent::Saved(dir) => format!("model saved in {}", dir.display()),
-        FitEvent::Plan(_) | FitEvent::Progress(..) | FitEvent::Stage { .. } => return None,
-    })
 }
