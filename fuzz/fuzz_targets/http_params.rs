@@ -7,7 +7,7 @@
 use libfuzzer_sys::fuzz_target;
 use mirror_server::params::{
     BookQuery, DrillAnswerBody, DrillQuery, ExploreQuery, MoveQuery, NewestQuery, PlayerQuery,
-    PrepQuery, Raw, RepertoireQuery, ReportQuery, from_json, from_query,
+    PrepQuery, Query, Raw, RepertoireQuery, ReportQuery, from_json, from_query,
 };
 
 fn check(raw: Raw) {

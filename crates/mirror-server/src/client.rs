@@ -474,7 +474,7 @@ mod tests {
                 .collect();
             raw.insert("user".into(), "someone".into());
             raw.insert("key".into(), "00000000000000ff".into());
-            let back = crate::params::BookQuery::from_raw(raw)
+            let back = <crate::params::BookQuery as crate::params::Query>::from_raw(raw)
                 .and_then(|q| q.parse())
                 .expect("the server reads what the client writes");
             assert_eq!(back.filter, f);

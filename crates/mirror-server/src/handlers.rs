@@ -18,7 +18,7 @@ use crate::{
     AppState,
     cache::{Knobs, Question},
     error::ApiError,
-    params::{self, Raw},
+    params::{self, Query as _, Raw},
     response::{
         ExploreMove, ExploreResponse, Health, MoveResponse, OpeningJson, PlayerListed, ScoreJson,
         SourceJson, TimeJson, by_colour, candidate, recent_json,

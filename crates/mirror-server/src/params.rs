@@ -1,6 +1,7 @@
 //! Request parameters: raw text from a query string or a JSON body ([`Raw`]), taken per
-//! endpoint into its query struct ([`MoveQuery`], [`ExploreQuery`]: a parameter the
-//! endpoint does not read is a 400 naming it) and checked into typed requests
+//! endpoint into its serde query struct ([`Query`]: [`MoveQuery`], [`ExploreQuery`], with
+//! the shared [`FilterQuery`] and [`KnobQuery`] flattened in; a parameter the endpoint does
+//! not read is a 400 naming it) and checked into typed requests
 //! ([`MoveRequest`], [`ExploreRequest`]) with errors that name the parameter.
 
 use std::collections::HashMap;
@@ -14,6 +15,8 @@ use mirror_engine::EngineOptions;
 use mirror_store::{Filter, RatingRange, player_key};
 use shakmaty::{Chess, Color, Position, uci::UciMove};
 
+use serde::{Deserialize, Serialize, de::DeserializeOwned};
+
 use crate::error::ApiError;
 
 /// Raw parameters as strings (from a query string or a JSON object).
@@ -23,74 +26,62 @@ fn bad(msg: impl Into<String>) -> ApiError {
     ApiError::BadRequest(msg.into())
 }
 
-/// A per-endpoint query: one `Option<String>` per parameter the endpoint reads, taken out of
-/// the raw parameters by name, and the groups it shares with other endpoints (`+ filters:
-/// FilterQuery`, the engine's knobs); anything left over is a 400 naming it (a typo, or a
-/// parameter of another endpoint, would otherwise be dropped silently).
-macro_rules! query {
-    ($(#[$doc:meta])* $name:ident {
-        $($(#[$fdoc:meta])* $field:ident = $key:literal,)*
-    } $(+ $(#[$gdoc:meta])* $group:ident: $gty:ident)*) => {
-        $(#[$doc])*
-        #[derive(Debug, Default)]
-        pub struct $name {
-            $($(#[$fdoc])* pub $field: Option<String>,)*
-            $($(#[$gdoc])* pub $group: $gty,)*
+/// A per-endpoint query: a serde struct of one `Option<String>` per parameter the endpoint
+/// reads (by its camelCase name), with the groups it shares with other endpoints flattened
+/// into it ([`FilterQuery`], [`KnobQuery`]). A parameter it does not read is a 400 naming it
+/// (a typo, or a parameter of another endpoint, would otherwise be dropped silently).
+pub trait Query: DeserializeOwned + Serialize + Default {
+    /// The parameters this endpoint reads, as sent (sorted): the names the struct serialises
+    /// under, its groups' included.
+    fn params() -> Result<Vec<String>, ApiError> {
+        match serde_json::to_value(Self::default()) {
+            Ok(serde_json::Value::Object(map)) => Ok(map.into_iter().map(|(k, _)| k).collect()),
+            Ok(other) => Err(ApiError::Internal(format!(
+                "a query serialises as an object, not {other}"
+            ))),
+            Err(e) => Err(ApiError::Internal(format!("a query's names: {e}"))),
         }
+    }
 
-        impl $name {
-            /// The parameters this endpoint reads, as sent: its own, then its groups'.
-            pub fn params() -> Vec<String> {
-                #[allow(unused_mut)]
-                let mut all: Vec<String> = [$($key),*].iter().map(ToString::to_string).collect();
-                $(all.extend(<$gty>::params());)*
-                all
-            }
-
-            /// Takes this endpoint's parameters out of `raw`, leaving the others.
-            pub fn take(raw: &mut Raw) -> $name {
-                $name {
-                    $($field: raw.remove($key),)*
-                    $($group: <$gty>::take(raw),)*
-                }
-            }
-
-            /// Takes this endpoint's parameters out of `raw`; any other is an error.
-            pub fn from_raw(mut raw: Raw) -> Result<$name, ApiError> {
-                let query = Self::take(&mut raw);
-                let mut unknown: Vec<String> = raw.into_keys().collect();
-                unknown.sort_unstable();
-                match unknown.first() {
-                    None => Ok(query),
-                    Some(k) => Err(bad(format!(
-                        "unknown parameter {k:?} for this endpoint; it takes: {}",
-                        Self::params().join(", ")
-                    ))),
-                }
-            }
+    /// This endpoint's parameters out of `raw`; any other is an error naming it.
+    fn from_raw(raw: Raw) -> Result<Self, ApiError> {
+        let params = Self::params()?;
+        let mut unknown: Vec<&String> = raw.keys().filter(|k| !params.contains(k)).collect();
+        unknown.sort_unstable();
+        if let Some(k) = unknown.first() {
+            return Err(bad(format!(
+                "unknown parameter {k:?} for this endpoint; it takes: {}",
+                params.join(", ")
+            )));
         }
-    };
+        let object = raw
+            .into_iter()
+            .map(|(k, v)| (k, serde_json::Value::String(v)))
+            .collect();
+        serde_json::from_value(serde_json::Value::Object(object))
+            .map_err(|e| bad(format!("invalid parameters: {e}")))
+    }
 }
 
-query! {
-    /// The games an endpoint looks at, shared by every endpoint that reads the player's
-    /// games (the colour is each endpoint's own).
-    FilterQuery {
-        /// Time classes.
-        speeds = "speeds",
-        /// `true`/`false`.
-        rated = "rated",
-        /// lichess's `rated`/`casual`.
-        modes = "modes",
-        /// First month.
-        since = "since",
-        /// Last month.
-        until = "until",
-        /// The opponent's rating range, `MIN-MAX`.
-        opponent_rating = "opponentRating",
-        /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
-        sources = "sources",
-    }
+/// The games an endpoint looks at, shared by every endpoint that reads the player's
+/// games (the colour is each endpoint's own).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FilterQuery {
+    /// Time classes.
+    pub speeds: Option<String>,
+    /// `true`/`false`.
+    pub rated: Option<String>,
+    /// lichess's `rated`/`casual`.
+    pub modes: Option<String>,
+    /// First month.
+    pub since: Option<String>,
+    /// Last month.
+    pub until: Option<String>,
+    /// The opponent's rating range, `MIN-MAX`.
+    pub opponent_rating: Option<String>,
+    /// Where the games were played: `chesscom`, `lichess`, `otb` (comma-separated).
+    pub sources: Option<String>,
 }
 
 /// The engine's own knobs ([`mirror_engine::KNOBS`], group `Engine`) by their HTTP names
@@ -104,113 +95,157 @@ impl KnobQuery {
             .iter()
             .filter(|k| k.group == mirror_engine::KnobGroup::Engine)
     }
+}
 
-    /// The knobs' HTTP names.
-    pub fn params() -> Vec<String> {
-        Self::knobs().map(mirror_engine::Knob::http_name).collect()
-    }
-
-    /// Takes the knobs given out of `raw`.
-    pub fn take(raw: &mut Raw) -> KnobQuery {
-        KnobQuery(
-            Self::knobs()
-                .filter_map(|k| raw.remove(&k.http_name()).map(|v| (k, v)))
-                .collect(),
-        )
+/// Each knob by its HTTP name: its value as sent, or null (so that a query's names list
+/// every knob).
+impl Serialize for KnobQuery {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = s.serialize_map(None)?;
+        for knob in Self::knobs() {
+            let given = self.0.iter().find(|(k, _)| k.name == knob.name);
+            map.serialize_entry(&knob.http_name(), &given.map(|(_, v)| v))?;
+        }
+        map.end()
     }
 }
 
-/// The filter parameters of a query struct (they share their names), with `color`.
-macro_rules! filter_text {
-    ($q:expr, $color:expr) => {
+/// The knobs among the parameters (flattened into a query, it sees those the query's own
+/// fields left), in the table's order; other names are left to the query's check.
+impl<'de> Deserialize<'de> for KnobQuery {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<KnobQuery, D::Error> {
+        struct Knobs;
+        impl<'de> serde::de::Visitor<'de> for Knobs {
+            type Value = KnobQuery;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("the engine's knobs by name")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<KnobQuery, A::Error> {
+                let mut given: HashMap<String, String> = HashMap::new();
+                while let Some((k, v)) = map.next_entry::<String, String>()? {
+                    given.insert(k, v);
+                }
+                Ok(KnobQuery(
+                    KnobQuery::knobs()
+                        .filter_map(|k| given.remove(&k.http_name()).map(|v| (k, v)))
+                        .collect(),
+                ))
+            }
+        }
+        d.deserialize_map(Knobs)
+    }
+}
+
+impl FilterQuery {
+    /// The filter parameters as sent, with the endpoint's `color`.
+    fn text<'a>(&'a self, color: Option<&'a str>) -> FilterText<'a> {
         FilterText {
-            color: $color,
-            speeds: $q.filters.speeds.as_deref(),
-            rated: $q.filters.rated.as_deref(),
-            modes: $q.filters.modes.as_deref(),
-            since: $q.filters.since.as_deref(),
-            until: $q.filters.until.as_deref(),
-            opponent_rating: $q.filters.opponent_rating.as_deref(),
-            sources: $q.filters.sources.as_deref(),
+            color,
+            speeds: self.speeds.as_deref(),
+            rated: self.rated.as_deref(),
+            modes: self.modes.as_deref(),
+            since: self.since.as_deref(),
+            until: self.until.as_deref(),
+            opponent_rating: self.opponent_rating.as_deref(),
+            sources: self.sources.as_deref(),
             theirs: false,
         }
-    };
-}
-
-query! {
-    /// `/api/v1/move`: the position, the filters and the engine's knobs (no `color`: the
-    /// engine always plays the side to move; no `recentGames`: it returns no games).
-    MoveQuery {
-        /// The player.
-        user = "user",
-        /// The position as FEN.
-        fen = "fen",
-        /// UCI moves from the start position.
-        moves = "moves",
-        /// lichess's name for `moves`.
-        play = "play",
-        /// Seed of the engine's random choices.
-        seed = "seed",
-    } + /// Whose games.
-        filters: FilterQuery
-      + /// The engine's knobs.
-        knobs: KnobQuery
-}
-
-query! {
-    /// `/api/v1/explore`: the position, whose games, how many recent games (it chooses no
-    /// move, so no engine knobs).
-    ExploreQuery {
-        /// The player.
-        user = "user",
-        /// The position as FEN.
-        fen = "fen",
-        /// UCI moves from the start position.
-        moves = "moves",
-        /// lichess's name for `moves`.
-        play = "play",
-        /// The player's colour, kept for the whole walk (default: White for `moves`/`play`,
-        /// the side to move for a lone `fen`).
-        color = "color",
-        /// How many of the newest games to list.
-        recent_games = "recentGames",
-    } + /// Whose games.
-        filters: FilterQuery
-}
-
-query! {
-    /// `/api/v1/player`: lichess's player explorer, with lichess's names and rules (`player`
-    /// and `color` required; `play` walks from `fen`); mirror's own filters are taken too.
-    PlayerQuery {
-        /// The player (lichess's name for `user`).
-        player = "player",
-        /// The player's colour: required, as lichess's explorer requires it.
-        color = "color",
-        /// lichess's variant: `standard` (or `chess`) only.
-        variant = "variant",
-        /// The position the walk starts from (default: the start position).
-        fen = "fen",
-        /// UCI moves from `fen`.
-        play = "play",
-        /// How many moves to list, most played first (default: all).
-        moves = "moves",
-        /// How many of the newest games to list.
-        recent_games = "recentGames",
-        /// lichess's top games: its player explorer lists none; only `0` is taken.
-        top_games = "topGames",
-    } + /// Whose games.
-        filters: FilterQuery
-}
-
-query! {
-    /// `/api/v1/game`: one of the player's stored games, to replay.
-    GameQuery {
-        /// The player.
-        user = "user",
-        /// The game, as the explorer's `recentGames[].id` names it.
-        id = "id",
     }
 }
+
+/// `/api/v1/move`: the position, the filters and the engine's knobs (no `color`: the
+/// engine always plays the side to move; no `recentGames`: it returns no games).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct MoveQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The position as FEN.
+    pub fen: Option<String>,
+    /// UCI moves from the start position.
+    pub moves: Option<String>,
+    /// lichess's name for `moves`.
+    pub play: Option<String>,
+    /// Seed of the engine's random choices.
+    pub seed: Option<String>,
+    /// Whose games.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
+    /// The engine's knobs.
+    #[serde(flatten)]
+    pub knobs: KnobQuery,
+}
+
+impl Query for MoveQuery {}
+
+/// `/api/v1/explore`: the position, whose games, how many recent games (it chooses no
+/// move, so no engine knobs).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExploreQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The position as FEN.
+    pub fen: Option<String>,
+    /// UCI moves from the start position.
+    pub moves: Option<String>,
+    /// lichess's name for `moves`.
+    pub play: Option<String>,
+    /// The player's colour, kept for the whole walk (default: White for `moves`/`play`,
+    /// the side to move for a lone `fen`).
+    pub color: Option<String>,
+    /// How many of the newest games to list.
+    pub recent_games: Option<String>,
+    /// Whose games.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
+}
+
+impl Query for ExploreQuery {}
+
+/// `/api/v1/player`: lichess's player explorer, with lichess's names and rules (`player`
+/// and `color` required; `play` walks from `fen`); mirror's own filters are taken too.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PlayerQuery {
+    /// The player (lichess's name for `user`).
+    pub player: Option<String>,
+    /// The player's colour: required, as lichess's explorer requires it.
+    pub color: Option<String>,
+    /// lichess's variant: `standard` (or `chess`) only.
+    pub variant: Option<String>,
+    /// The position the walk starts from (default: the start position).
+    pub fen: Option<String>,
+    /// UCI moves from `fen`.
+    pub play: Option<String>,
+    /// How many moves to list, most played first (default: all).
+    pub moves: Option<String>,
+    /// How many of the newest games to list.
+    pub recent_games: Option<String>,
+    /// lichess's top games: its player explorer lists none; only `0` is taken.
+    pub top_games: Option<String>,
+    /// Whose games.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
+}
+
+impl Query for PlayerQuery {}
+
+/// `/api/v1/game`: one of the player's stored games, to replay.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct GameQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The game, as the explorer's `recentGames[].id` names it.
+    pub id: Option<String>,
+}
+
+impl Query for GameQuery {}
 
 /// What `/api/v1/game` asks, checked.
 #[derive(Debug)]
@@ -243,23 +278,27 @@ impl GameQuery {
     }
 }
 
-query! {
-    /// `/api/v1/report`: whose games, and how much to list.
-    ReportQuery {
-        /// The player.
-        user = "user",
-        /// Only the player's games with this colour.
-        color = "color",
-        /// Positions reached in fewer games are left out (default 10).
-        min_games = "minGames",
-        /// A reply met in at most this percent of a position's games is rare (default 10,
-        /// 1-100).
-        rare = "rare",
-        /// Items per list at most (default 10, at most 100).
-        limit = "limit",
-    } + /// Whose games.
-        filters: FilterQuery
+/// `/api/v1/report`: whose games, and how much to list.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ReportQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// Only the player's games with this colour.
+    pub color: Option<String>,
+    /// Positions reached in fewer games are left out (default 10).
+    pub min_games: Option<String>,
+    /// A reply met in at most this percent of a position's games is rare (default 10,
+    /// 1-100).
+    pub rare: Option<String>,
+    /// Items per list at most (default 10, at most 100).
+    pub limit: Option<String>,
+    /// Whose games.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
 }
+
+impl Query for ReportQuery {}
 
 /// What `/api/v1/report` asks, checked.
 #[derive(Debug)]
@@ -274,7 +313,7 @@ impl ReportQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<ReportRequest, ApiError> {
         let user = user(self.user.as_deref())?;
-        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), None)?;
         let defaults = mirror_store::report::ReportOptions::default();
         let min_games =
             number::<u32>("minGames", self.min_games.as_deref())?.unwrap_or(defaults.min_games);
@@ -306,21 +345,23 @@ impl ReportQuery {
     }
 }
 
-query! {
-    /// `/api/v1/pace`: how long the player would take in a position.
-    PaceQuery {
-        /// The player.
-        user = "user",
-        /// The position as FEN.
-        fen = "fen",
-        /// UCI moves from the start position.
-        moves = "moves",
-        /// The side to move's clock left, in milliseconds.
-        left = "left",
-        /// The game's clock: seconds and increment, as PGN's `TimeControl` (`300+2`).
-        clock = "clock",
-    }
+/// `/api/v1/pace`: how long the player would take in a position.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PaceQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The position as FEN.
+    pub fen: Option<String>,
+    /// UCI moves from the start position.
+    pub moves: Option<String>,
+    /// The side to move's clock left, in milliseconds.
+    pub left: Option<String>,
+    /// The game's clock: seconds and increment, as PGN's `TimeControl` (`300+2`).
+    pub clock: Option<String>,
 }
+
+impl Query for PaceQuery {}
 
 /// What `/api/v1/pace` asks, checked.
 #[derive(Debug)]
@@ -354,32 +395,36 @@ impl PaceQuery {
     }
 }
 
-query! {
-    /// `GET /api/v1/prep`.
-    PrepQuery {
-        /// The player preparing.
-        user = "user",
-        /// The opponent.
-        opponent = "opponent",
-        /// The player's colour (default white).
-        color = "color",
-        /// Plies at most (default 8, at most 20).
-        depth = "depth",
-        /// Lines at most (default 20, at most 100).
-        lines = "lines",
-        /// The opponent's tree thins out below this many games (default 5).
-        thin = "thin",
-        /// The opponent's time classes, instead of `speeds`.
-        their_speeds = "theirSpeeds",
-        /// The opponent's games from this month on, instead of `since`.
-        their_since = "theirSince",
-        /// The opponent's games up to this month, instead of `until`.
-        their_until = "theirUntil",
-        /// The opponent's sites, instead of `sources`.
-        their_sources = "theirSources",
-    } + /// Whose games (for both players; the opponent's with their own on top).
-        filters: FilterQuery
+/// `GET /api/v1/prep`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PrepQuery {
+    /// The player preparing.
+    pub user: Option<String>,
+    /// The opponent.
+    pub opponent: Option<String>,
+    /// The player's colour (default white).
+    pub color: Option<String>,
+    /// Plies at most (default 8, at most 20).
+    pub depth: Option<String>,
+    /// Lines at most (default 20, at most 100).
+    pub lines: Option<String>,
+    /// The opponent's tree thins out below this many games (default 5).
+    pub thin: Option<String>,
+    /// The opponent's time classes, instead of `speeds`.
+    pub their_speeds: Option<String>,
+    /// The opponent's games from this month on, instead of `since`.
+    pub their_since: Option<String>,
+    /// The opponent's games up to this month, instead of `until`.
+    pub their_until: Option<String>,
+    /// The opponent's sites, instead of `sources`.
+    pub their_sources: Option<String>,
+    /// Whose games (for both players; the opponent's with their own on top).
+    #[serde(flatten)]
+    pub filters: FilterQuery,
 }
+
+impl Query for PrepQuery {}
 
 /// What `/api/v1/prep` asks, checked.
 #[derive(Debug)]
@@ -400,7 +445,7 @@ impl PrepQuery {
             None => return Err(bad("opponent: missing (the player to prepare against)")),
             Some(o) => crate::params::user(Some(o)).map_err(|e| bad(format!("opponent: {e}")))?,
         };
-        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), None)?;
         let defaults = mirror_store::prep::PrepOptions::default();
         let depth = number::<usize>("depth", self.depth.as_deref())?.unwrap_or(defaults.depth);
         if !(1..=20).contains(&depth) {
@@ -439,24 +484,28 @@ impl PrepQuery {
     }
 }
 
-query! {
-    /// `GET /api/v1/repertoire`.
-    RepertoireQuery {
-        /// The player.
-        user = "user",
-        /// The repertoire's colour (default white).
-        color = "color",
-        /// Moves played in fewer games are left out (default 10).
-        min_games = "minGames",
-        /// Plies at most (default 16, at most 40).
-        depth = "depth",
-        /// Moves at most in the tree (default 5,000, at most 20,000).
-        max_moves = "maxMoves",
-        /// One chapter (one PGN game) per opening family, at most this many (1-64).
-        chapters = "chapters",
-    } + /// Which of the player's games count.
-        filters: FilterQuery
+/// `GET /api/v1/repertoire`.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RepertoireQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The repertoire's colour (default white).
+    pub color: Option<String>,
+    /// Moves played in fewer games are left out (default 10).
+    pub min_games: Option<String>,
+    /// Plies at most (default 16, at most 40).
+    pub depth: Option<String>,
+    /// Moves at most in the tree (default 5,000, at most 20,000).
+    pub max_moves: Option<String>,
+    /// One chapter (one PGN game) per opening family, at most this many (1-64).
+    pub chapters: Option<String>,
+    /// Which of the player's games count.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
 }
+
+impl Query for RepertoireQuery {}
 
 /// What `/api/v1/repertoire` asks, checked.
 #[derive(Debug)]
@@ -474,7 +523,7 @@ impl RepertoireQuery {
     pub fn parse(self) -> Result<RepertoireRequest, ApiError> {
         let user = user(self.user.as_deref())?;
         let filter = filter(
-            &filter_text!(self, self.color.as_deref()),
+            &self.filters.text(self.color.as_deref()),
             Some(Color::White),
         )?;
         let defaults = mirror_store::repertoire::RepertoireOptions::default();
@@ -511,27 +560,31 @@ impl RepertoireQuery {
     }
 }
 
-query! {
-    /// `GET` and `POST /api/v1/drill`: whose cards, made how.
-    DrillQuery {
-        /// The player.
-        user = "user",
-        /// Only the cards of the player's games with this colour (both when not given).
-        color = "color",
-        /// Drill the lines against this opponent (a stored player).
-        opponent = "opponent",
-        /// A position is a card when reached in at least this many games (default 10).
-        min_games = "minGames",
-        /// Plies from the start at most (default 20, at most 40).
-        depth = "depth",
-        /// A move played in at least this share of a position's games counts as right
-        /// beside the main move (0-1, default 0.25).
-        share = "share",
-        /// New cards at most in the queue (default 10, at most 100).
-        new = "new",
-    } + /// Which of the player's games count.
-        filters: FilterQuery
+/// `GET` and `POST /api/v1/drill`: whose cards, made how.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct DrillQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// Only the cards of the player's games with this colour (both when not given).
+    pub color: Option<String>,
+    /// Drill the lines against this opponent (a stored player).
+    pub opponent: Option<String>,
+    /// A position is a card when reached in at least this many games (default 10).
+    pub min_games: Option<String>,
+    /// Plies from the start at most (default 20, at most 40).
+    pub depth: Option<String>,
+    /// A move played in at least this share of a position's games counts as right
+    /// beside the main move (0-1, default 0.25).
+    pub share: Option<String>,
+    /// New cards at most in the queue (default 10, at most 100).
+    pub new: Option<String>,
+    /// Which of the player's games count.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
 }
+
+impl Query for DrillQuery {}
 
 /// What `/api/v1/drill` asks, checked.
 #[derive(Debug)]
@@ -549,7 +602,7 @@ impl DrillQuery {
     /// Checks every parameter, naming the first bad one.
     pub fn parse(self) -> Result<DrillRequest, ApiError> {
         let user = user(self.user.as_deref())?;
-        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), None)?;
         let defaults = mirror_drill::CardOptions::default();
         let opponent = match self.opponent.as_deref() {
             None => None,
@@ -681,7 +734,7 @@ impl MoveQuery {
         let (user, at) = user_and_position(&self.user, &self.fen, &self.moves, &self.play)?;
         // Sampling by default: a game against the mirror varies as the player's do.
         let mut options = EngineOptions {
-            filter: filter(&filter_text!(self, None), None)?,
+            filter: filter(&self.filters.text(None), None)?,
             ..EngineOptions::sampling()
         };
         // The engine's own knobs, checked as everywhere else (`EngineOptions::set`); the
@@ -732,27 +785,33 @@ fn check_search_cost(search: &mirror_engine::search::SearchOptions) -> Result<()
     Ok(())
 }
 
-query! {
-    /// `/api/v1/book`: the player's moves from a position as the store sums them, for a
-    /// remote engine (the command line's `play` and `uci` while a server holds the store).
-    BookQuery {
-        /// The player.
-        user = "user",
-        /// The position's key, 16 hex digits.
-        key = "key",
-        /// Only the player's games with this colour.
-        color = "color",
-    } + /// Whose games.
-        filters: FilterQuery
+/// `/api/v1/book`: the player's moves from a position as the store sums them, for a
+/// remote engine (the command line's `play` and `uci` while a server holds the store).
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BookQuery {
+    /// The player.
+    pub user: Option<String>,
+    /// The position's key, 16 hex digits.
+    pub key: Option<String>,
+    /// Only the player's games with this colour.
+    pub color: Option<String>,
+    /// Whose games.
+    #[serde(flatten)]
+    pub filters: FilterQuery,
 }
 
-query! {
-    /// `/api/v1/book/newest`: the month of the player's newest game.
-    NewestQuery {
-        /// The player.
-        user = "user",
-    }
+impl Query for BookQuery {}
+
+/// `/api/v1/book/newest`: the month of the player's newest game.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct NewestQuery {
+    /// The player.
+    pub user: Option<String>,
 }
+
+impl Query for NewestQuery {}
 
 /// What `/api/v1/book` asks, checked.
 #[derive(Debug)]
@@ -776,7 +835,7 @@ impl BookQuery {
         let key = text
             .parse::<mirror_core::PositionKey>()
             .map_err(|e| bad(format!("key: {e}")))?;
-        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), None)?;
         Ok(BookRequest { user, key, filter })
     }
 }
@@ -800,16 +859,18 @@ pub fn none(raw: &Raw) -> Result<(), ApiError> {
     }
 }
 
-query! {
-    /// `POST /api/v1/imports/pgn`: whose games the uploaded PGN holds.
-    UploadQuery {
-        /// The profile, also the player's name in the games (White or Black).
-        user = "user",
-        /// Other spellings of the player's name in the games, one per line (a name may
-        /// hold a comma: "Kasparov, G."; at most [`MAX_ALIASES`]).
-        alias = "alias",
-    }
+/// `POST /api/v1/imports/pgn`: whose games the uploaded PGN holds.
+#[derive(Debug, Default, Deserialize, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct UploadQuery {
+    /// The profile, also the player's name in the games (White or Black).
+    pub user: Option<String>,
+    /// Other spellings of the player's name in the games, one per line (a name may
+    /// hold a comma: "Kasparov, G."; at most [`MAX_ALIASES`]).
+    pub alias: Option<String>,
 }
+
+impl Query for UploadQuery {}
 
 /// Other spellings one upload takes at most.
 pub const MAX_ALIASES: usize = 16;
@@ -867,7 +928,7 @@ impl ExploreQuery {
         } else {
             Color::White
         };
-        let filter = filter(&filter_text!(self, self.color.as_deref()), Some(walk_start))?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), Some(walk_start))?;
         let recent_games =
             number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
         if recent_games > 20 {
@@ -907,7 +968,7 @@ impl PlayerQuery {
             }
         }
         let Located { pos, opening, .. } = walk(self.fen.as_deref(), self.play.as_deref())?;
-        let filter = filter(&filter_text!(self, self.color.as_deref()), None)?;
+        let filter = filter(&self.filters.text(self.color.as_deref()), None)?;
         let recent_games =
             number::<usize>("recentGames", self.recent_games.as_deref())?.unwrap_or(4);
         if recent_games > 20 {
@@ -1189,4 +1250,86 @@ pub fn from_json(v: serde_json::Value) -> Result<Raw, ApiError> {
         raw.insert(k, text);
     }
     Ok(raw)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn raw(pairs: &[(&str, &str)]) -> Raw {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn a_query_names_its_own_its_groups_and_the_knobs() {
+        let names = MoveQuery::params().expect("names");
+        for name in [
+            "user",
+            "fen",
+            "seed",
+            "speeds",
+            "opponentRating",
+            "minGames",
+        ] {
+            assert!(names.contains(&name.to_string()), "{name} in {names:?}");
+        }
+        assert!(!names.contains(&"color".to_string()));
+        let explore = ExploreQuery::params().expect("names");
+        assert!(explore.contains(&"recentGames".to_string()));
+        assert!(!explore.contains(&"minGames".to_string()));
+    }
+
+    #[test]
+    fn flattened_groups_and_knobs_take_their_parameters() {
+        let q = MoveQuery::from_raw(raw(&[
+            ("user", "someone"),
+            ("speeds", "blitz"),
+            ("opponentRating", "1500-1800"),
+            ("minGames", "3"),
+            ("seed", "7"),
+        ]))
+        .expect("a query");
+        assert_eq!(q.user.as_deref(), Some("someone"));
+        assert_eq!(q.filters.speeds.as_deref(), Some("blitz"));
+        assert_eq!(q.filters.opponent_rating.as_deref(), Some("1500-1800"));
+        let knobs: Vec<(&str, &str)> = q
+            .knobs
+            .0
+            .iter()
+            .map(|(k, v)| (k.name, v.as_str()))
+            .collect();
+        assert_eq!(knobs.len(), 1);
+        assert_eq!(knobs[0].1, "3");
+        assert_eq!(q.seed.as_deref(), Some("7"));
+    }
+
+    #[test]
+    fn a_parameter_no_field_reads_is_refused_by_name() {
+        for (query, name) in [
+            (
+                ExploreQuery::from_raw(raw(&[("user", "a"), ("minGames", "3")])).err(),
+                "minGames",
+            ),
+            (
+                ExploreQuery::from_raw(raw(&[("user", "a"), ("colour", "white")])).err(),
+                "colour",
+            ),
+            (
+                ExploreQuery::from_raw(raw(&[("user", "a"), ("filters", "x")])).err(),
+                "filters",
+            ),
+        ] {
+            match query {
+                Some(ApiError::BadRequest(m)) => {
+                    assert!(m.starts_with(&format!("unknown parameter {name:?}")), "{m}")
+                }
+                other => panic!("{name}: {other:?}"),
+            }
+        }
+        assert!(MoveQuery::from_raw(raw(&[("user", "a"), ("color", "white")])).is_err());
+        assert!(NewestQuery::from_raw(raw(&[("user", "a"), ("speeds", "blitz")])).is_err());
+    }
 }

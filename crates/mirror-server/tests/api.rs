@@ -990,7 +990,7 @@ async fn players_are_listed_and_moves_say_when_they_were_last_played() {
 async fn the_openapi_document_names_every_route_and_parameter() {
     use mirror_server::params::{
         BookQuery, DrillQuery, ExploreQuery, GameQuery, MoveQuery, NewestQuery, PaceQuery,
-        PlayerQuery, PrepQuery, RepertoireQuery, ReportQuery, UploadQuery,
+        PlayerQuery, PrepQuery, Query, RepertoireQuery, ReportQuery, UploadQuery,
     };
     let s = start(20).await;
     let (status, doc) = get(&s, "/api/v1/openapi.json").await;
@@ -1015,39 +1015,57 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         v.sort();
         v
     };
-    assert_eq!(params("/api/v1/move", "get"), sorted(MoveQuery::params()));
+    assert_eq!(
+        params("/api/v1/move", "get"),
+        sorted(MoveQuery::params().expect("names"))
+    );
     assert_eq!(
         params("/api/v1/explore", "get"),
-        sorted(ExploreQuery::params())
+        sorted(ExploreQuery::params().expect("names"))
     );
     assert_eq!(
         params("/api/v1/player", "get"),
-        sorted(PlayerQuery::params())
+        sorted(PlayerQuery::params().expect("names"))
     );
-    assert_eq!(params("/api/v1/game", "get"), sorted(GameQuery::params()));
+    assert_eq!(
+        params("/api/v1/game", "get"),
+        sorted(GameQuery::params().expect("names"))
+    );
     assert_eq!(
         params("/api/v1/report", "get"),
-        sorted(ReportQuery::params())
+        sorted(ReportQuery::params().expect("names"))
     );
-    assert_eq!(params("/api/v1/prep", "get"), sorted(PrepQuery::params()));
+    assert_eq!(
+        params("/api/v1/prep", "get"),
+        sorted(PrepQuery::params().expect("names"))
+    );
     assert_eq!(
         params("/api/v1/repertoire", "get"),
-        sorted(RepertoireQuery::params())
+        sorted(RepertoireQuery::params().expect("names"))
     );
-    assert_eq!(params("/api/v1/pace", "get"), sorted(PaceQuery::params()));
-    assert_eq!(params("/api/v1/drill", "get"), sorted(DrillQuery::params()));
+    assert_eq!(
+        params("/api/v1/pace", "get"),
+        sorted(PaceQuery::params().expect("names"))
+    );
+    assert_eq!(
+        params("/api/v1/drill", "get"),
+        sorted(DrillQuery::params().expect("names"))
+    );
     assert_eq!(
         params("/api/v1/drill", "post"),
-        sorted(DrillQuery::params())
+        sorted(DrillQuery::params().expect("names"))
     );
-    assert_eq!(params("/api/v1/book", "get"), sorted(BookQuery::params()));
+    assert_eq!(
+        params("/api/v1/book", "get"),
+        sorted(BookQuery::params().expect("names"))
+    );
     assert_eq!(
         params("/api/v1/book/newest", "get"),
-        sorted(NewestQuery::params())
+        sorted(NewestQuery::params().expect("names"))
     );
     assert_eq!(
         params("/api/v1/imports/pgn", "post"),
-        sorted(UploadQuery::params())
+        sorted(UploadQuery::params().expect("names"))
     );
     let mut body: Vec<String> = doc["paths"]["/api/v1/move"]["post"]["requestBody"]["content"]
         ["application/json"]["schema"]["properties"]
@@ -1057,7 +1075,7 @@ async fn the_openapi_document_names_every_route_and_parameter() {
         .cloned()
         .collect();
     body.sort();
-    assert_eq!(body, sorted(MoveQuery::params()));
+    assert_eq!(body, sorted(MoveQuery::params().expect("names")));
     // Every documented path is served (with its parameters' examples), and every GET
     // route the router serves under /api and beside it is documented.
     let paths = doc["paths"].as_object().expect("paths");
