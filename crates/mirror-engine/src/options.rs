@@ -69,12 +69,12 @@ impl Default for EngineOptions {
             min_games: 1,
             filter: Filter::default(),
             seed: 0,
-            // Chosen on the validation games of the shared player (docs/eval.md, "Book in
+            // Chosen on the validation games of the shared player (docs/benchmarks.md, "Book in
             // context"): the repertoire drifts, and its last year says most.
             recent_months: 12,
             recent_weight: 20.0,
             game_time_class: None,
-            // Chosen on the validation games (docs/eval.md, "Book in context"): a player who
+            // Chosen on the validation games (docs/benchmarks.md, "Book in context"): a player who
             // mixes time classes plays each its own way.
             context_weight: 10.0,
             guard: Some(Guard::default()),
@@ -99,7 +99,7 @@ impl EngineOptions {
             sample: true,
             model_weight: false,
             // Weighting by the game's time class sharpens the distribution away from
-            // the player's variety (docs/eval.md, "Book in context").
+            // the player's variety (docs/benchmarks.md, "Book in context").
             context_weight: 0.0,
             ..EngineOptions::default()
         }

@@ -53,7 +53,7 @@ pub const DIAL_DEPTH: u32 = 8;
 /// a sharper distribution makes the sampling mirror err less and match the player more
 /// often, a flatter one would cost it matches to err more. On the shared player's
 /// validation positions out of the book 0.5 took his sampling mirror's mistakes from 12.2%
-/// to 10.9% (he errs in 10.3%; docs/eval.md, "The sampling mirror's temperature").
+/// to 10.9% (he errs in 10.3%; docs/benchmarks.md, "The sampling mirror's temperature").
 pub const DIAL_TEMPERATURES: [f64; 6] = [1.0, 0.9, 0.8, 0.7, 0.6, 0.5];
 
 /// How one setting did.

@@ -73,7 +73,7 @@ pub struct ParsePolicyError(pub String);
 impl Default for Policy {
     /// `likely:30`, the top-1 default of `uci` and `eval` for a model without a weight of
     /// its own ([`crate::EngineOptions::model_weight`]): chosen on the shared player's
-    /// validation games (docs/eval.md): where the
+    /// validation games (docs/benchmarks.md, "Evaluation"): where the
     /// player's book is thin, the model's opinion (30 pseudo-games) outweighs one or two
     /// old games.
     fn default() -> Self {
