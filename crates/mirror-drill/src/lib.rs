@@ -18,7 +18,7 @@ pub mod session;
 
 pub use cards::{Card, CardOptions, Why, cards};
 pub use deck::{Deck, DueCounts, Entry, Listed, Listing};
-pub use schedule::{Grade, Grading, Scheduler};
+pub use schedule::{DEFAULT_RETENTION, Grade, Grading, Scheduler};
 pub use session::{
     Ask, MoveResult, Reply, Session, SessionOptions, Summary, Verdict, answer_card, draw_reply,
 };

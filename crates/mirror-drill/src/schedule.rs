@@ -87,6 +87,10 @@ const DAY: i64 = 86_400;
 /// The longest interval, in days (py-fsrs's default).
 pub const MAX_INTERVAL_DAYS: u32 = 36_500;
 
+/// The desired retention when none is asked: nine answers in ten right when a card comes
+/// back (py-fsrs's default too).
+pub const DEFAULT_RETENTION: f32 = 0.9;
+
 /// FSRS at a desired retention.
 #[derive(Clone, Debug)]
 pub struct Scheduler {

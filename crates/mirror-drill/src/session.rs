@@ -37,7 +37,7 @@ impl Default for SessionOptions {
     fn default() -> Self {
         SessionOptions {
             new: 10,
-            retention: 0.9,
+            retention: crate::DEFAULT_RETENTION,
             grading: Grading::default(),
             filter: Filter::default(),
             opponent: None,

@@ -654,7 +654,8 @@ pub(crate) async fn drill_queue<S: GraphStore + Send + Sync + 'static>(
 }
 
 /// `POST /api/v1/drill` with an answer to one card ([`params::DrillAnswerBody`]) and the
-/// token: the answer checked and stored (FSRS at a retention of 0.9, graded by its time),
+/// token: the answer checked and stored (FSRS at the answer's retention, 0.9 by default;
+/// graded by its time),
 /// the other side's reply drawn, and the player's card after it.
 pub(crate) async fn drill_answer<S: GraphStore + Send + Sync + 'static>(
     State(state): St<S>,
@@ -698,7 +699,7 @@ pub(crate) async fn drill_answer<S: GraphStore + Send + Sync + 'static>(
                 .into_iter()
                 .find(|r| r.key == card.key && r.color == card.color)
                 .unwrap_or_else(|| mirror_store::DrillRecord::new(card.key, card.color));
-            let scheduler = mirror_drill::Scheduler::new(0.9).map_err(drill_error)?;
+            let scheduler = mirror_drill::Scheduler::new(answer.retention).map_err(drill_error)?;
             let (_, verdict) = mirror_drill::answer_card(
                 store,
                 &user,

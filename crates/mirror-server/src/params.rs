@@ -648,6 +648,10 @@ pub struct DrillAnswerBody {
     pub uci: Option<String>,
     /// How long the answer took, in milliseconds.
     pub millis: u64,
+    /// The share of answers FSRS aims to have right when the card comes back (0-1,
+    /// exclusive; 0.9 when not given), as `mirror drill --retention`.
+    #[serde(default)]
+    pub retention: Option<f32>,
 }
 
 /// A checked answer: the card's key and colour, the move (parsed by the handler in the
@@ -662,6 +666,8 @@ pub struct DrillAnswer {
     pub uci: Option<String>,
     /// The time taken.
     pub took: std::time::Duration,
+    /// The desired retention the card is scheduled for.
+    pub retention: f32,
 }
 
 impl DrillAnswerBody {
@@ -676,11 +682,19 @@ impl DrillAnswerBody {
         if self.millis > 86_400_000 {
             return Err(bad(format!("millis: {} is more than a day", self.millis)));
         }
+        let retention = self.retention.unwrap_or(mirror_drill::DEFAULT_RETENTION);
+        if !(retention > 0.0 && retention < 1.0) {
+            return Err(bad(format!(
+                "retention: {retention} is not between 0 and 1 (the share of answers right \
+                 when a card comes back)"
+            )));
+        }
         Ok(DrillAnswer {
             key: mirror_core::PositionKey(key),
             color,
             uci: self.uci.map(|u| u.trim().to_string()),
             took: std::time::Duration::from_millis(self.millis),
+            retention,
         })
     }
 }

@@ -40,7 +40,7 @@ pub struct DrillArgs {
     #[arg(long, default_value_t = 0.25)]
     pub share: f64,
     /// The share of answers FSRS aims to have right when a card comes back (0-1).
-    #[arg(long, default_value_t = 0.9)]
+    #[arg(long, default_value_t = mirror_drill::DEFAULT_RETENTION)]
     pub retention: f32,
     /// The seed of the other side's replies (random when not given).
     #[arg(long)]

@@ -5,7 +5,9 @@ mod common;
 
 use std::process::Command;
 
-use common::{Env, first500, http, page_token, post_json, repo, shared, spawn_serve};
+use common::{
+    Env, PLAYER, first500, http, page_token, post_json, reference_evals, repo, shared, spawn_serve,
+};
 
 fn fedorov() -> Env {
     let env = Env::new();
@@ -231,6 +233,34 @@ fn the_drill_over_http() {
             .all(|c| c["key"] != start["key"]),
         "answered: not in today's queue: {after}"
     );
+    // The retention asked schedules the card: a new card answered right in the same time
+    // comes back later at a lower retention (FSRS's interval for its first stability).
+    let at = |card: &serde_json::Value, retention: serde_json::Value| {
+        serde_json::json!({"key": card["key"], "color": "white", "uci": card["right"][0],
+            "millis": 2500, "retention": retention})
+    };
+    let (status, bad) = post(&at(&cards[1], serde_json::json!(1.5)));
+    assert_eq!(status, 400, "{bad}");
+    assert!(
+        bad["error"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("retention")),
+        "{bad}"
+    );
+    let (_, high) = post(&at(&cards[1], serde_json::json!(0.97)));
+    let (_, low) = post(&at(&cards[2], serde_json::json!(0.7)));
+    let days = |v: &serde_json::Value| v["verdict"]["days"].as_u64().expect("days");
+    assert_eq!(
+        (
+            high["verdict"]["grade"].as_str(),
+            low["verdict"]["grade"].as_str()
+        ),
+        (Some("easy"), Some("easy"))
+    );
+    assert!(
+        days(&high) < days(&done) && days(&done) < days(&low),
+        "0.97: {high}; 0.9: {done}; 0.7: {low}"
+    );
     // The CLI reads the same record.
     let _ = child.kill();
     let _ = child.wait();
@@ -314,4 +344,97 @@ fn prep_cards_against_a_named_opponent() {
     want.sort();
     got.sort();
     assert_eq!(got, want);
+}
+
+/// The engine's cards ("where you lose"): where `mirror analyse` says the player's usual
+/// move loses, the card asks for Stockfish's best move there, and only it, as Stockfish
+/// through python-chess finds it at the analysis's depth on its own; each of the report's findings
+/// of that colour is such a card (the drill's depth permitting), one card per position.
+#[test]
+fn the_engines_cards_ask_for_stockfishs_best_move() {
+    let env = Env::new();
+    env.ingest(&first500(), &[]);
+    env.ok(&[
+        "analyse",
+        "--user",
+        PLAYER,
+        "--min-games",
+        "5",
+        "--depth",
+        "8",
+        "--progress",
+        "none",
+    ]);
+    let epd = |fen: &serde_json::Value| -> String {
+        let fields: Vec<&str> = fen.as_str().expect("fen").split(' ').take(4).collect();
+        fields.join(" ")
+    };
+    for color in ["white", "black"] {
+        let list: serde_json::Value = serde_json::from_str(&env.ok(&[
+            "drill",
+            "--user",
+            PLAYER,
+            "--color",
+            color,
+            "--min-games",
+            "5",
+            "--list",
+            "--json",
+        ]))
+        .expect("JSON");
+        let cards = list["cards"].as_array().expect("cards");
+        let mut positions: Vec<String> = cards.iter().map(|c| epd(&c["fen"])).collect();
+        positions.sort();
+        let all = positions.len();
+        positions.dedup();
+        assert_eq!(positions.len(), all, "one card per position");
+        let engine: Vec<&serde_json::Value> = cards
+            .iter()
+            .filter(|c| c["why"]["kind"] == "loses")
+            .collect();
+        let report: serde_json::Value = serde_json::from_str(&env.ok(&[
+            "report",
+            "--user",
+            PLAYER,
+            "--color",
+            color,
+            "--min-games",
+            "5",
+            "--limit",
+            "50",
+            "--json",
+        ]))
+        .expect("JSON");
+        let findings = report["engine"].as_array().expect("engine");
+        assert!(!findings.is_empty(), "{color}: {report}");
+        assert!(!engine.is_empty(), "{color}: no engine card");
+        for f in findings {
+            let plies = f["moves"].as_array().map_or(0, Vec::len);
+            if plies >= 20 {
+                continue;
+            }
+            let card = engine
+                .iter()
+                .find(|c| epd(&c["fen"]) == epd(&f["fen"]))
+                .unwrap_or_else(|| panic!("{color}: a card for the finding {f}"));
+            assert_eq!(card["why"]["played"], f["played"]["uci"], "{card}");
+            assert_eq!(
+                card["right"],
+                serde_json::json!([f["best"]["uci"]]),
+                "{card}"
+            );
+        }
+        let lines: Vec<String> = engine
+            .iter()
+            .map(|c| serde_json::json!({ "epd": epd(&c["fen"]) }).to_string())
+            .collect();
+        for (card, theirs) in engine.iter().zip(reference_evals(&lines, 8)) {
+            assert_eq!(
+                card["right"],
+                serde_json::json!([theirs["best"]]),
+                "{color}: Stockfish's best at depth 8: {theirs}; the card: {card}"
+            );
+            assert_ne!(card["why"]["played"], theirs["best"], "{card}");
+        }
+    }
 }
