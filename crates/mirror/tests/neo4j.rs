@@ -507,3 +507,109 @@ fn comment_evaluations_on_neo4j_equal_the_embedded_stores() {
     assert!(on_emb.lines().count() > 1000, "{}", on_emb.lines().count());
     assert_eq!(on_neo, on_emb);
 }
+
+/// A drill on Neo4j as on the embedded store, end to end: the same cards for the King's
+/// Gambit player, a session in a pseudo-terminal (`tests/drivers/drill_pty.py`, the same
+/// seed) asks the same questions in the same order and draws the same replies, and the
+/// records it stores in Neo4j list as the embedded store's do (reviews, lapses, due dates).
+#[test]
+fn a_drill_session_on_neo4j_equals_the_embedded_stores() {
+    let Some(server) = mirror_testkit::shared("neo4j::drill") else {
+        return;
+    };
+    wipe(server.uri());
+    let user = "Fedorov, Alexei";
+    let emb = Env::new();
+    let neo = Neo::new(server.uri());
+    let pgn = shared().join("pgn/population/pgnmentor_players_chesslablab.pgn.zst");
+    let ingest = [
+        "ingest",
+        "--user",
+        user,
+        "--progress",
+        "none",
+        "--pgn",
+        pgn.to_str().expect("path"),
+    ];
+    emb.ok(&ingest);
+    neo.ok(&ingest);
+    let list_args = [
+        "drill",
+        "--user",
+        user,
+        "--color",
+        "white",
+        "--min-games",
+        "5",
+        "--list",
+        "--json",
+    ];
+    // What a record says, without the clock time of the answers.
+    let kept = |text: String| -> Vec<serde_json::Value> {
+        let v: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        v["cards"]
+            .as_array()
+            .expect("cards")
+            .iter()
+            .map(|c| {
+                serde_json::json!([
+                    c["key"],
+                    c["line"],
+                    c["right"],
+                    c["why"],
+                    c["new"],
+                    c["reviews"],
+                    c["lapses"],
+                    c["dueDate"],
+                    c["dueNow"]
+                ])
+            })
+            .collect()
+    };
+    let before = kept(neo.ok(&list_args));
+    assert_eq!(before, kept(emb.ok(&list_args)));
+    assert!(before.len() >= 4, "{before:?}");
+    let session = |mirror: Command| -> serde_json::Value {
+        let mut py =
+            Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()));
+        for (k, v) in mirror.get_envs() {
+            match v {
+                Some(v) => py.env(k, v),
+                None => py.env_remove(k),
+            };
+        }
+        let out = py
+            .arg(repo().join("tests/drivers/drill_pty.py"))
+            .arg(env!("CARGO_BIN_EXE_mirror"))
+            .args([
+                "drill",
+                "--user",
+                user,
+                "--color",
+                "white",
+                "--min-games",
+                "5",
+                "--new",
+                "4",
+                "--seed",
+                "11",
+            ])
+            .output()
+            .expect("python3");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).expect("JSON")
+    };
+    let on_neo = session(neo.cmd());
+    let on_emb = session(emb.cmd());
+    assert_eq!(on_neo["exit"], 0, "{on_neo}");
+    assert_eq!(on_neo["asked"], on_emb["asked"]);
+    assert_eq!(on_neo["summary"], "8 answers to 4 cards: 4 right, 4 wrong.");
+    let after = kept(neo.ok(&list_args));
+    assert_eq!(after, kept(emb.ok(&list_args)));
+    let answered = after.iter().filter(|c| c[4] == false).count();
+    assert_eq!(answered, 4, "{after:?}");
+}
