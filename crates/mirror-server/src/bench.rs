@@ -135,15 +135,26 @@ impl Load {
     }
 }
 
-/// The store's two reads of an explore request (moves, recent games) at each position, in
-/// this thread without HTTP: round 0 is each position's first read on this handle, the 19
-/// rounds after it are warm. Returns (cold, warm) latencies, sorted.
+/// The latencies of one kind of store read, sorted: each position's first read on the
+/// handle (cold), and the 19 rounds after it (warm).
+#[derive(Clone, Debug, Default)]
+pub struct ReadTimes {
+    /// First reads.
+    pub cold: Vec<Duration>,
+    /// Later reads.
+    pub warm: Vec<Duration>,
+}
+
+/// The store reads of an explore request at each position, in this thread without HTTP:
+/// its moves and recent games, then apart the evaluations of the position and of the
+/// positions after its moves (the explorer's one read of N+1 keys). Round 0 is each
+/// position's first read on this handle, the 19 rounds after it are warm.
 pub fn store_reads<S: GraphStore + ?Sized>(
     store: &S,
     user: &str,
     fens: &[String],
     recent_games: usize,
-) -> Result<(Vec<Duration>, Vec<Duration>), BenchError> {
+) -> Result<(ReadTimes, ReadTimes), BenchError> {
     let keys = fens
         .iter()
         .map(|f| {
@@ -154,7 +165,7 @@ pub fn store_reads<S: GraphStore + ?Sized>(
             Ok((PositionKey::from_position(&pos), pos.turn()))
         })
         .collect::<Result<Vec<_>, BenchError>>()?;
-    let (mut cold, mut warm) = (Vec::new(), Vec::new());
+    let (mut reads, mut evals) = (ReadTimes::default(), ReadTimes::default());
     for round in 0..20 {
         for (key, turn) in &keys {
             let filter = mirror_store::Filter {
@@ -162,14 +173,27 @@ pub fn store_reads<S: GraphStore + ?Sized>(
                 ..mirror_store::Filter::default()
             };
             let t = Instant::now();
-            store.moves(user, *key, &filter)?;
+            let rows = store.moves(user, *key, &filter)?;
             store.recent_games(user, *key, &filter, recent_games)?;
-            if round == 0 { &mut cold } else { &mut warm }.push(t.elapsed());
+            let read = t.elapsed();
+            let t = Instant::now();
+            crate::response::ExploreEvals::read(store, *key, &rows)?;
+            let evaluated = t.elapsed();
+            for (times, took) in [(&mut reads, read), (&mut evals, evaluated)] {
+                if round == 0 {
+                    &mut times.cold
+                } else {
+                    &mut times.warm
+                }
+                .push(took);
+            }
         }
     }
-    cold.sort_unstable();
-    warm.sort_unstable();
-    Ok((cold, warm))
+    for times in [&mut reads, &mut evals] {
+        times.cold.sort_unstable();
+        times.warm.sort_unstable();
+    }
+    Ok((reads, evals))
 }
 
 /// Sends the URLs with `connections` clients: each once (`seconds == 0`) or round and
@@ -374,21 +398,23 @@ impl Requests {
             return Ok(String::new());
         };
         let mut text = format!(
-            "store reads of an explore request (moves + {recent_games} recent games), in this thread, no HTTP:\n"
+            "store reads of an explore request (moves + {recent_games} recent games; then apart the evaluations of the position and after its moves), in this thread, no HTTP:\n"
         );
         for (name, fens) in [("most played", &self.tops), ("random", &self.randoms)] {
             if fens.is_empty() {
                 continue;
             }
-            let (cold, warm) = store_reads(store, &self.user, fens, recent_games)?;
+            let (reads, evals) = store_reads(store, &self.user, fens, recent_games)?;
             let us = |d: Duration| d.as_secs_f64() * 1e6;
-            text.push_str(&format!(
-                "  {name:<12} cold p50 {:>7.0} us  p99 {:>7.0} us   warm p50 {:>6.0} us  p99 {:>6.0} us\n",
-                us(percentile(&cold, 0.5)),
-                us(percentile(&cold, 0.99)),
-                us(percentile(&warm, 0.5)),
-                us(percentile(&warm, 0.99)),
-            ));
+            for (label, t) in [(name, &reads), ("+ evals", &evals)] {
+                text.push_str(&format!(
+                    "  {label:<12} cold p50 {:>7.0} us  p99 {:>7.0} us   warm p50 {:>6.0} us  p99 {:>6.0} us\n",
+                    us(percentile(&t.cold, 0.5)),
+                    us(percentile(&t.cold, 0.99)),
+                    us(percentile(&t.warm, 0.5)),
+                    us(percentile(&t.warm, 0.99)),
+                ));
+            }
         }
         Ok(text)
     }

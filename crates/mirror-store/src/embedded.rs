@@ -317,7 +317,15 @@ pub enum OpenMode {
     /// As [`OpenMode::MustExist`], for a command that reads, answers and exits: a small
     /// page cache.
     ReadOnce,
+    /// As [`OpenMode::CreateIfMissing`], for a server that answers many requests: the
+    /// evaluations (a few bytes per analysed position) are read once at open into the page
+    /// cache (at most [`WARM_EVALUATIONS_BYTES`]), so that the explorer's first answer at a
+    /// position does not read them from the file.
+    Serve,
 }
+
+/// The most evaluation bytes [`OpenMode::Serve`] reads at open.
+pub const WARM_EVALUATIONS_BYTES: usize = 256 << 20;
 
 /// The default embedded store: one redb file.
 #[derive(Debug)]
@@ -363,7 +371,7 @@ impl EmbeddedStore {
             source,
         };
         let exists = path.exists();
-        if !exists && mode != OpenMode::CreateIfMissing {
+        if !exists && !matches!(mode, OpenMode::CreateIfMissing | OpenMode::Serve) {
             return Err(StoreError::Missing {
                 path: path.to_path_buf(),
             });
@@ -403,7 +411,29 @@ impl EmbeddedStore {
             version: std::sync::atomic::AtomicU64::new(0),
         };
         store.init_schema()?;
+        if mode == OpenMode::Serve {
+            let started = std::time::Instant::now();
+            let read = store.warm_evaluations(WARM_EVALUATIONS_BYTES)?;
+            tracing::debug!(read, took = ?started.elapsed(), "evaluations read at open");
+        }
         Ok(store)
+    }
+
+    /// Reads the evaluations in key order, at most `bytes` of them, so that their pages
+    /// are in the page cache; returns how many were read.
+    pub fn warm_evaluations(&self, bytes: usize) -> Result<usize> {
+        let txn = self.db.begin_read()?;
+        let t = txn.open_table(EVALS)?;
+        let (mut read, mut count) = (0usize, 0usize);
+        for entry in t.range::<u64>(..)? {
+            let (_, v) = entry?;
+            read += 8 + v.value().len();
+            count += 1;
+            if read >= bytes {
+                break;
+            }
+        }
+        Ok(count)
     }
 
     /// Commits `txn` and counts the change (see [`GraphRead::data_version`]).

@@ -94,3 +94,45 @@ fn second_open_of_same_file_says_in_use() {
     let err = EmbeddedStore::open(&path, OpenMode::CreateIfMissing).expect_err("locked");
     assert!(err.to_string().contains("in use"), "{err}");
 }
+
+/// A server's store reads the evaluations at open, at most the bytes it is given, and
+/// answers with them as any handle does; opened to serve, a missing file is created.
+#[test]
+fn a_served_store_reads_its_evaluations_at_open() {
+    use mirror_core::{
+        PositionKey,
+        evaluation::{EvalScore, EvalSource, Evaluation},
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("new/serve.redb");
+    let evals: Vec<(PositionKey, Evaluation)> = (1..=3u64)
+        .map(|i| {
+            let e = Evaluation {
+                score: EvalScore::Cp(-(i as i32) * 7),
+                best: Some("e2e4".into()),
+                depth: 8,
+                engine: "Stockfish 15.1".into(),
+                source: EvalSource::Engine,
+            };
+            (PositionKey(i * 0x9e37_79b9_7f4a_7c15), e)
+        })
+        .collect();
+    {
+        let s = EmbeddedStore::open(&path, OpenMode::Serve).expect("created to serve");
+        assert_eq!(s.warm_evaluations(usize::MAX).expect("read"), 0);
+        s.write_evaluations(&evals).expect("write");
+    }
+    let s = EmbeddedStore::open(&path, OpenMode::Serve).expect("open");
+    assert_eq!(s.warm_evaluations(usize::MAX).expect("read"), 3);
+    assert_eq!(
+        s.warm_evaluations(1).expect("read"),
+        1,
+        "stops at the bound"
+    );
+    let keys: Vec<PositionKey> = evals.iter().map(|(k, _)| *k).collect();
+    let found = s.evaluations(&keys).expect("evaluations");
+    assert_eq!(
+        found,
+        evals.into_iter().map(|(_, e)| Some(e)).collect::<Vec<_>>()
+    );
+}

@@ -98,11 +98,16 @@ pub fn run(store_args: &StoreArgs, args: ServeBenchArgs) -> anyhow::Result<ExitC
             println!("{said}");
             return Ok(ExitCode::SUCCESS);
         }
-        print!("{}", requests.store_read_lines(&store)?);
         requests
     };
+    // The store as the server opens it (the evaluations read at open), each measure on a
+    // handle of its own so that each starts cold.
+    print!(
+        "{}",
+        requests.store_read_lines(&store_args.open(OpenMode::Serve)?)?
+    );
     println!("{}", requests.headline(args.connections));
-    let store = Arc::new(store_args.open(OpenMode::MustExist)?);
+    let store = Arc::new(store_args.open(OpenMode::Serve)?);
     let figures = requests.load(
         store,
         Some(model_fallbacks(store_args)),

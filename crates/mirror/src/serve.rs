@@ -60,7 +60,7 @@ pub fn run(store_args: &StoreArgs, args: ServeArgs) -> anyhow::Result<ExitCode> 
         )
     })?;
     // Created when missing: a new user adds their first player on the page.
-    let store: Arc<AnyStore> = Arc::new(store_args.open(OpenMode::CreateIfMissing)?);
+    let store: Arc<AnyStore> = Arc::new(store_args.open(OpenMode::Serve)?);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
