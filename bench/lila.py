@@ -2,7 +2,7 @@
 """mirror's embedded ingest against lichess's own explorer indexer, on the same games.
 
 Usage: bench/lila.py LILA_CHECKOUT PGN... [--user NAME | --all-players] [--mirror BIN]
-                     [--runs N] [--keep DIR]
+                     [--runs N] [--keep DIR] [--drop-dev-deps]
 
 LILA_CHECKOUT is a checkout of https://github.com/lichess-org/lila-openingexplorer. The
 script builds its server and its `import-pgn` tool (`cargo build --release`, with the
@@ -23,8 +23,9 @@ and plies each side indexes (lila keeps the first 50 plies of a game and leaves 
 games without both ratings; mirror keeps every ply of the player's games, or of every
 player's with `--all-players`: two game-sides a game) and the ratio of the medians
 (lila's time over mirror's: above 1, mirror is faster). Not part of the tests: it needs
-the network for lila's crates on its first build (20-30 minutes on 2 cores, RocksDB
-from source).
+crates.io for lila's crates on its first build (20-30 minutes on 2 cores, RocksDB from
+source; Debian's `libclang-dev`, `liburing-dev` and `g++`), and `--drop-dev-deps` where
+GitHub cannot be reached (lila's benchmark dependency comes from there).
 """
 import argparse
 import os
@@ -117,6 +118,23 @@ def free_port():
         return s.getsockname()[1]
 
 
+def drop_dev_dependencies(lila):
+    """Writes the checkout's Cargo.toml without `[dev-dependencies]` and `[[bench]]` (its
+    `iai` comes from GitHub, which a machine limited to the package registries cannot
+    reach; the server needs neither), keeping the original as Cargo.toml.orig."""
+    path = os.path.join(lila, "Cargo.toml")
+    if not os.path.exists(path + ".orig"):
+        shutil.copy(path, path + ".orig")
+    kept, skipping = [], False
+    for line in open(path + ".orig"):
+        if line.startswith("["):
+            skipping = line.strip() in ("[dev-dependencies]", "[[bench]]")
+        if not skipping:
+            kept.append(line)
+    with open(path, "w") as f:
+        f.writelines(kept)
+
+
 def build(lila):
     env = dict(os.environ)
     dotenv = os.path.join(lila, ".env")
@@ -183,7 +201,11 @@ def main():
     ap.add_argument("--mirror", default="target/release/mirror")
     ap.add_argument("--runs", type=int, default=2)
     ap.add_argument("--keep")
+    ap.add_argument("--drop-dev-deps", action="store_true",
+                    help="build without lila's dev-dependencies (one is fetched from GitHub)")
     a = ap.parse_args()
+    if a.drop_dev_deps:
+        drop_dev_dependencies(a.lila)
     env = build(a.lila)
     tmp = a.keep or tempfile.mkdtemp(prefix="mirror-lila-")
     os.makedirs(tmp, exist_ok=True)
