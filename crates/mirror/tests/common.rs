@@ -381,3 +381,29 @@ pub fn page_token(url: &str) -> String {
     assert_eq!(status, 200, "{session}");
     format!("Bearer {}", session["token"].as_str().expect("a token"))
 }
+
+/// `mirror drill ARGS` in a pseudo-terminal, answered as a person would
+/// (`tests/drivers/drill_pty.py`), with `mirror`'s environment (its data directory and
+/// store): the driver's report (`asked`, `summary`, `exit`).
+pub fn drill_session(mirror: &Command, args: &[&str]) -> serde_json::Value {
+    let mut py = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()));
+    for (k, v) in mirror.get_envs() {
+        match v {
+            Some(v) => py.env(k, v),
+            None => py.env_remove(k),
+        };
+    }
+    let out = py
+        .arg(repo().join("tests/drivers/drill_pty.py"))
+        .arg(mirror.get_program())
+        .arg("drill")
+        .args(args)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("the driver's JSON")
+}

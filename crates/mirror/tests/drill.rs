@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::process::Command;
-
 use common::{
-    Env, PLAYER, first500, http, page_token, post_json, reference_evals, repo, shared, spawn_serve,
+    Env, PLAYER, drill_session, first500, http, page_token, post_json, reference_evals, shared,
+    spawn_serve,
 };
 
 fn fedorov() -> Env {
@@ -98,13 +97,9 @@ fn the_cards_of_a_kings_gambit_player() {
 #[test]
 fn a_drill_session_in_a_pseudo_terminal() {
     let env = fedorov();
-    let db = env.db();
-    let out = Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()))
-        .arg(repo().join("tests/drivers/drill_pty.py"))
-        .arg(env!("CARGO_BIN_EXE_mirror"))
-        .args(["--db", db.to_str().expect("utf-8")])
-        .args([
-            "drill",
+    let run = drill_session(
+        &env.cmd(),
+        &[
             "--user",
             "Fedorov, Alexei",
             "--color",
@@ -115,15 +110,8 @@ fn a_drill_session_in_a_pseudo_terminal() {
             "4",
             "--seed",
             "11",
-        ])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
+        ],
     );
-    let run: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(run["exit"], 0, "{run}");
     let asked = run["asked"].as_array().expect("asked");
     let gave_up = asked.iter().filter(|a| a[1] == "?").count();

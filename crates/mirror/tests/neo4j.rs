@@ -569,20 +569,10 @@ fn a_drill_session_on_neo4j_equals_the_embedded_stores() {
     let before = kept(neo.ok(&list_args));
     assert_eq!(before, kept(emb.ok(&list_args)));
     assert!(before.len() >= 4, "{before:?}");
-    let session = |mirror: Command| -> serde_json::Value {
-        let mut py =
-            Command::new(std::env::var("MIRROR_PYTHON").unwrap_or_else(|_| "python3".into()));
-        for (k, v) in mirror.get_envs() {
-            match v {
-                Some(v) => py.env(k, v),
-                None => py.env_remove(k),
-            };
-        }
-        let out = py
-            .arg(repo().join("tests/drivers/drill_pty.py"))
-            .arg(env!("CARGO_BIN_EXE_mirror"))
-            .args([
-                "drill",
+    let session = |mirror: Command| {
+        drill_session(
+            &mirror,
+            &[
                 "--user",
                 user,
                 "--color",
@@ -593,15 +583,8 @@ fn a_drill_session_on_neo4j_equals_the_embedded_stores() {
                 "4",
                 "--seed",
                 "11",
-            ])
-            .output()
-            .expect("python3");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).expect("JSON")
+            ],
+        )
     };
     let on_neo = session(neo.cmd());
     let on_emb = session(emb.cmd());
