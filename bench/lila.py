@@ -10,8 +10,10 @@ repository's `.env` as its README asks), then, in a temporary directory:
 
 1. writes a copy of the games lila's importer takes as they are: each game's `Site` made
    a lichess game id (8 letters and digits, unique per game), a daily `TimeControl`
-   (`1/86400`) written `-` (lila's "correspondence") and one without increment (`600`)
-   `600+0`; nothing else changes;
+   (`1/86400`) written `-` (lila's "correspondence"), one without increment (`600`)
+   `600+0`, a game without one (over the board) `5400+30` (classical, as mirror counts
+   it), a rating that is not a number `?`, an unknown month or year January or 2000;
+   nothing else changes;
 2. starts lila's server on a fresh database (127.0.0.1, a free port) and times its
    importer over the copy (`import-lichess`: batches of 200 games, each `PUT
    /import/lichess` answered when indexed), then stops it;
@@ -66,6 +68,7 @@ def lichess_copy(paths, out_path):
     games = taken = plies = 0
     elo = {"WhiteElo": False, "BlackElo": False}
     result_known = False
+    timed = False
     movetext = []
 
     def close():
@@ -87,6 +90,7 @@ def lichess_copy(paths, out_path):
                     games += 1
                     elo = {"WhiteElo": False, "BlackElo": False}
                     result_known = False
+                    timed = False
                     movetext = []
                 if line.startswith("["):
                     m = re.match(r'\[(\w+) "(.*)"\]', line)
@@ -94,16 +98,33 @@ def lichess_copy(paths, out_path):
                         tag, value = m.group(1), m.group(2)
                         if tag == "Site":
                             line = f'[Site "https://lichess.org/{game_id(games)}"]\n'
-                        elif tag == "TimeControl" and "+" not in value and value != "-":
-                            # lila reads SECONDS+INCREMENT or "-": a daily "1/86400" is
-                            # correspondence, a bare "600" has no increment.
-                            tc = "-" if "/" in value or not value.isdigit() else f"{value}+0"
-                            line = f'[TimeControl "{tc}"]\n'
+                        elif tag == "TimeControl":
+                            timed = True
+                            if "+" not in value and value != "-":
+                                # lila reads SECONDS+INCREMENT or "-": a daily "1/86400"
+                                # is correspondence, a bare "600" has no increment.
+                                tc = "-" if "/" in value or not value.isdigit() else f"{value}+0"
+                                line = f'[TimeControl "{tc}"]\n'
                         elif tag in elo:
-                            elo[tag] = value.strip() not in ("", "?")
+                            # lila reads digits or "?" (then leaves the game out).
+                            elo[tag] = value.strip().isdigit()
+                            if not elo[tag]:
+                                line = f'[{tag} "?"]\n'
+                        elif tag in ("Date", "UTCDate"):
+                            # lila needs a year and a month ("1990.??.??": January).
+                            y, mo, d = (value.split(".") + ["??", "??"])[:3]
+                            y = y if y.isdigit() else "2000"
+                            mo = mo if mo.isdigit() else "01"
+                            d = d if d.isdigit() else "01"
+                            line = f'[{tag} "{y}.{mo}.{d}"]\n'
                         elif tag == "Result":
                             result_known = value in ("1-0", "0-1", "1/2-1/2")
                 else:
+                    if not movetext and not timed and games:
+                        # A game without a clock (over the board): classical, as mirror
+                        # counts it; lila needs a speed for every game.
+                        out.write(b'[TimeControl "5400+30"]\n')
+                        timed = True
                     movetext.append(line)
                 out.write(line.encode("utf-8"))
             if proc:
@@ -167,11 +188,15 @@ def run_lila(lila, env, copy, tmp):
                     raise SystemExit("lila's server did not start")
                 time.sleep(0.2)
         started = time.perf_counter()
-        subprocess.run(
+        out = subprocess.run(
             [os.path.join(lila, "import-pgn/target/release/import-lichess"),
              "--endpoint", f"http://127.0.0.1:{port}", copy],
-            check=True, stdout=subprocess.DEVNULL)
-        return time.perf_counter() - started
+            check=True, capture_output=True, text=True)
+        took = time.perf_counter() - started
+        # The importer prints a line per batch the server refused (a game it cannot read
+        # stops its batch there).
+        refused = sum(1 for l in out.stdout.splitlines() if " - " in l and ": " in l)
+        return took, refused
     finally:
         server.terminate()
         server.wait()
@@ -216,7 +241,11 @@ def main():
     who = ["--all-players"] if a.all_players else ["--user", a.user]
     lila_times, mirror_times, mirror_plies = [], [], None
     for run in range(a.runs):
-        lila_times.append(run_lila(a.lila, env, copy, tmp))
+        took, refused = run_lila(a.lila, env, copy, tmp)
+        lila_times.append(took)
+        if refused:
+            print(f"lila refused {refused} batches of 200 games (indexed up to the game it "
+                  "could not read)", flush=True)
         took, mirror_plies, _ = run_mirror(a.mirror, a.pgn, who, tmp)
         mirror_times.append(took)
         print(f"run {run + 1}: lila {lila_times[-1]:.2f} s, mirror {took:.2f} s", flush=True)
