@@ -141,3 +141,150 @@ pub fn line(player: &str, event: &FitEvent<'_>) -> Option<String> {
         FitEvent::Plan(_) | FitEvent::Progress(..) => return None,
     })
 }
+
+/// Where a training stands, for a front end's progress bar: one bar over the whole plan
+/// (its epochs, then its stages on the last games), so that its ETA is the whole
+/// training's; without a drawn bar, a line at every tenth of an epoch instead.
+#[derive(Debug, Default)]
+pub struct Tracker {
+    /// The batches of each part of the plan.
+    plan: Vec<u64>,
+    /// The part under way.
+    part: usize,
+    /// What the ETA covers ([`plan_scope`]).
+    scope: String,
+    /// The next tenth of the part that gets a line when no bar is drawn.
+    next_tenth: u64,
+}
+
+/// What a progress event changes: the bar's position, its message during an epoch, and a
+/// line to print (an epoch's result; or, with no bar drawn, the tenth of an epoch reached).
+#[derive(Debug, PartialEq)]
+pub struct Step {
+    /// Batches done in the whole plan.
+    pub position: u64,
+    /// The bar's message while an epoch runs.
+    pub message: Option<String>,
+    /// An epoch's result, to print.
+    pub done: Option<String>,
+    /// With no bar drawn: a tenth of the epoch was reached (see [`Tracker::tenth_line`]).
+    pub tenth: bool,
+}
+
+impl Tracker {
+    /// The plan's parts in batches, with `epochs` asked: the bar's whole length.
+    pub fn plan(&mut self, parts: &[usize], epochs: usize) -> u64 {
+        self.plan = parts.iter().map(|&b| b as u64).collect();
+        self.scope = plan_scope(epochs.max(1), self.plan.len().saturating_sub(1));
+        self.next_tenth = 1;
+        self.plan.iter().sum()
+    }
+
+    /// A stage on the last games begins: the next part of the plan.
+    pub fn stage(&mut self) {
+        self.part += 1;
+        self.next_tenth = 1;
+    }
+
+    /// Batch `done` of `total` of the part under way, reported as `r`; `hidden` when no
+    /// bar is drawn.
+    pub fn progress(
+        &mut self,
+        r: &crate::training::EpochReport,
+        done: usize,
+        total: usize,
+        hidden: bool,
+    ) -> Step {
+        let total = total.max(1) as u64;
+        let in_part = (r.epoch as u64 - 1) * total + done as u64;
+        let position = self.plan.iter().take(self.part).sum::<u64>() + in_part;
+        if !r.val_top1.is_nan() {
+            return Step {
+                position,
+                message: None,
+                done: Some(format!(
+                    "epoch {}: loss {}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",
+                    r.epoch,
+                    r.losses(),
+                    100.0 * r.val_top1,
+                    100.0 * r.val_top3,
+                    r.positions_per_sec
+                )),
+                tenth: false,
+            };
+        }
+        let tenth = hidden && in_part * 10 >= self.next_tenth * total;
+        if tenth {
+            self.next_tenth = in_part * 10 / total + 1;
+        }
+        Step {
+            position,
+            message: Some(format!(
+                "{} loss {} ({:.0} pos/s)",
+                r.epoch,
+                r.losses(),
+                r.positions_per_sec
+            )),
+            done: None,
+            tenth,
+        }
+    }
+
+    /// The line of a tenth of an epoch reached, with the time elapsed and the ETA of the
+    /// whole plan as the front end writes them.
+    pub fn tenth_line(
+        &self,
+        r: &crate::training::EpochReport,
+        (done, total): (usize, usize),
+        (elapsed, eta): (&str, &str),
+    ) -> String {
+        format!(
+            "epoch {}: batch {done}/{total}, loss {}, {:.0} positions/s, {elapsed} elapsed, ETA {eta} ({})",
+            r.epoch,
+            r.losses(),
+            r.positions_per_sec,
+            self.scope
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::training::EpochReport;
+
+    fn report(epoch: usize, val_top1: f64) -> EpochReport {
+        EpochReport {
+            epoch,
+            train_loss: 2.0,
+            value_loss: None,
+            val_top1,
+            val_top3: 0.5,
+            positions_per_sec: 100.0,
+        }
+    }
+
+    #[test]
+    fn the_bar_spans_the_plan_and_a_hidden_bar_gets_a_line_a_tenth() {
+        let mut t = Tracker::default();
+        // Two epochs of 10 batches, then one stage of 5.
+        assert_eq!(t.plan(&[20, 5], 2), 25);
+        let s = t.progress(&report(1, f64::NAN), 3, 10, false);
+        assert_eq!((s.position, s.tenth, s.done), (3, false, None));
+        assert!(s.message.is_some());
+        // Epoch 2, batch 1 of 10: 11 of the part; hidden, a tenth is reached once.
+        let s = t.progress(&report(2, f64::NAN), 1, 10, true);
+        assert_eq!((s.position, s.tenth), (11, true));
+        assert!(!t.progress(&report(2, f64::NAN), 1, 10, true).tenth);
+        let end = t.progress(&report(2, 0.4), 10, 10, true);
+        assert_eq!(end.position, 20);
+        assert!(end.done.is_some() && end.message.is_none());
+        t.stage();
+        let s = t.progress(&report(1, f64::NAN), 2, 5, true);
+        assert_eq!((s.position, s.tenth), (22, true));
+        assert!(
+            t.tenth_line(&report(1, f64::NAN), (2, 5), ("1 minute", "2 minutes"))
+                .ends_with("ETA 2 minutes (all 2 epochs, then 1 stage on the last games)")
+        );
+    }
+}

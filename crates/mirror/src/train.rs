@@ -281,60 +281,28 @@ pub fn fit(
         Some(0),
         "epoch {msg} [{bar:30}] {pos}/{len} batches, {elapsed_precise} elapsed, ETA {eta_precise}",
     );
-    // The batches of each part of the plan, the part under way, and what the ETA covers.
-    let (mut plan, mut part, mut scope) = (Vec::<u64>::new(), 0usize, String::new());
-    // Without a terminal the bar is hidden: a line at every tenth of an epoch instead.
-    let mut next_tenth = 1u64;
-    let fitted = mirror_model::fit::fit(
-        player,
-        games,
-        split,
-        opts,
-        dir,
-        &mut |event| match event {
-            FitEvent::Plan(parts) => {
-                plan = parts.iter().map(|&b| b as u64).collect();
-                bar.set_length(plan.iter().sum());
-                scope = fit_text::plan_scope(opts.epochs.max(1), plan.len().saturating_sub(1));
-            }
+    let mut tracker = fit_text::Tracker::default();
+    let fitted =
+        mirror_model::fit::fit(player, games, split, opts, dir, &mut |event| match event {
+            FitEvent::Plan(parts) => bar.set_length(tracker.plan(&parts, opts.epochs)),
             stage @ FitEvent::Stage { .. } => {
                 if let Some(line) = fit_text::line(player, &stage) {
                     bar.suspend(|| say(&line));
                 }
-                part += 1;
-                next_tenth = 1;
+                tracker.stage();
             }
             FitEvent::Progress(r, done, total) => {
-                let total = total.max(1) as u64;
-                let in_part = (r.epoch as u64 - 1) * total + done as u64;
-                bar.set_position(plan.iter().take(part).sum::<u64>() + in_part);
-                if r.val_top1.is_nan() {
-                    bar.set_message(format!(
-                        "{} loss {} ({:.0} pos/s)",
-                        r.epoch,
-                        r.losses(),
-                        r.positions_per_sec
-                    ));
-                    if bar.is_hidden() && in_part * 10 >= next_tenth * total {
-                        next_tenth = in_part * 10 / total + 1;
-                        say(&format!(
-                            "epoch {}: batch {done}/{total}, loss {}, {:.0} positions/s, {} elapsed, ETA {} ({scope})",
-                            r.epoch,
-                            r.losses(),
-                            r.positions_per_sec,
-                            indicatif::HumanDuration(bar.elapsed()),
-                            indicatif::HumanDuration(bar.eta()),
-                        ));
-                    }
-                } else {
-                    let line = format!(
-                        "epoch {}: loss {}, validation top-1 {:.1}%, top-3 {:.1}%, {:.0} positions/s",
-                        r.epoch,
-                        r.losses(),
-                        100.0 * r.val_top1,
-                        100.0 * r.val_top3,
-                        r.positions_per_sec
-                    );
+                let step = tracker.progress(r, done, total, bar.is_hidden());
+                bar.set_position(step.position);
+                if let Some(m) = step.message {
+                    bar.set_message(m);
+                }
+                if step.tenth {
+                    let elapsed = indicatif::HumanDuration(bar.elapsed()).to_string();
+                    let eta = indicatif::HumanDuration(bar.eta()).to_string();
+                    say(&tracker.tenth_line(r, (done, total.max(1)), (&elapsed, &eta)));
+                }
+                if let Some(line) = step.done {
                     if bar.is_hidden() {
                         say(&line);
                     } else {
@@ -347,8 +315,7 @@ pub fn fit(
                     bar.suspend(|| say(&line));
                 }
             }
-        },
-    );
+        });
     bar.finish_and_clear();
     let mut model = fitted.with_context(|| format!("cannot train {player}'s model"))?;
     if choose {
