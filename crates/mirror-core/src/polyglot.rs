@@ -85,6 +85,14 @@ pub fn to_bytes(entries: &mut [Entry]) -> Vec<u8> {
     out
 }
 
+/// How many positions `entries` cover (distinct keys).
+pub fn positions(entries: &[Entry]) -> usize {
+    let mut keys: Vec<u64> = entries.iter().map(|e| e.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    keys.len()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -47,3 +47,32 @@ pub fn policy_entries<S: Book>(
     }
     Ok(out)
 }
+
+/// The player's book as Polyglot entries weighted by the engine under `policy` (its own
+/// weight, not the model's), over every position where the player was to move (with
+/// `color`, or both), the player's `model` answering where the book does not; `start` is
+/// told how many positions there are, `tick` is called after each.
+pub fn policy_book<S: Book + mirror_store::GraphStore>(
+    store: S,
+    player: &str,
+    (color, policy): (Option<shakmaty::Color>, Policy),
+    model: Option<mirror_model::Predictor>,
+    (start, tick): (&mut dyn FnMut(u64), &mut dyn FnMut()),
+) -> Result<Vec<mirror_core::polyglot::Entry>, EngineError> {
+    let positions = mirror_store::polyglot::own_positions(&store, player, color)?;
+    start(positions.len() as u64);
+    let mut engine = Engine::new(
+        store,
+        player,
+        crate::EngineOptions {
+            policy,
+            // The policy given, with its own weight.
+            model_weight: false,
+            ..crate::EngineOptions::default()
+        },
+    );
+    if let Some(p) = model {
+        engine.set_fallback(Box::new(crate::ModelFallback::new(std::sync::Arc::new(p))));
+    }
+    policy_entries(&mut engine, &positions, tick)
+}

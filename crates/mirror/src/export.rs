@@ -113,41 +113,23 @@ fn polyglot(store_args: &StoreArgs, args: &ExportArgs) -> anyhow::Result<ExitCod
     let mut entries = match args.policy {
         None => mirror_store::polyglot::book(&store, &user, color)?,
         Some(policy) => {
-            let positions = mirror_store::polyglot::own_positions(&store, &user, color)?;
             let model = crate::train::load_model(store_args, &user)?;
-            let mut engine = mirror_engine::Engine::new(
-                store,
-                user.clone(),
-                mirror_engine::EngineOptions {
-                    policy,
-                    // The policy given, with its own weight.
-                    model_weight: false,
-                    ..mirror_engine::EngineOptions::default()
-                },
-            );
-            if let Some(p) = model {
-                engine.set_fallback(Box::new(mirror_engine::ModelFallback::new(
-                    std::sync::Arc::new(p),
-                )));
-            }
             let bar = crate::args::bar(
-                Some(positions.len() as u64),
+                Some(0),
                 "{elapsed_precise} [{bar:30}] {pos}/{len} positions ({eta})",
             );
-            let entries =
-                mirror_engine::polyglot::policy_entries(&mut engine, &positions, &mut || {
-                    bar.inc(1);
-                })?;
+            let entries = mirror_engine::polyglot::policy_book(
+                store,
+                &user,
+                (color, policy),
+                model,
+                (&mut |n| bar.set_length(n), &mut || bar.inc(1)),
+            )?;
             bar.finish_and_clear();
             entries
         }
     };
-    let positions = {
-        let mut keys: Vec<u64> = entries.iter().map(|e| e.key).collect();
-        keys.sort_unstable();
-        keys.dedup();
-        keys.len()
-    };
+    let positions = mirror_core::polyglot::positions(&entries);
     let bytes = mirror_core::polyglot::to_bytes(&mut entries);
     std::fs::write(path, &bytes).with_context(|| format!("cannot write {}", path.display()))?;
     println!(
