@@ -66,6 +66,9 @@ pub enum EvalError {
     /// The model was trained on another split.
     #[error("{0}")]
     ModelSplit(String),
+    /// The player's games do not split into the sets an evaluation needs.
+    #[error("{0}")]
+    Split(String),
     /// A judging thread panicked.
     #[error("internal: {0}")]
     Internal(String),

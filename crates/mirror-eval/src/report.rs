@@ -27,6 +27,52 @@ pub struct SplitInfo {
     pub evaluated: String,
 }
 
+/// The games `mirror eval` builds the book from and the games it measures on (the test
+/// games, or the validation games with `on_validation`), as ranges of the player's games
+/// oldest first, with the split's description.
+#[derive(Debug)]
+pub struct EvalSplit {
+    /// The training games.
+    pub train: std::ops::Range<usize>,
+    /// The games measured.
+    pub measured: std::ops::Range<usize>,
+    /// The split, as reports name it.
+    pub info: SplitInfo,
+}
+
+impl EvalSplit {
+    /// Splits `player`'s `games` by `split`; an error says when a set needed is empty.
+    pub fn new(
+        player: &str,
+        games: &[(mirror_core::GameRecord, shakmaty::Color)],
+        split: mirror_core::split::Fractions,
+        on_validation: bool,
+    ) -> Result<EvalSplit, crate::EvalError> {
+        let sp = split.split(games.len());
+        if sp.train.is_empty() || sp.test.is_empty() {
+            return Err(crate::EvalError::Split(format!(
+                "{player} has {} games: too few to split {split} into training and test games",
+                games.len()
+            )));
+        }
+        let measured = if on_validation { sp.val } else { sp.test };
+        if measured.is_empty() {
+            return Err(crate::EvalError::Split(format!(
+                "the split {split} leaves no validation games to evaluate"
+            )));
+        }
+        Ok(EvalSplit {
+            train: sp.train,
+            measured,
+            info: SplitInfo::new(
+                games,
+                split,
+                if on_validation { "validation" } else { "test" },
+            ),
+        })
+    }
+}
+
 impl SplitInfo {
     /// How `games` (oldest first) fall into `split`, with the set `evaluated` ("test" or
     /// "validation"), as reports and the model's fairness check read it.

@@ -135,31 +135,17 @@ pub fn run(store_args: &StoreArgs, args: EvalArgs) -> anyhow::Result<ExitCode> {
     let mut engine = EngineOptions::default();
     mirror_engine::config::set_flags(&mut engine, &args.knobs.flags())?;
     let games = store.games(&player)?;
-    let sp = args.who.split.split(games.len());
-    anyhow::ensure!(
-        !sp.train.is_empty() && !sp.test.is_empty(),
-        "{player} has {} games: too few to split {} into training and test games",
-        games.len(),
-        args.who.split
-    );
-    let measured = match args.on {
-        EvalOn::Test => sp.test.clone(),
-        EvalOn::Validation => sp.val.clone(),
-    };
-    anyhow::ensure!(
-        !measured.is_empty(),
-        "the split {} leaves no validation games to evaluate",
-        args.who.split
-    );
-    let (train_g, test_g) = (&games[sp.train.clone()], &games[measured]);
-    let info = mirror_eval::report::SplitInfo::new(
+    let mirror_eval::report::EvalSplit {
+        train,
+        measured,
+        info,
+    } = mirror_eval::report::EvalSplit::new(
+        &player,
         &games,
         args.who.split,
-        match args.on {
-            EvalOn::Test => "test",
-            EvalOn::Validation => "validation",
-        },
-    );
+        args.on == EvalOn::Validation,
+    )?;
+    let (train_g, test_g) = (&games[train], &games[measured]);
     let model = eval_model(store_args, &args, &player, &games, &info)?;
     let find = || mirror_engine::stockfish::find(args.stockfish.as_deref());
     let stockfish = if args.no_stockfish { None } else { find()? };
