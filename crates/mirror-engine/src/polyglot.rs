@@ -52,6 +52,7 @@ pub fn policy_entries<S: Book>(
 /// weight, not the model's), over every position where the player was to move (with
 /// `color`, or both), the player's `model` answering where the book does not; `start` is
 /// told how many positions there are, `tick` is called after each.
+#[cfg(feature = "model")]
 pub fn policy_book<S: Book + mirror_store::GraphStore>(
     store: S,
     player: &str,
