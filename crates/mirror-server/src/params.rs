@@ -44,8 +44,11 @@ pub trait Query: DeserializeOwned + Serialize + Default {
     }
 
     /// This endpoint's parameters out of `raw`; any other is an error naming it.
-    fn from_raw(raw: Raw) -> Result<Self, ApiError> {
-        let params = Self::params()?;
+    fn from_raw(raw: Raw) -> Result<Self, ApiError>
+    where
+        Self: 'static,
+    {
+        let params = names_of::<Self>()?;
         let mut unknown: Vec<&String> = raw.keys().filter(|k| !params.contains(k)).collect();
         unknown.sort_unstable();
         if let Some(k) = unknown.first() {
@@ -61,6 +64,26 @@ pub trait Query: DeserializeOwned + Serialize + Default {
         serde_json::from_value(serde_json::Value::Object(object))
             .map_err(|e| bad(format!("invalid parameters: {e}")))
     }
+}
+
+/// `Q::params()`, worked out once per query type for the process (every request reads
+/// them to check its parameters).
+fn names_of<Q: Query + 'static>() -> Result<std::sync::Arc<Vec<String>>, ApiError> {
+    type Names = HashMap<std::any::TypeId, std::sync::Arc<Vec<String>>>;
+    static NAMES: std::sync::OnceLock<std::sync::Mutex<Names>> = std::sync::OnceLock::new();
+    let lock = || {
+        NAMES
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    };
+    let id = std::any::TypeId::of::<Q>();
+    if let Some(names) = lock().get(&id) {
+        return Ok(names.clone());
+    }
+    let names = std::sync::Arc::new(Q::params()?);
+    lock().insert(id, names.clone());
+    Ok(names)
 }
 
 /// The games an endpoint looks at, shared by every endpoint that reads the player's
